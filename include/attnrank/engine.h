@@ -1,0 +1,56 @@
+/* engine: runs every grid point of a spec, trial by trial, into a store.
+ *
+ * Inside a point, OpenMP threads share the trials; each thread allocates its
+ * workspace once per point and BLAS runs single-threaded inside a trial. A trial's
+ * values land in an array indexed by trial and are reduced in trial order, so the
+ * results are the same bits for any thread count. Points are written as soon as they
+ * are done; an interrupted run resumes from the file's ledger. */
+#ifndef ATTNRANK_ENGINE_H
+#define ATTNRANK_ENGINE_H
+
+#include <signal.h>
+#include <stddef.h>
+
+#include "attnrank/spec.h"
+#include "attnrank/store.h"
+
+typedef struct ar_run_options {
+    const char *output;        /* final path; the run writes output.partial first */
+    const char *command_line;
+    int threads;               /* 0: OpenMP's default */
+    int resume;                /* continue output.partial */
+    int force;                 /* replace an existing output */
+    int quiet;
+    double max_memory;         /* bytes; 0: 80% of physical memory */
+} ar_run_options;
+
+/* Exit statuses shared by the command line and the docs. */
+enum {
+    AR_EXIT_OK = 0,
+    AR_EXIT_VERIFY_FAILED = 1,
+    AR_EXIT_BAD_INPUT = 2,
+    AR_EXIT_IO = 3,
+    AR_EXIT_INTERRUPTED = 130, /* 128 + SIGINT; SIGTERM gives 143 */
+};
+
+/* Set by SIGINT/SIGTERM handlers: the engine stops after flushing finished points. */
+extern volatile sig_atomic_t ar_stop_signal;
+void ar_install_signal_handlers(void);
+
+/* Run (or resume) spec into opt->output. On success *rows holds the verdict rows
+ * (free them) and the return is AR_EXIT_OK; otherwise an exit status with err set. */
+int ar_engine_run(const ar_spec *spec, const ar_run_options *opt, ar_verdict_row **rows, int *n_rows,
+                  char *err);
+
+/* Compute one point's per-trial values: values[o * trials + t]. For tests and
+ * benchmarks; threads as in ar_run_options. Returns the number of failed trials. */
+long ar_engine_point_values(const ar_spec *spec, const ar_experiment *exp, long point, int threads,
+                            double *values);
+
+/* Bytes one point needs: per-thread workspaces plus per-trial value arrays. */
+double ar_engine_point_memory(const ar_experiment *exp, const ar_point *point, int threads);
+
+/* Judge every (experiment, claim) of the store's spec from its datasets. */
+int ar_engine_verdicts(ar_store *store, ar_verdict_row *rows, char *err);
+
+#endif

@@ -1,0 +1,35 @@
+/* linalg: thin wrappers over CBLAS and LAPACKE (OpenBLAS).
+ *
+ * All matrices are dense, row-major, contiguous. This module is the only one that
+ * includes OpenBLAS's cblas.h: its enums clash with GSL's gsl_cblas.h, so it includes
+ * no GSL header. Every routine takes its scratch memory from the caller; sizes come
+ * from the *_workspace functions so workspaces can be allocated once per grid point. */
+#ifndef ATTNRANK_LINALG_H
+#define ATTNRANK_LINALG_H
+
+#include <stddef.h>
+
+/* C (m x n) = A (m x k) * B^T, where B is n x k. */
+void ar_gemm_nt(int m, int n, int k, const double *a, const double *b, double *c);
+/* C (m x n) = A (m x k) * B (k x n). */
+void ar_gemm_nn(int m, int n, int k, const double *a, const double *b, double *c);
+
+/* Haar-distributed orthonormal rows: on entry x (n x d, n <= d) holds iid N(0,1)
+ * entries; on exit its rows are orthonormal and the n x d matrix is distributed as the
+ * first n rows of a Haar orthogonal d x d matrix (QR with the signs of R's diagonal
+ * moved into Q). work needs ar_haar_rows_workspace(n, d) doubles. Returns LAPACK info. */
+size_t ar_haar_rows_workspace(int n, int d);
+int ar_haar_rows(int n, int d, double *x, double *work);
+
+/* Singular values (descending) of the m x n matrix a, which is destroyed.
+ * work: ar_singular_values_workspace(m, n) doubles; iwork: 8*min(m, n) ints.
+ * Returns LAPACK info: > 0 means the iteration did not converge. */
+size_t ar_singular_values_workspace(int m, int n);
+int ar_singular_values(int m, int n, double *a, double *s, double *work, int *iwork);
+
+/* OpenBLAS threads used inside one BLAS call (1 inside the engine's trial loop). */
+void ar_blas_set_threads(int threads);
+const char *ar_blas_corename(void);
+const char *ar_blas_config(void);
+
+#endif

@@ -1,0 +1,30 @@
+/* rank: the rank measures of THEORY.md, one definition each.
+ *
+ * The SVD-based measures take singular values in descending order (as LAPACK returns
+ * them). ar_rank_definition gives the text stored beside every rank output in HDF5. */
+#ifndef ATTNRANK_RANK_H
+#define ATTNRANK_RANK_H
+
+/* Number of singular values > tol (the hardmax paper uses tol = 1e-8). */
+int ar_numrank_abs(const double *sv, int count, double tol);
+/* Number of singular values > max(rows, cols) * DBL_EPSILON * sv[0] (LAPACK/NumPy). */
+int ar_numrank_rel(const double *sv, int count, int rows, int cols);
+/* ||M||_F^2 / ||M||_2^2 = sum sv^2 / sv[0]^2. */
+double ar_stable_rank(const double *sv, int count);
+/* Stable rank of M M^T: sum sv^4 / sv[0]^4 (the spectral-gap paper's convention). */
+double ar_stable_rank_gram(const double *sv, int count);
+/* exp(entropy of sv / sum sv) (Roy & Vetterli 2007). */
+double ar_effective_rank(const double *sv, int count);
+
+/* Distinct values among argmax[0..rows): the exact rank of the one-hot matrix whose
+ * row i has its 1 in column argmax[i]. seen: cols bytes of scratch. */
+int ar_argmax_rank(int rows, const int *argmax, int cols, unsigned char *seen);
+
+/* Vertices of the convex hull of n points in the plane (xy: n x 2, row-major), by
+ * Andrew's monotone chain; collinear boundary points are not vertices.
+ * scratch: 6 * n doubles. */
+int ar_hull_vertices_2d(int n, const double *xy, double *scratch);
+
+const char *ar_rank_definition(const char *measure);
+
+#endif

@@ -1,0 +1,89 @@
+/* sim: the simulator interface.
+ *
+ * A simulator says how to draw one trial at one grid point and what that trial
+ * measures; the engine does everything else (grids, threads, streams, statistics,
+ * storage, resume, verdicts). A simulator is a const struct of tables and functions:
+ * its parameter table drives spec validation, `attnrank list` and the HDF5 attributes. */
+#ifndef ATTNRANK_SIM_H
+#define ATTNRANK_SIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "attnrank/rng.h"
+
+enum { AR_MAX_PARAMS = 24, AR_MAX_OUTPUTS = 16 };
+
+typedef enum { AR_PARAM_INT, AR_PARAM_REAL, AR_PARAM_CHOICE } ar_param_type;
+
+typedef struct ar_param {
+    const char *name;
+    ar_param_type type;
+    double default_value;   /* for a choice, the index of the default in choices */
+    double min, max;        /* inclusive range for INT and REAL */
+    int min_exclusive;      /* REAL: value must be > min rather than >= min */
+    const char *const *choices; /* CHOICE: NULL-terminated names */
+    const char *doc;
+} ar_param;
+
+typedef struct ar_point ar_point;
+
+typedef struct ar_output {
+    const char *name;
+    const char *description;
+    /* Integer-valued outputs get a histogram over 0..hist_max(point); NULL otherwise. */
+    int (*hist_max)(const ar_point *point);
+    /* NULL, or whether the output is measured at this point (else it is left NaN). */
+    int (*applies)(const ar_point *point);
+} ar_output;
+
+typedef struct ar_sim {
+    const char *name;
+    const char *summary;
+    const char *claims;     /* ids of the claims it samples, space separated */
+    const ar_param *params;
+    int n_params;
+    const ar_output *outputs;
+    int n_outputs;
+    /* Cross-field rules. Returns -1 if the point is valid, else the index of the
+     * parameter at fault with a reason in why. */
+    int (*check)(const ar_point *point, char *why, size_t why_len);
+    /* Bytes of scratch one thread needs for one trial at this point. */
+    size_t (*workspace_bytes)(const ar_point *point);
+    /* Relative cost of one trial (e.g. its flop count), for progress and planning;
+     * NULL means every trial costs the same. */
+    double (*cost)(const ar_point *point);
+    /* Draw one trial: write n_outputs values to out (NaN where an output does not
+     * apply). Returns 0, or non-zero if the trial failed (e.g. LAPACK did not
+     * converge); a failed trial is counted, never averaged. No allocation here. */
+    int (*trial)(const ar_point *point, ar_rng *rng, void *workspace, double *out);
+} ar_sim;
+
+/* One grid point: a value for every parameter of its simulator. Integers are stored
+ * as exact doubles, choices as the index into the parameter's choices. */
+struct ar_point {
+    const ar_sim *sim;
+    double value[AR_MAX_PARAMS];
+};
+
+static inline int ar_point_int(const ar_point *p, int param) { return (int)p->value[param]; }
+static inline double ar_point_real(const ar_point *p, int param) { return p->value[param]; }
+static inline int ar_point_choice(const ar_point *p, int param) { return (int)p->value[param]; }
+
+/* Value of the named parameter, NaN if the point's simulator has none by that name. */
+double ar_point_value(const ar_point *point, const char *name);
+
+/* Key of a point's random streams: hash of the simulator name and every parameter's
+ * name and value (choices by name), so it does not depend on the grid's shape. */
+uint64_t ar_point_key(const ar_point *point);
+/* "n=64 d_h=8 weights=tied": the parameters named in `which` (or all if NULL). */
+void ar_point_describe(const ar_point *point, const int *which, int count, char *buf, size_t len);
+void ar_point_defaults(const ar_sim *sim, ar_point *point);
+
+/* Registry of the simulators this build knows. */
+const ar_sim *ar_sim_find(const char *name);
+const ar_sim *const *ar_sim_all(int *count);
+int ar_sim_param_index(const ar_sim *sim, const char *name);
+int ar_choice_index(const ar_param *param, const char *name);
+
+#endif

@@ -1,0 +1,76 @@
+/* spec: run specification files.
+ *
+ * A spec is a libconfig file: a seed, an optional title, and a list of experiments.
+ * Each experiment names a simulator, a trial count and parameter values; a parameter
+ * given as an array or list is a grid axis, a scalar is fixed. The grid is the
+ * cartesian product of the axes in the order they appear, the last varying fastest.
+ *
+ *   seed = 1;
+ *   experiments = (
+ *     { name = "bound"; simulator = "hardmax_rank"; trials = 2000;
+ *       n = [8, 64, 512]; d_h = [1, 16, 256];
+ *       claims = ["H1", "H2"];            # optional: default, the simulator's claims
+ *       expect = { H1 = "HOLDS"; }; }    # optional: default HOLDS
+ *   );
+ *
+ * `--set key=value` overrides: `seed=7`, `trials=100` (every experiment),
+ * `bound.n=[8,16]` (one experiment). Every field is validated against the simulator's
+ * parameter table; errors name the file, line and field. */
+#ifndef ATTNRANK_SPEC_H
+#define ATTNRANK_SPEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "attnrank/sim.h"
+#include "attnrank/theory.h"
+
+enum { AR_MAX_CLAIMS = 16, AR_ERR_LEN = 1024 };
+
+typedef struct ar_axis {
+    int param;
+    int count;
+    double *values;
+} ar_axis;
+
+typedef struct ar_experiment {
+    char *name;
+    const ar_sim *sim;
+    long trials;
+    ar_point base;                 /* every parameter's fixed or default value */
+    int n_axes;
+    ar_axis axes[AR_MAX_PARAMS];
+    long n_points;
+    int n_claims;
+    const ar_claim *claims[AR_MAX_CLAIMS];
+    ar_verdict expect[AR_MAX_CLAIMS];
+    char where[128];               /* "file:line" of the experiment, for messages */
+    char param_where[AR_MAX_PARAMS][128]; /* where each parameter was set ("" if default) */
+} ar_experiment;
+
+typedef struct ar_spec {
+    char *source;        /* file name, or a label for built-in specs */
+    char *source_text;   /* the file as read, then the overrides */
+    char *canonical;     /* the expanded spec with every value: what the hash covers */
+    uint64_t hash;
+    uint64_t seed;
+    char *title;
+    int n_experiments;
+    ar_experiment *experiments;
+} ar_spec;
+
+/* Read, override and validate. Returns 0, or -1 with a one-line message in err. */
+int ar_spec_load(const char *path, const char *const *overrides, int n_overrides,
+                 ar_spec *spec, char *err);
+int ar_spec_load_text(const char *text, const char *label, const char *include_dir,
+                      const char *const *overrides, int n_overrides, ar_spec *spec, char *err);
+void ar_spec_free(ar_spec *spec);
+/* Multiply every experiment's trial count (at least 2 remain); updates the hash. */
+void ar_spec_scale_trials(ar_spec *spec, double factor);
+
+/* The point at a flat index (last axis fastest). */
+void ar_experiment_point(const ar_experiment *exp, long index, ar_point *point);
+/* Which point of the grid would hold this axis value tuple: index along each axis. */
+void ar_experiment_coords(const ar_experiment *exp, long index, int *coords);
+
+#endif

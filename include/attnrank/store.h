@@ -1,0 +1,64 @@
+/* store: the HDF5 result file.
+ *
+ * Layout (one file per run):
+ *   /                      provenance attributes (version, git revision, created, command
+ *                          line, spec text, canonical spec and its hash, seed, libraries)
+ *   /<experiment>/         attributes: simulator, claims, trials, fixed parameters
+ *     <axis>               1-D coordinates of each swept parameter, a dimension scale
+ *     <output>/mean, stderr, std, ci_lo, ci_hi, min, max, count, failed   over the axes
+ *     <output>/hist        integer outputs: counts over axes + (value), value scale beside
+ *     theory/<claim>       predictions on the same axes (NaN where the claim is silent)
+ *     done                 uint8 over the axes: the resume ledger
+ *   /verdicts              one row per (experiment, claim)
+ *
+ * Every dataset is created and allocated when the file is created, NaN-filled, so a
+ * run afterwards only writes raw data: a process killed at any moment leaves a file
+ * whose structure is intact and whose `done` ledger names exactly the points whose
+ * data were flushed. The file is written as PATH.partial and renamed to PATH when
+ * complete; the name PATH never holds a half-written result. */
+#ifndef ATTNRANK_STORE_H
+#define ATTNRANK_STORE_H
+
+#include "attnrank/spec.h"
+#include "attnrank/stats.h"
+#include "attnrank/theory.h"
+
+typedef struct ar_store ar_store;
+
+typedef struct ar_verdict_row {
+    char claim[16];
+    char experiment[64];
+    char point[256];
+    char statement[160];
+    double prediction, estimate, ci_lo, ci_hi;
+    long long trials;
+    int points;
+    char verdict[16];
+    char expected[16];
+    char rule[200];
+} ar_verdict_row;
+
+/* Create a new file with the whole layout for spec; fails if path exists. */
+ar_store *ar_store_create(const char *path, const ar_spec *spec, const char *command_line, char *err);
+/* Open an existing result file. The spec is rebuilt from the file's canonical spec. */
+ar_store *ar_store_open(const char *path, int writable, char *err);
+const ar_spec *ar_store_spec(const ar_store *store);
+int ar_store_done(const ar_store *store, int experiment, long point);
+long ar_store_done_count(const ar_store *store, int experiment);
+
+/* Write one point: a summary per output, a histogram per integer output (NULL for the
+ * others), then flush and mark it done. */
+int ar_store_write_point(ar_store *store, int experiment, long point, const ar_summary *summaries,
+                         long *const *histograms, char *err);
+int ar_store_read_summaries(ar_store *store, int experiment, int output, ar_summary *out, char *err);
+int ar_store_read_theory(ar_store *store, int experiment, const ar_claim *claim, double *out, char *err);
+int ar_store_write_verdicts(ar_store *store, const ar_verdict_row *rows, int n_rows, char *err);
+int ar_store_read_verdicts(ar_store *store, ar_verdict_row **rows, int *n_rows, char *err);
+/* Named root attribute as text ("" if absent). */
+void ar_store_attribute(ar_store *store, const char *name, char *buf, size_t len);
+int ar_store_close(ar_store *store);
+
+/* Verdict rows: one per (experiment, claim), in spec order. */
+int ar_store_verdict_count(const ar_spec *spec);
+
+#endif

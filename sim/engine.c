@@ -1,0 +1,401 @@
+/* engine: points x trials with OpenMP, summaries, the store, progress, signals. */
+#define _GNU_SOURCE
+#include "attnrank/engine.h"
+
+#include "attnrank/linalg.h"
+#include "attnrank/progress.h"
+
+#include <errno.h>
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+volatile sig_atomic_t ar_stop_signal = 0;
+
+static void on_signal(int sig)
+{
+    ar_stop_signal = sig;
+}
+
+void ar_install_signal_handlers(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+static int thread_count(int requested)
+{
+    return requested > 0 ? requested : omp_get_max_threads();
+}
+
+double ar_engine_point_memory(const ar_experiment *exp, const ar_point *point, int threads)
+{
+    double workspace = (double)exp->sim->workspace_bytes(point) + 64;
+    double values = (double)exp->trials * exp->sim->n_outputs * sizeof(double);
+    double hist = 0;
+    for (int o = 0; o < exp->sim->n_outputs; ++o)
+        if (exp->sim->outputs[o].hist_max)
+            hist += (exp->sim->outputs[o].hist_max(point) + 1.0) * sizeof(long);
+    return thread_count(threads) * workspace + values + hist;
+}
+
+static long point_values(const ar_spec *spec, const ar_experiment *exp, long point, int threads,
+                         double *values, ar_progress *progress)
+{
+    const ar_sim *sim = exp->sim;
+    ar_point pt;
+    ar_experiment_point(exp, point, &pt);
+    uint64_t key = ar_point_key(&pt);
+    long trials = exp->trials, failed = 0;
+    int n_out = sim->n_outputs, out_of_memory = 0;
+    size_t bytes = (sim->workspace_bytes(&pt) + 63) & ~(size_t)63;
+    int team = thread_count(threads);
+    long chunk = trials / (16L * team);
+    if (chunk < 1)
+        chunk = 1;
+    /* BLAS inside a trial stays single-threaded: the parallelism is over trials. */
+    ar_blas_set_threads(1);
+#pragma omp parallel num_threads(team) reduction(+ : failed)
+    {
+        void *workspace = aligned_alloc(64, bytes ? bytes : 64);
+        double out[AR_MAX_OUTPUTS];
+        ar_rng rng;
+        if (!workspace) {
+#pragma omp atomic write
+            out_of_memory = 1;
+        }
+#pragma omp for schedule(dynamic, chunk)
+        for (long t = 0; t < trials; ++t) {
+            if (!workspace || ar_stop_signal)
+                continue;
+            ar_rng_init(&rng, spec->seed, key, (uint64_t)t, 0);
+            int bad = sim->trial(&pt, &rng, workspace, out);
+            for (int o = 0; o < n_out; ++o)
+                values[(size_t)o * trials + t] = bad ? NAN : out[o];
+            failed += bad != 0;
+            if (progress)
+                ar_progress_trial_done(progress);
+        }
+        free(workspace);
+    }
+    return out_of_memory ? -1 : failed;
+}
+
+long ar_engine_point_values(const ar_spec *spec, const ar_experiment *exp, long point, int threads,
+                            double *values)
+{
+    return point_values(spec, exp, point, threads, values, NULL);
+}
+
+static int file_exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+static int check_output_path(const char *path, char *err)
+{
+    char *dir = strdup(path);
+    char *slash = strrchr(dir, '/');
+    const char *d = ".";
+    if (slash) {
+        *slash = '\0';
+        d = slash == dir ? "/" : dir;
+    }
+    struct stat st;
+    int status = 0;
+    if (stat(d, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        snprintf(err, AR_ERR_LEN, "%s: output directory %s does not exist", path, d);
+        status = -1;
+    } else if (access(d, W_OK) != 0) {
+        snprintf(err, AR_ERR_LEN, "%s: output directory %s is not writable", path, d);
+        status = -1;
+    } else if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        snprintf(err, AR_ERR_LEN, "%s: is a directory; give a file name with -o", path);
+        status = -1;
+    }
+    free(dir);
+    return status;
+}
+
+static double memory_limit(const ar_run_options *opt)
+{
+    if (opt->max_memory > 0)
+        return opt->max_memory;
+    return 0.8 * (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+}
+
+/* Pre-flight: refuse before allocating anything if some point cannot fit. */
+static int check_memory(const ar_spec *spec, const ar_run_options *opt, char *err)
+{
+    double limit = memory_limit(opt);
+    for (int e = 0; e < spec->n_experiments; ++e) {
+        const ar_experiment *x = &spec->experiments[e];
+        for (long p = 0; p < x->n_points; ++p) {
+            ar_point pt;
+            ar_experiment_point(x, p, &pt);
+            double need = ar_engine_point_memory(x, &pt, opt->threads);
+            if (need > limit) {
+                char desc[256];
+                ar_point_describe(&pt, NULL, 0, desc, sizeof desc);
+                snprintf(err, AR_ERR_LEN,
+                         "%s: %s: point %s needs %.2f GiB with %d threads (workspaces and one value "
+                         "per trial and output); the limit is %.2f GiB (--max-memory)",
+                         x->where, x->name, desc, need / 1073741824.0, thread_count(opt->threads),
+                         limit / 1073741824.0);
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+static void describe_axes(const ar_experiment *x, long point, char *buf, size_t len)
+{
+    ar_point pt;
+    int which[AR_MAX_PARAMS];
+    ar_experiment_point(x, point, &pt);
+    for (int a = 0; a < x->n_axes; ++a)
+        which[a] = x->axes[a].param;
+    if (x->n_axes == 0)
+        snprintf(buf, len, "(single point)");
+    else
+        ar_point_describe(&pt, which, x->n_axes, buf, len);
+}
+
+int ar_engine_verdicts(ar_store *store, ar_verdict_row *rows, char *err)
+{
+    const ar_spec *spec = ar_store_spec(store);
+    int r = 0;
+    for (int e = 0; e < spec->n_experiments; ++e) {
+        const ar_experiment *x = &spec->experiments[e];
+        ar_summary *est = calloc((size_t)x->n_points, sizeof *est);
+        double *prediction = malloc((size_t)x->n_points * sizeof *prediction);
+        for (int k = 0; k < x->n_claims; ++k, ++r) {
+            const ar_claim *claim = x->claims[k];
+            int output = 0;
+            while (strcmp(x->sim->outputs[output].name, claim->output) != 0)
+                output++;
+            if (ar_store_read_summaries(store, e, output, est, err) < 0 ||
+                ar_store_read_theory(store, e, claim, prediction, err) < 0) {
+                free(est);
+                free(prediction);
+                return -1;
+            }
+            ar_judgement j;
+            ar_judge(claim, x->n_points, prediction, est, x->sim->outputs[output].hist_max != NULL, &j);
+            ar_verdict_row *row = &rows[r];
+            memset(row, 0, sizeof *row);
+            snprintf(row->claim, sizeof row->claim, "%s", claim->id);
+            snprintf(row->experiment, sizeof row->experiment, "%s", x->name);
+            snprintf(row->statement, sizeof row->statement, "%s", claim->statement);
+            if (j.point >= 0)
+                describe_axes(x, j.point, row->point, sizeof row->point);
+            row->prediction = j.prediction;
+            row->estimate = j.estimate;
+            row->ci_lo = j.ci_lo;
+            row->ci_hi = j.ci_hi;
+            row->trials = j.trials;
+            row->points = j.points;
+            snprintf(row->verdict, sizeof row->verdict, "%s", ar_verdict_name(j.verdict));
+            snprintf(row->expected, sizeof row->expected, "%s", ar_verdict_name(x->expect[k]));
+            snprintf(row->rule, sizeof row->rule, "%s", j.rule);
+        }
+        free(est);
+        free(prediction);
+    }
+    return 0;
+}
+
+static ar_store *start_store(const ar_spec *spec, const ar_run_options *opt, const char *partial, char *err,
+                             int *status)
+{
+    *status = AR_EXIT_BAD_INPUT;
+    if (opt->resume) {
+        if (!file_exists(partial)) {
+            if (file_exists(opt->output))
+                snprintf(err, AR_ERR_LEN, "%s: the run is already complete (no %s to resume)", opt->output, partial);
+            else
+                snprintf(err, AR_ERR_LEN, "%s: nothing to resume: no interrupted run at %s", opt->output, partial);
+            return NULL;
+        }
+        ar_store *store = ar_store_open(partial, 1, err);
+        if (!store) {
+            *status = AR_EXIT_IO;
+            return NULL;
+        }
+        if (ar_store_spec(store)->hash != spec->hash) {
+            snprintf(err, AR_ERR_LEN,
+                     "%s: written by a different spec (hash %016llx, this one %016llx); refusing to mix "
+                     "results: resume with the original spec and --set values, or start over with --force",
+                     partial, (unsigned long long)ar_store_spec(store)->hash, (unsigned long long)spec->hash);
+            ar_store_close(store);
+            return NULL;
+        }
+        return store;
+    }
+    if (file_exists(opt->output) && !opt->force) {
+        snprintf(err, AR_ERR_LEN, "%s: exists; choose another -o or replace it with --force", opt->output);
+        return NULL;
+    }
+    if (file_exists(partial) && !opt->force) {
+        snprintf(err, AR_ERR_LEN, "%s: an interrupted run is there; continue it with --resume or start over "
+                 "with --force", partial);
+        return NULL;
+    }
+    /* Build the layout under a temporary name: PATH.partial always has all of it. */
+    char *tmp;
+    if (asprintf(&tmp, "%s.tmp", partial) < 0)
+        return NULL;
+    unlink(tmp);
+    ar_store *store = ar_store_create(tmp, spec, opt->command_line, err);
+    *status = AR_EXIT_IO;
+    if (store && ar_store_close(store) == 0 && rename(tmp, partial) == 0) {
+        free(tmp);
+        return ar_store_open(partial, 1, err);
+    }
+    if (store)
+        snprintf(err, AR_ERR_LEN, "%s: cannot create: %s", partial, strerror(errno));
+    unlink(tmp);
+    free(tmp);
+    return NULL;
+}
+
+static double work_of(const ar_experiment *x, long point)
+{
+    ar_point pt;
+    ar_experiment_point(x, point, &pt);
+    return x->sim->cost ? x->sim->cost(&pt) : 1.0;
+}
+
+int ar_engine_run(const ar_spec *spec, const ar_run_options *opt, ar_verdict_row **rows_out, int *n_rows,
+                  char *err)
+{
+    *rows_out = NULL;
+    *n_rows = 0;
+    if (check_output_path(opt->output, err) || check_memory(spec, opt, err))
+        return AR_EXIT_BAD_INPUT;
+    char *partial;
+    if (asprintf(&partial, "%s.partial", opt->output) < 0)
+        return AR_EXIT_IO;
+    int status;
+    ar_store *store = start_store(spec, opt, partial, err, &status);
+    if (!store) {
+        free(partial);
+        return status;
+    }
+
+    /* Progress counts work (trials x cost), so the time left is right for mixed grids. */
+    ar_progress progress;
+    double total_work = 0, done_work = 0;
+    long total_points = 0, done_points = 0;
+    for (int e = 0; e < spec->n_experiments; ++e) {
+        const ar_experiment *x = &spec->experiments[e];
+        for (long p = 0; p < x->n_points; ++p) {
+            double w = work_of(x, p) * x->trials;
+            total_work += w;
+            total_points++;
+            if (ar_store_done(store, e, p))
+                done_work += w, done_points++;
+        }
+    }
+    ar_progress_start(&progress, opt->quiet, total_points, done_points, total_work, done_work);
+
+    status = AR_EXIT_OK;
+    for (int e = 0; e < spec->n_experiments && status == AR_EXIT_OK; ++e) {
+        const ar_experiment *x = &spec->experiments[e];
+        const ar_sim *sim = x->sim;
+        double *values = malloc((size_t)x->trials * sim->n_outputs * sizeof *values);
+        long *hists[AR_MAX_OUTPUTS] = {0};
+        for (int o = 0; o < sim->n_outputs; ++o) {
+            if (sim->outputs[o].hist_max) {
+                int width = 0;
+                for (long p = 0; p < x->n_points; ++p) {
+                    ar_point pt;
+                    ar_experiment_point(x, p, &pt);
+                    if (sim->outputs[o].hist_max(&pt) + 1 > width)
+                        width = sim->outputs[o].hist_max(&pt) + 1;
+                }
+                hists[o] = calloc((size_t)width, sizeof(long));
+            }
+        }
+        for (long p = 0; p < x->n_points; ++p) {
+            if (ar_store_done(store, e, p))
+                continue;
+            if (ar_stop_signal)
+                break;
+            ar_point pt;
+            ar_experiment_point(x, p, &pt);
+            ar_progress_point_begin(&progress, work_of(x, p), x->trials);
+            if (!values || point_values(spec, x, p, opt->threads, values, &progress) < 0) {
+                snprintf(err, AR_ERR_LEN, "%s: out of memory at experiment %s point %ld", opt->output, x->name, p);
+                status = AR_EXIT_IO;
+                break;
+            }
+            if (ar_stop_signal)
+                break; /* the point is incomplete: not written, recomputed on resume */
+            ar_summary sums[AR_MAX_OUTPUTS];
+            for (int o = 0; o < sim->n_outputs; ++o) {
+                const ar_output *out = &sim->outputs[o];
+                const double *v = values + (size_t)o * x->trials;
+                if (out->applies && !out->applies(&pt)) {
+                    ar_summarize(v, 0, &sums[o]);
+                    if (hists[o])
+                        ar_histogram(v, 0, out->hist_max(&pt), hists[o]);
+                    continue;
+                }
+                ar_summarize(v, x->trials, &sums[o]);
+                if (hists[o])
+                    ar_histogram(v, x->trials, out->hist_max(&pt), hists[o]);
+            }
+            if (ar_store_write_point(store, e, p, sums, hists, err) < 0) {
+                status = AR_EXIT_IO;
+                break;
+            }
+            ar_progress_point_end(&progress);
+        }
+        for (int o = 0; o < sim->n_outputs; ++o)
+            free(hists[o]);
+        free(values);
+    }
+    ar_progress_finish(&progress);
+
+    if (status == AR_EXIT_OK && ar_stop_signal) {
+        long saved = 0, all = 0;
+        for (int e = 0; e < spec->n_experiments; ++e)
+            saved += ar_store_done_count(store, e), all += spec->experiments[e].n_points;
+        snprintf(err, AR_ERR_LEN, "%s: interrupted by %s; %ld of %ld points saved; continue with --resume",
+                 partial, ar_stop_signal == SIGTERM ? "SIGTERM" : "SIGINT", saved, all);
+        status = 128 + ar_stop_signal;
+    }
+    if (status == AR_EXIT_OK) {
+        *n_rows = ar_store_verdict_count(spec);
+        *rows_out = calloc((size_t)(*n_rows ? *n_rows : 1), sizeof **rows_out);
+        if (ar_engine_verdicts(store, *rows_out, err) < 0 ||
+            ar_store_write_verdicts(store, *rows_out, *n_rows, err) < 0)
+            status = AR_EXIT_IO;
+    }
+    if (ar_store_close(store) < 0 && status == AR_EXIT_OK) {
+        snprintf(err, AR_ERR_LEN, "%s: cannot close the HDF5 file (disk full?)", partial);
+        status = AR_EXIT_IO;
+    }
+    if (status == AR_EXIT_OK && rename(partial, opt->output) != 0) {
+        snprintf(err, AR_ERR_LEN, "%s: cannot rename to %s: %s", partial, opt->output, strerror(errno));
+        status = AR_EXIT_IO;
+    }
+    if (status != AR_EXIT_OK) {
+        free(*rows_out);
+        *rows_out = NULL;
+        *n_rows = 0;
+    }
+    free(partial);
+    return status;
+}

@@ -1,0 +1,274 @@
+/* hardmax: the simulators of the hardmax rank bound (claims H1-H5).
+ *
+ * X (n x d) has Haar-orthonormal rows (or iid N(0, 1/d) rows), W_q and W_k (d x d_h)
+ * have iid N(0, sigma^2) entries and are independent, tied (W_k = W_q) or correlated
+ * (W_k = rho W_q + sqrt(1 - rho^2) W'). Scores S = (X W_q)(X W_k)^T.
+ *   hardmax_rank: A = hardmax(S); its rank is the number of distinct argmax columns.
+ *   softmax_rank: A = softmax(S / (tau sqrt(d_h))); every rank measure of A.
+ *
+ * Sampling shortcut ("sampler = auto"): for orthonormal rows X X^T = I, so X W_q and
+ * X W_k have iid N(0, sigma^2) entries with the same coupling as W_q and W_k. Drawing
+ * them directly is exact in distribution and skips the QR and two products; "faithful"
+ * builds X and the weights as the model states them. */
+#include "attnrank/attention.h"
+#include "attnrank/linalg.h"
+#include "attnrank/rank.h"
+#include "attnrank/sim.h"
+
+#include <math.h>
+#include <stdalign.h>
+#include <string.h>
+
+enum { P_N, P_D, P_DH, P_INPUTS, P_WEIGHTS, P_RHO, P_SIGMA, P_SAMPLER, P_TAU, P_RANK_TOL };
+enum { INPUTS_ORTHONORMAL, INPUTS_GAUSSIAN };
+enum { WEIGHTS_INDEPENDENT, WEIGHTS_TIED, WEIGHTS_CORRELATED };
+enum { SAMPLER_AUTO, SAMPLER_FAITHFUL };
+
+static const char *const input_laws[] = {"orthonormal", "gaussian", NULL};
+static const char *const weight_laws[] = {"independent", "tied", "correlated", NULL};
+static const char *const samplers[] = {"auto", "faithful", NULL};
+
+#define COMMON_PARAMS                                                                         \
+    {"n", AR_PARAM_INT, 64, 2, 16384, 0, NULL, "tokens (rows of X)"},                         \
+    {"d", AR_PARAM_INT, 0, 0, 16384, 0, NULL, "model width (columns of X); 0 means d = n"},  \
+    {"d_h", AR_PARAM_INT, 64, 1, 16384, 0, NULL, "head width (columns of W_q, W_k)"},        \
+    {"inputs", AR_PARAM_CHOICE, INPUTS_ORTHONORMAL, 0, 0, 0, input_laws,                      \
+     "law of X: orthonormal = Haar-orthonormal rows (needs n <= d); "                         \
+     "gaussian = iid N(0, 1/d) entries"},                                                     \
+    {"weights", AR_PARAM_CHOICE, WEIGHTS_INDEPENDENT, 0, 0, 0, weight_laws,                   \
+     "W_q, W_k: independent; tied (W_k = W_q); correlated (W_k = rho W_q + sqrt(1-rho^2) W')"},\
+    {"rho", AR_PARAM_REAL, 0.5, -1, 1, 0, NULL, "correlation of W_q and W_k (weights = correlated)"}, \
+    {"sigma", AR_PARAM_REAL, 1, 0, 1e100, 1, NULL, "standard deviation of the weight entries"}, \
+    {"sampler", AR_PARAM_CHOICE, SAMPLER_AUTO, 0, 0, 0, samplers,                             \
+     "auto = draw X W_q, X W_k directly when that is exact in distribution (orthonormal "     \
+     "inputs); faithful = build X by QR and multiply"}
+
+static const ar_param hardmax_params[] = {COMMON_PARAMS};
+static const ar_param softmax_params[] = {
+    COMMON_PARAMS,
+    {"tau", AR_PARAM_REAL, 1, 0, 1e300, 1, NULL,
+     "softmax temperature as a multiple of sqrt(d_h): A = softmax(S / (tau sqrt(d_h)))"},
+    {"rank_tol", AR_PARAM_REAL, 1e-8, 0, 1, 1, NULL, "tolerance of numrank_abs"},
+};
+
+static int model_d(const ar_point *p)
+{
+    int d = ar_point_int(p, P_D);
+    return d == 0 ? ar_point_int(p, P_N) : d;
+}
+
+static int hist_to_n(const ar_point *p) { return ar_point_int(p, P_N); }
+static int only_dh2(const ar_point *p) { return ar_point_int(p, P_DH) == 2; }
+
+static int use_faithful(const ar_point *p)
+{
+    return ar_point_choice(p, P_SAMPLER) == SAMPLER_FAITHFUL ||
+           ar_point_choice(p, P_INPUTS) != INPUTS_ORTHONORMAL;
+}
+
+static int check_point(const ar_point *p, char *why, size_t len)
+{
+    if (ar_point_choice(p, P_INPUTS) == INPUTS_ORTHONORMAL && ar_point_int(p, P_N) > model_d(p)) {
+        snprintf(why, len, "orthonormal inputs need n <= d (n = %d, d = %d)",
+                 ar_point_int(p, P_N), model_d(p));
+        return P_D;
+    }
+    return -1;
+}
+
+/* Workspace layout, in doubles unless stated; sizes depend only on the point. */
+typedef struct {
+    double *q, *k, *scores, *x, *wq, *wk, *scratch, *sv, *svd_work;
+    int *argmax, *iwork;
+    unsigned char *seen;
+} layout;
+
+static size_t carve(const ar_point *p, int softmax, char *base, layout *l)
+{
+    size_t n = (size_t)ar_point_int(p, P_N), d = (size_t)model_d(p), dh = (size_t)ar_point_int(p, P_DH);
+    int faithful = use_faithful(p);
+    size_t offset = 0;
+#define TAKE(field, type, count)                                                \
+    do {                                                                        \
+        if (l)                                                                  \
+            l->field = (count) != 0 ? (type *)(base + offset) : NULL;                \
+        offset += ((count) * sizeof(type) + 63) & ~(size_t)63;                  \
+    } while (0)
+    TAKE(q, double, n * dh);
+    TAKE(k, double, n * dh);
+    TAKE(scores, double, n * n);
+    TAKE(x, double, faithful ? n * d : 0);
+    TAKE(wq, double, faithful ? d * dh : 0);
+    TAKE(wk, double, faithful ? d * dh : 0);
+    /* scratch: Haar QR work, the correlated-weights draw, or the hull's 6n. */
+    size_t scratch = 6 * n;
+    if (faithful && ar_haar_rows_workspace((int)n, (int)d) > scratch)
+        scratch = ar_haar_rows_workspace((int)n, (int)d);
+    if ((faithful ? d : n) * dh > scratch)
+        scratch = (faithful ? d : n) * dh;
+    TAKE(scratch, double, scratch);
+    TAKE(sv, double, softmax ? n : 0);
+    TAKE(svd_work, double, softmax ? ar_singular_values_workspace((int)n, (int)n) : 0);
+    TAKE(argmax, int, n);
+    TAKE(iwork, int, softmax ? 8 * n : 0);
+    TAKE(seen, unsigned char, n);
+#undef TAKE
+    return offset;
+}
+
+static size_t hardmax_workspace(const ar_point *p) { return carve(p, 0, NULL, NULL); }
+static size_t softmax_workspace(const ar_point *p) { return carve(p, 1, NULL, NULL); }
+
+/* Draw W (rows x dh) pairs with the coupling of the weights parameter; k may end up
+ * pointing at q (tied). */
+static void draw_pair(const ar_point *p, ar_rng *rng, size_t count, double *q, double **k,
+                      double *scratch)
+{
+    double sigma = ar_point_real(p, P_SIGMA);
+    ar_rng_normals(rng, q, count);
+    for (size_t i = 0; i < count; ++i)
+        q[i] *= sigma;
+    switch (ar_point_choice(p, P_WEIGHTS)) {
+    case WEIGHTS_TIED:
+        *k = q;
+        break;
+    case WEIGHTS_CORRELATED: {
+        double rho = ar_point_real(p, P_RHO), other = sqrt(1.0 - rho * rho);
+        ar_rng_normals(rng, scratch, count);
+        for (size_t i = 0; i < count; ++i)
+            (*k)[i] = rho * q[i] + other * sigma * scratch[i];
+        break;
+    }
+    default:
+        ar_rng_normals(rng, *k, count);
+        for (size_t i = 0; i < count; ++i)
+            (*k)[i] *= sigma;
+    }
+}
+
+/* Fills l->scores with S = Q K^T and returns K (which may alias Q). */
+static const double *draw_scores(const ar_point *p, ar_rng *rng, const layout *l, int *failed)
+{
+    int n = ar_point_int(p, P_N), d = model_d(p), dh = ar_point_int(p, P_DH);
+    double *k = l->k;
+    *failed = 0;
+    if (!use_faithful(p)) {
+        draw_pair(p, rng, (size_t)n * dh, l->q, &k, l->scratch);
+    } else {
+        ar_rng_normals(rng, l->x, (size_t)n * d);
+        if (ar_point_choice(p, P_INPUTS) == INPUTS_ORTHONORMAL) {
+            if (ar_haar_rows(n, d, l->x, l->scratch) != 0) {
+                *failed = 1;
+                return NULL;
+            }
+        } else {
+            double scale = 1.0 / sqrt((double)d);
+            for (size_t i = 0; i < (size_t)n * d; ++i)
+                l->x[i] *= scale;
+        }
+        double *wk = l->wk;
+        draw_pair(p, rng, (size_t)d * dh, l->wq, &wk, l->scratch);
+        ar_gemm_nn(n, dh, d, l->x, l->wq, l->q);
+        if (wk == l->wq)
+            k = l->q;
+        else
+            ar_gemm_nn(n, dh, d, l->x, wk, l->k);
+    }
+    ar_gemm_nt(n, n, dh, l->q, k, l->scores);
+    return k;
+}
+
+static int hardmax_trial(const ar_point *p, ar_rng *rng, void *workspace, double *out)
+{
+    layout l;
+    carve(p, 0, workspace, &l);
+    int n = ar_point_int(p, P_N), failed;
+    const double *keys = draw_scores(p, rng, &l, &failed);
+    if (failed)
+        return 1;
+    ar_argmax_rows(n, n, l.scores, l.argmax);
+    out[0] = ar_argmax_rank(n, l.argmax, n, l.seen);
+    out[1] = only_dh2(p) ? ar_hull_vertices_2d(n, keys, l.scratch) : NAN;
+    return 0;
+}
+
+static int softmax_trial(const ar_point *p, ar_rng *rng, void *workspace, double *out)
+{
+    layout l;
+    carve(p, 1, workspace, &l);
+    int n = ar_point_int(p, P_N), failed;
+    draw_scores(p, rng, &l, &failed);
+    if (failed)
+        return 1;
+    ar_argmax_rows(n, n, l.scores, l.argmax);
+    out[0] = ar_argmax_rank(n, l.argmax, n, l.seen);
+    double tau = ar_point_real(p, P_TAU) * sqrt((double)ar_point_int(p, P_DH));
+    ar_softmax_rows(n, n, l.scores, tau, l.scores);
+    if (ar_singular_values(n, n, l.scores, l.sv, l.svd_work, l.iwork) != 0)
+        return 1;
+    out[1] = ar_numrank_abs(l.sv, n, ar_point_real(p, P_RANK_TOL));
+    out[2] = ar_numrank_rel(l.sv, n, n, n);
+    out[3] = ar_stable_rank(l.sv, n);
+    out[4] = ar_stable_rank_gram(l.sv, n);
+    out[5] = ar_effective_rank(l.sv, n);
+    return 0;
+}
+
+/* Flops of the dominant steps: the score product, plus the faithful path's QR and
+ * products, plus the SVD for softmax. */
+static double trial_cost(const ar_point *p, int softmax)
+{
+    double n = ar_point_int(p, P_N), d = model_d(p), dh = ar_point_int(p, P_DH);
+    double flops = 2 * n * n * dh + 4 * n * dh;
+    if (use_faithful(p))
+        flops += 4 * n * n * d + 4 * n * d * dh + 2 * d * dh;
+    if (softmax)
+        flops += 8 * n * n * n / 3 + 20 * n * n;
+    return flops;
+}
+
+static double hardmax_cost(const ar_point *p) { return trial_cost(p, 0); }
+static double softmax_cost(const ar_point *p) { return trial_cost(p, 1); }
+
+static const ar_output hardmax_outputs[] = {
+    {"argmax_rank", "rank of the hardmax attention matrix (distinct argmax columns)", hist_to_n, NULL},
+    {"hull_vertices", "vertices of the convex hull of the keys X W_k (d_h = 2 only); "
+                      "an upper bound on argmax_rank", hist_to_n, only_dh2},
+};
+
+static const ar_output softmax_outputs[] = {
+    {"argmax_rank", "rank of hardmax of the same scores (the tau -> 0 limit)", hist_to_n, NULL},
+    {"numrank_abs", "singular values of A above rank_tol", hist_to_n, NULL},
+    {"numrank_rel", "singular values of A above max(n,n) eps sigma_1", hist_to_n, NULL},
+    {"stable_rank", "||A||_F^2 / ||A||_2^2", NULL, NULL},
+    {"stable_rank_gram", "stable rank of A A^T", NULL, NULL},
+    {"effective_rank", "exp of the entropy of the normalised singular values", NULL, NULL},
+};
+
+const ar_sim ar_sim_hardmax_rank = {
+    .name = "hardmax_rank",
+    .summary = "rank of hardmax(X W_q W_k^T X^T) for Haar-orthonormal X and Gaussian weights",
+    .claims = "H1 H2 H3 H4",
+    .params = hardmax_params,
+    .n_params = (int)(sizeof hardmax_params / sizeof hardmax_params[0]),
+    .outputs = hardmax_outputs,
+    .n_outputs = (int)(sizeof hardmax_outputs / sizeof hardmax_outputs[0]),
+    .check = check_point,
+    .workspace_bytes = hardmax_workspace,
+    .cost = hardmax_cost,
+    .trial = hardmax_trial,
+};
+
+const ar_sim ar_sim_softmax_rank = {
+    .name = "softmax_rank",
+    .summary = "rank measures of softmax(X W_q W_k^T X^T / (tau sqrt(d_h))) against temperature",
+    .claims = "H5a H5b",
+    .params = softmax_params,
+    .n_params = (int)(sizeof softmax_params / sizeof softmax_params[0]),
+    .outputs = softmax_outputs,
+    .n_outputs = (int)(sizeof softmax_outputs / sizeof softmax_outputs[0]),
+    .check = check_point,
+    .workspace_bytes = softmax_workspace,
+    .cost = softmax_cost,
+    .trial = softmax_trial,
+};

@@ -1,0 +1,473 @@
+/* attnrank: the command line, a thin client of the library. */
+#define _GNU_SOURCE
+#include "attnrank/engine.h"
+#include "attnrank/linalg.h"
+#include "attnrank/sim.h"
+#include "attnrank/spec.h"
+#include "attnrank/store.h"
+#include "attnrank/theory.h"
+#include "attnrank_config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+extern const char ar_verify_spec[];
+
+static const char *program = "attnrank";
+
+static const char usage_text[] =
+    "usage: attnrank COMMAND [options]\n"
+    "\n"
+    "Monte Carlo checks of theorems about the rank of attention matrices.\n"
+    "\n"
+    "commands:\n"
+    "  list [SIMULATOR]          simulators, their parameters (defaults, ranges) and outputs;\n"
+    "                            the claims they check\n"
+    "  run SPEC [options]        run the grid of a spec file into an HDF5 file\n"
+    "  verify [--quick|--full]   the default verification suite: prints a verdict table\n"
+    "  info FILE                 what a result file holds, and its verdicts\n"
+    "  help [COMMAND]            this text, or a command's options\n"
+    "  --version                 version and libraries\n"
+    "\n"
+    "exit status: 0 ok; 1 a verdict differs from what the spec expects; 2 bad input\n"
+    "(spec, command line, file); 3 I/O error; 130/143 interrupted by SIGINT/SIGTERM\n"
+    "(finished points are saved: continue with --resume).\n";
+
+static const char run_help[] =
+    "usage: attnrank run SPEC [-o FILE] [--set KEY=VALUE]... [--threads N] [--resume] [--force]\n"
+    "                    [--quiet] [--max-memory SIZE]\n"
+    "\n"
+    "Runs every grid point of SPEC (a libconfig file, see runs/*.cfg) and writes FILE\n"
+    "(default: SPEC's name with .h5). While it runs the results live in FILE.partial;\n"
+    "FILE appears only when the run is complete.\n"
+    "\n"
+    "  -o, --output FILE     result file\n"
+    "  -s, --set KEY=VALUE   override a spec field: seed=7, trials=100 (all experiments),\n"
+    "                        bound.n=[8,16] (one experiment); repeatable\n"
+    "  -t, --threads N       OpenMP threads (default: OMP_NUM_THREADS or all cores);\n"
+    "                        results are bitwise identical for any N\n"
+    "  -r, --resume          continue an interrupted run from FILE.partial\n"
+    "  -f, --force           replace an existing FILE (or FILE.partial)\n"
+    "  -q, --quiet           no progress line\n"
+    "  -m, --max-memory SIZE refuse points needing more (e.g. 4G; default 80% of RAM)\n";
+
+static const char verify_help[] =
+    "usage: attnrank verify [--quick|--full] [-o FILE] [--threads N] [--set KEY=VALUE]...\n"
+    "\n"
+    "Runs the built-in verification suite (runs/verify.cfg): every claim with a verdict,\n"
+    "including one deliberately broken assumption (tied weights, H4) that must come out\n"
+    "VIOLATED. About a minute on 2 cores; --quick takes a tenth of the trials, --full ten\n"
+    "times as many. Writes FILE (default attnrank-verify-<UTC time>.h5) and exits 1 if a\n"
+    "verdict contradicts the expected one.\n";
+
+static void print_verdicts(FILE *f, const ar_verdict_row *rows, int n)
+{
+    fprintf(f, "%-6s %-12s %-13s %-13s %12s  %-31s %8s  %s\n", "claim", "experiment", "verdict",
+            "expected", "prediction", "estimate [95% CI]", "trials", "deciding point");
+    for (int i = 0; i < n; ++i) {
+        const ar_verdict_row *r = &rows[i];
+        char est[64];
+        if (isnan(r->estimate))
+            snprintf(est, sizeof est, "-");
+        else
+            snprintf(est, sizeof est, "%.4g [%.4g, %.4g]", r->estimate, r->ci_lo, r->ci_hi);
+        const char *mark = strcmp(r->verdict, r->expected) == 0 ? "" : " <-- differs";
+        fprintf(f, "%-6s %-12s %-13s %-13s %12.4g  %-31s %8lld  %s%s\n", r->claim, r->experiment, r->verdict,
+                r->expected, r->prediction, est, r->trials, r->point[0] ? r->point : "-", mark);
+    }
+    fprintf(f, "\nclaims:\n");
+    for (int i = 0; i < n; ++i) {
+        int seen = 0;
+        for (int k = 0; k < i; ++k)
+            seen |= strcmp(rows[k].claim, rows[i].claim) == 0;
+        if (!seen)
+            fprintf(f, "  %-5s %s\n", rows[i].claim, rows[i].statement);
+    }
+}
+
+/* 1 if some definite verdict contradicts its expectation. */
+static int verdicts_differ(const ar_verdict_row *rows, int n, int *inconclusive)
+{
+    int differ = 0;
+    *inconclusive = 0;
+    for (int i = 0; i < n; ++i) {
+        if (strcmp(rows[i].verdict, "INCONCLUSIVE") == 0 || strcmp(rows[i].verdict, "NOT RUN") == 0)
+            (*inconclusive)++;
+        else if (strcmp(rows[i].verdict, rows[i].expected) != 0)
+            differ = 1;
+    }
+    return differ;
+}
+
+static char *join_command_line(int argc, char **argv)
+{
+    size_t len = 1;
+    for (int i = 0; i < argc; ++i)
+        len += strlen(argv[i]) + 3;
+    char *s = malloc(len), *w = s;
+    for (int i = 0; i < argc; ++i) {
+        int quote = strpbrk(argv[i], " \t\"'") != NULL;
+        w += sprintf(w, "%s%s%s%s", i ? " " : "", quote ? "'" : "", argv[i], quote ? "'" : "");
+    }
+    return s;
+}
+
+static int parse_size(const char *text, double *bytes)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (errno || end == text || !(v > 0) || !isfinite(v))
+        return -1;
+    switch (toupper((unsigned char)*end)) {
+    case '\0': break;
+    case 'K': v *= 1024.0; end++; break;
+    case 'M': v *= 1048576.0; end++; break;
+    case 'G': v *= 1073741824.0; end++; break;
+    case 'T': v *= 1099511627776.0; end++; break;
+    default: return -1;
+    }
+    if (*end == 'B' || *end == 'b')
+        end++;
+    if (*end)
+        return -1;
+    *bytes = v;
+    return 0;
+}
+
+static int bad_usage(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "%s: ", program);
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, " (see `attnrank help`)\n");
+    return AR_EXIT_BAD_INPUT;
+}
+
+typedef struct {
+    ar_run_options run;
+    const char **sets;
+    int n_sets;
+    int quick, full;
+    const char *spec_path;
+} cli_options;
+
+static int parse_run_options(int argc, char **argv, int verify, cli_options *o)
+{
+    static const struct option longs[] = {
+        {"output", required_argument, 0, 'o'},  {"set", required_argument, 0, 's'},
+        {"threads", required_argument, 0, 't'}, {"resume", no_argument, 0, 'r'},
+        {"force", no_argument, 0, 'f'},         {"quiet", no_argument, 0, 'q'},
+        {"max-memory", required_argument, 0, 'm'}, {"quick", no_argument, 0, 'Q'},
+        {"full", no_argument, 0, 'F'},          {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
+    };
+    o->sets = calloc((size_t)argc + 1, sizeof *o->sets);
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "+o:s:t:rfqm:h", longs, NULL)) != -1) {
+        switch (c) {
+        case 'o': o->run.output = optarg; break;
+        case 's': o->sets[o->n_sets++] = optarg; break;
+        case 't': {
+            char *end;
+            long t = strtol(optarg, &end, 10);
+            if (*end || t < 1 || t > 4096)
+                return bad_usage("--threads: '%s' is not a thread count in 1..4096", optarg);
+            o->run.threads = (int)t;
+            break;
+        }
+        case 'r': o->run.resume = 1; break;
+        case 'f': o->run.force = 1; break;
+        case 'q': o->run.quiet = 1; break;
+        case 'm':
+            if (parse_size(optarg, &o->run.max_memory))
+                return bad_usage("--max-memory: '%s' is not a size like 512M or 4G", optarg);
+            break;
+        case 'Q':
+        case 'F':
+            if (!verify)
+                return bad_usage("%s: only for `attnrank verify`", c == 'Q' ? "--quick" : "--full");
+            if (c == 'Q')
+                o->quick = 1;
+            else
+                o->full = 1;
+            break;
+        case 'h':
+            fputs(verify ? verify_help : run_help, stdout);
+            exit(0);
+        default:
+            if (optopt)
+                return bad_usage("unknown or incomplete option '-%c'", (char[]){(char)optopt, 0});
+            return bad_usage("unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (o->quick && o->full)
+        return bad_usage("%s", "--quick and --full exclude each other");
+    if (!verify) {
+        if (optind >= argc)
+            return bad_usage("%s", "run: missing the SPEC file");
+        o->spec_path = argv[optind++];
+    }
+    if (optind < argc)
+        return bad_usage("unexpected argument '%s'", argv[optind]);
+    return 0;
+}
+
+static int run_spec(ar_spec *spec, cli_options *o)
+{
+    ar_verdict_row *rows;
+    int n_rows;
+    char err[AR_ERR_LEN];
+    ar_install_signal_handlers();
+    int status = ar_engine_run(spec, &o->run, &rows, &n_rows, err);
+    if (status != AR_EXIT_OK) {
+        fprintf(stderr, "%s: %s\n", program, err);
+        return status;
+    }
+    if (n_rows > 0)
+        print_verdicts(stdout, rows, n_rows);
+    int inconclusive;
+    int differ = verdicts_differ(rows, n_rows, &inconclusive);
+    printf("\nresults: %s\n", o->run.output);
+    if (differ)
+        printf("some verdicts differ from what the spec expects\n");
+    else if (inconclusive)
+        printf("%d verdict(s) inconclusive: more trials would settle them\n", inconclusive);
+    free(rows);
+    return differ ? AR_EXIT_VERIFY_FAILED : AR_EXIT_OK;
+}
+
+static char *default_output(const char *spec_path)
+{
+    const char *base = strrchr(spec_path, '/');
+    base = base ? base + 1 : spec_path;
+    char *out = malloc(strlen(base) + 4);
+    strcpy(out, base);
+    char *dot = strrchr(out, '.');
+    if (dot && dot != out)
+        *dot = '\0';
+    strcat(out, ".h5");
+    return out;
+}
+
+static int cmd_run(int argc, char **argv, char *command_line)
+{
+    cli_options o = {0};
+    int status = parse_run_options(argc, argv, 0, &o);
+    if (status)
+        return status;
+    char *output = NULL;
+    if (!o.run.output)
+        o.run.output = output = default_output(o.spec_path);
+    o.run.command_line = command_line;
+    ar_spec spec;
+    char err[AR_ERR_LEN];
+    if (ar_spec_load(o.spec_path, o.sets, o.n_sets, &spec, err) != 0) {
+        fprintf(stderr, "%s: %s\n", program, err);
+        status = AR_EXIT_BAD_INPUT;
+    } else {
+        status = run_spec(&spec, &o);
+        ar_spec_free(&spec);
+    }
+    free(output);
+    free(o.sets);
+    return status;
+}
+
+static int cmd_verify(int argc, char **argv, char *command_line)
+{
+    cli_options o = {0};
+    int status = parse_run_options(argc, argv, 1, &o);
+    if (status)
+        return status;
+    if (o.run.resume && !o.run.output)
+        return bad_usage("%s", "verify --resume needs the -o FILE of the interrupted run");
+    char output[128];
+    if (!o.run.output) {
+        time_t now = time(NULL);
+        strftime(output, sizeof output, "attnrank-verify-%Y%m%dT%H%M%SZ.h5", gmtime(&now));
+        o.run.output = output;
+    }
+    o.run.command_line = command_line;
+    ar_spec spec;
+    char err[AR_ERR_LEN];
+    const char *label = o.quick ? "verify.cfg (built in, --quick)" : o.full ? "verify.cfg (built in, --full)"
+                                                                           : "verify.cfg (built in)";
+    if (ar_spec_load_text(ar_verify_spec, label, NULL, o.sets, o.n_sets, &spec, err) != 0) {
+        fprintf(stderr, "%s: %s\n", program, err);
+        free(o.sets);
+        return AR_EXIT_BAD_INPUT;
+    }
+    if (o.quick || o.full)
+        ar_spec_scale_trials(&spec, o.quick ? 0.1 : 10.0);
+    if (!o.run.quiet)
+        fprintf(stderr, "attnrank verify: %s, writing %s\n", label, o.run.output);
+    status = run_spec(&spec, &o);
+    ar_spec_free(&spec);
+    free(o.sets);
+    return status;
+}
+
+static void print_param(const ar_param *p)
+{
+    char def[64], range[160];
+    if (p->type == AR_PARAM_CHOICE) {
+        snprintf(def, sizeof def, "%s", p->choices[(int)p->default_value]);
+        range[0] = '\0';
+        for (int i = 0; p->choices[i]; ++i) {
+            strncat(range, i ? "|" : "", sizeof range - strlen(range) - 1);
+            strncat(range, p->choices[i], sizeof range - strlen(range) - 1);
+        }
+    } else {
+        snprintf(def, sizeof def, "%g", p->default_value);
+        snprintf(range, sizeof range, "%s%g, %g]", p->min_exclusive ? "(" : "[", p->min, p->max);
+    }
+    const char *type = p->type == AR_PARAM_INT ? "int" : p->type == AR_PARAM_REAL ? "real" : "choice";
+    printf("    %-10s %-7s %-12s %-28s %s\n", p->name, type, def, range, p->doc);
+}
+
+static int cmd_list(int argc, char **argv)
+{
+    int count, n_claims;
+    const ar_sim *const *sims = ar_sim_all(&count);
+    const ar_claim *const *claims = ar_claims_all(&n_claims);
+    const char *only = argc > 1 ? argv[1] : NULL;
+    if (only && !ar_sim_find(only))
+        return bad_usage("list: unknown simulator '%s'", only);
+    for (int s = 0; s < count; ++s) {
+        const ar_sim *sim = sims[s];
+        if (only && strcmp(only, sim->name) != 0)
+            continue;
+        printf("%s: %s\n  claims: %s\n  parameters (a scalar fixes one; an array or list is a grid axis):\n",
+               sim->name, sim->summary, sim->claims);
+        printf("    %-10s %-7s %-12s %-28s %s\n", "name", "type", "default", "range", "meaning");
+        for (int i = 0; i < sim->n_params; ++i)
+            print_param(&sim->params[i]);
+        printf("  outputs (per trial; stored as mean, stderr, std, ci_lo, ci_hi, min, max, count, failed):\n");
+        for (int o = 0; o < sim->n_outputs; ++o)
+            printf("    %-17s %-10s %s\n", sim->outputs[o].name, sim->outputs[o].hist_max ? "integer" : "real",
+                   sim->outputs[o].description);
+        printf("  claim checks:\n");
+        for (int c = 0; c < n_claims; ++c)
+            if (strcmp(claims[c]->simulator, sim->name) == 0)
+                printf("    %-6s %-9s %s%s\n", claims[c]->id,
+                       claims[c]->rule == AR_RULE_UPPER_BOUND ? "bound" : claims[c]->rule == AR_RULE_EQUALS ? "equality"
+                                                                                                     : "reference",
+                       claims[c]->statement, claims[c]->on_request ? " [only when listed]" : "");
+        printf("\n");
+    }
+    printf("experiment fields: name, simulator, trials (default 1000), claims, expect, and the parameters.\n");
+    return 0;
+}
+
+static int cmd_info(int argc, char **argv)
+{
+    if (argc != 2)
+        return bad_usage("%s", "info: give exactly one result file");
+    char err[AR_ERR_LEN];
+    ar_store *store = ar_store_open(argv[1], 0, err);
+    if (!store) {
+        fprintf(stderr, "%s: %s\n", program, err);
+        return AR_EXIT_BAD_INPUT;
+    }
+    static const char *const attrs[] = {"attnrank_version", "git_revision", "created", "command_line", "host",
+                                        "spec_source", "spec_hash", "title", "openblas_core", "hdf5_version",
+                                        "gsl_version"};
+    printf("%s\n", argv[1]);
+    for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; ++i) {
+        char value[1024];
+        ar_store_attribute(store, attrs[i], value, sizeof value);
+        if (value[0])
+            printf("  %-17s %s\n", attrs[i], value);
+    }
+    const ar_spec *spec = ar_store_spec(store);
+    printf("  %-17s %llu\n", "seed", (unsigned long long)spec->seed);
+    long all_done = 0, all_points = 0;
+    for (int e = 0; e < spec->n_experiments; ++e) {
+        const ar_experiment *x = &spec->experiments[e];
+        long done = ar_store_done_count(store, e);
+        all_done += done;
+        all_points += x->n_points;
+        printf("\n/%s: simulator %s, %ld trials per point, %ld of %ld points done\n", x->name, x->sim->name,
+               x->trials, done, x->n_points);
+        for (int a = 0; a < x->n_axes; ++a) {
+            const ar_param *p = &x->sim->params[x->axes[a].param];
+            printf("  axis %-8s (%d):", p->name, x->axes[a].count);
+            for (int i = 0; i < x->axes[a].count; ++i) {
+                if (p->type == AR_PARAM_CHOICE)
+                    printf(" %s", p->choices[(int)x->axes[a].values[i]]);
+                else
+                    printf(" %g", x->axes[a].values[i]);
+            }
+            printf("\n");
+        }
+        printf("  outputs:");
+        for (int o = 0; o < x->sim->n_outputs; ++o)
+            printf(" %s", x->sim->outputs[o].name);
+        printf("\n  claims:");
+        for (int k = 0; k < x->n_claims; ++k)
+            printf(" %s", x->claims[k]->id);
+        printf("\n");
+    }
+    ar_verdict_row *rows;
+    int n;
+    int status = AR_EXIT_OK;
+    if (ar_store_read_verdicts(store, &rows, &n, err) == 0) {
+        printf("\n");
+        if (all_done < all_points)
+            printf("incomplete run (%ld of %ld points): verdicts are computed when it completes\n", all_done,
+                   all_points);
+        else
+            print_verdicts(stdout, rows, n);
+        free(rows);
+    } else {
+        fprintf(stderr, "%s: %s\n", program, err);
+        status = AR_EXIT_BAD_INPUT;
+    }
+    ar_store_close(store);
+    return status;
+}
+
+static int cmd_version(void)
+{
+    printf("attnrank %s (git %s)\nOpenBLAS: %s (core %s)\n", ATTNRANK_VERSION, ATTNRANK_GIT_REVISION,
+           ar_blas_config(), ar_blas_corename());
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs(usage_text, stderr);
+        return AR_EXIT_BAD_INPUT;
+    }
+    const char *cmd = argv[1];
+    char *command_line = join_command_line(argc, argv);
+    int status;
+    if (strcmp(cmd, "run") == 0)
+        status = cmd_run(argc - 1, argv + 1, command_line);
+    else if (strcmp(cmd, "verify") == 0)
+        status = cmd_verify(argc - 1, argv + 1, command_line);
+    else if (strcmp(cmd, "list") == 0)
+        status = cmd_list(argc - 1, argv + 1);
+    else if (strcmp(cmd, "info") == 0)
+        status = cmd_info(argc - 1, argv + 1);
+    else if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0)
+        status = cmd_version();
+    else if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+        const char *topic = argc > 2 ? argv[2] : "";
+        fputs(strcmp(topic, "run") == 0 ? run_help : strcmp(topic, "verify") == 0 ? verify_help : usage_text,
+              stdout);
+        status = 0;
+    } else
+        status = bad_usage("unknown command '%s'", cmd);
+    free(command_line);
+    return status;
+}

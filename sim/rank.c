@@ -1,0 +1,135 @@
+/* rank: rank measures from singular values, argmax rank, planar hull vertices. */
+#include "attnrank/rank.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int ar_numrank_abs(const double *sv, int count, double tol)
+{
+    int r = 0;
+    for (int i = 0; i < count; ++i)
+        r += sv[i] > tol;
+    return r;
+}
+
+int ar_numrank_rel(const double *sv, int count, int rows, int cols)
+{
+    if (count == 0)
+        return 0;
+    double tol = (rows > cols ? rows : cols) * DBL_EPSILON * sv[0];
+    return ar_numrank_abs(sv, count, tol);
+}
+
+double ar_stable_rank(const double *sv, int count)
+{
+    if (count == 0 || sv[0] == 0.0)
+        return 0.0;
+    double total = 0.0;
+    for (int i = 0; i < count; ++i) {
+        double r = sv[i] / sv[0];
+        total += r * r;
+    }
+    return total;
+}
+
+double ar_stable_rank_gram(const double *sv, int count)
+{
+    if (count == 0 || sv[0] == 0.0)
+        return 0.0;
+    double total = 0.0;
+    for (int i = 0; i < count; ++i) {
+        double r = sv[i] / sv[0];
+        total += r * r * r * r;
+    }
+    return total;
+}
+
+double ar_effective_rank(const double *sv, int count)
+{
+    double sum = 0.0;
+    for (int i = 0; i < count; ++i)
+        sum += sv[i];
+    if (sum == 0.0)
+        return 0.0;
+    double entropy = 0.0;
+    for (int i = 0; i < count; ++i) {
+        double p = sv[i] / sum;
+        if (p > 0.0)
+            entropy -= p * log(p);
+    }
+    return exp(entropy);
+}
+
+int ar_argmax_rank(int rows, const int *argmax, int cols, unsigned char *seen)
+{
+    memset(seen, 0, (size_t)cols);
+    int distinct = 0;
+    for (int i = 0; i < rows; ++i) {
+        distinct += !seen[argmax[i]];
+        seen[argmax[i]] = 1;
+    }
+    return distinct;
+}
+
+typedef struct {
+    double x, y;
+} point2;
+
+static int compare_points(const void *pa, const void *pb)
+{
+    const point2 *a = pa, *b = pb;
+    if (a->x != b->x)
+        return a->x < b->x ? -1 : 1;
+    if (a->y != b->y)
+        return a->y < b->y ? -1 : 1;
+    return 0;
+}
+
+static double cross(point2 o, point2 a, point2 b)
+{
+    return (a.x - o.x) * (b.y - o.y) - (a.y - o.y) * (b.x - o.x);
+}
+
+int ar_hull_vertices_2d(int n, const double *xy, double *scratch)
+{
+    if (n < 3)
+        return n;
+    point2 *pts = (point2 *)scratch;   /* n points */
+    point2 *hull = pts + n;            /* room for 2 * n points */
+    memcpy(pts, xy, (size_t)n * sizeof *pts);
+    qsort(pts, (size_t)n, sizeof *pts, compare_points);
+    int k = 0;
+    for (int i = 0; i < n; ++i) { /* lower hull */
+        while (k >= 2 && cross(hull[k - 2], hull[k - 1], pts[i]) <= 0)
+            k--;
+        hull[k++] = pts[i];
+    }
+    for (int i = n - 2, lower = k + 1; i >= 0; --i) { /* upper hull */
+        while (k >= lower && cross(hull[k - 2], hull[k - 1], pts[i]) <= 0)
+            k--;
+        hull[k++] = pts[i];
+    }
+    return k - 1; /* the first point is repeated at the end */
+}
+
+const char *ar_rank_definition(const char *measure)
+{
+    static const struct {
+        const char *name, *text;
+    } defs[] = {
+        {"argmax_rank", "number of distinct argmax columns of the hardmax (one-hot row) "
+                        "matrix; equals its exact rank"},
+        {"numrank_abs", "number of singular values > 1e-8"},
+        {"numrank_rel", "number of singular values > max(rows, cols) * DBL_EPSILON * sigma_1"},
+        {"stable_rank", "||A||_F^2 / ||A||_2^2 = sum sigma_i^2 / sigma_1^2"},
+        {"stable_rank_gram", "stable rank of A A^T = sum sigma_i^4 / sigma_1^4"},
+        {"effective_rank", "exp(-sum p_i log p_i), p_i = sigma_i / sum sigma (Roy & Vetterli 2007)"},
+        {"hull_vertices", "vertices of the convex hull of the n keys in R^2 (d_h = 2 only)"},
+    };
+    for (size_t i = 0; i < sizeof defs / sizeof defs[0]; ++i)
+        if (strcmp(defs[i].name, measure) == 0)
+            return defs[i].text;
+    return NULL;
+}

@@ -1,0 +1,649 @@
+/* spec: libconfig run specs, --set overrides, validation, grid expansion. */
+#define _GNU_SOURCE
+#include "attnrank/spec.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <libconfig.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAX_GRID_POINTS = 10000000, MAX_SPEC_BYTES = 1 << 20 };
+static const long MAX_TRIALS = 1000000000L;
+
+/* "file:line" of a setting; settings made by --set carry their text as the hook. */
+static void where(const config_setting_t *s, const char *label, char *buf, size_t len)
+{
+    for (const config_setting_t *t = s; t; t = config_setting_parent(t)) {
+        if (config_setting_get_hook(t)) {
+            snprintf(buf, len, "--set %s", (const char *)config_setting_get_hook(t));
+            return;
+        }
+    }
+    const char *file = config_setting_source_file(s);
+    snprintf(buf, len, "%s:%u", file ? file : label, config_setting_source_line(s));
+}
+
+static int fail(char *err, const char *at, const char *field, const char *fmt, ...)
+{
+    char msg[AR_ERR_LEN / 2];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (field)
+        snprintf(err, AR_ERR_LEN, "%.300s: %.60s: %s", at, field, msg);
+    else
+        snprintf(err, AR_ERR_LEN, "%.300s: %s", at, msg);
+    return -1;
+}
+
+static const char *type_name(int type)
+{
+    switch (type) {
+    case CONFIG_TYPE_INT:
+    case CONFIG_TYPE_INT64: return "an integer";
+    case CONFIG_TYPE_FLOAT: return "a number";
+    case CONFIG_TYPE_STRING: return "a string";
+    case CONFIG_TYPE_BOOL: return "a boolean";
+    case CONFIG_TYPE_ARRAY: return "an array";
+    case CONFIG_TYPE_LIST: return "a list";
+    case CONFIG_TYPE_GROUP: return "a group";
+    default: return "an unknown type";
+    }
+}
+
+static int is_number(const config_setting_t *s)
+{
+    int t = config_setting_type(s);
+    return t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64 || t == CONFIG_TYPE_FLOAT;
+}
+
+static double number_of(const config_setting_t *s)
+{
+    if (config_setting_type(s) == CONFIG_TYPE_FLOAT)
+        return config_setting_get_float(s);
+    return (double)config_setting_get_int64(s);
+}
+
+/* ---- overrides --------------------------------------------------------------- */
+
+static void copy_setting(config_setting_t *parent, const char *name, const config_setting_t *src)
+{
+    int type = config_setting_type(src);
+    config_setting_t *dst = config_setting_add(parent, name, type);
+    switch (type) {
+    case CONFIG_TYPE_INT: config_setting_set_int(dst, config_setting_get_int(src)); break;
+    case CONFIG_TYPE_INT64: config_setting_set_int64(dst, config_setting_get_int64(src)); break;
+    case CONFIG_TYPE_FLOAT: config_setting_set_float(dst, config_setting_get_float(src)); break;
+    case CONFIG_TYPE_STRING: config_setting_set_string(dst, config_setting_get_string(src)); break;
+    case CONFIG_TYPE_BOOL: config_setting_set_bool(dst, config_setting_get_bool(src)); break;
+    default:
+        for (int i = 0; i < config_setting_length(src); ++i) {
+            const config_setting_t *e = config_setting_get_elem(src, (unsigned)i);
+            copy_setting(dst, type == CONFIG_TYPE_GROUP ? config_setting_name(e) : NULL, e);
+        }
+    }
+}
+
+static void replace_setting(config_setting_t *group, const char *name, const config_setting_t *value,
+                            const char *origin)
+{
+    if (config_setting_get_member(group, name))
+        config_setting_remove(group, name);
+    copy_setting(group, name, value);
+    config_setting_set_hook(config_setting_get_member(group, name), (void *)origin);
+}
+
+static int valid_name(const char *s)
+{
+    if (!*s)
+        return 0;
+    for (; *s; ++s)
+        if (!isalnum((unsigned char)*s) && *s != '_' && *s != '-')
+            return 0;
+    return 1;
+}
+
+static int apply_override(config_t *cfg, const char *text, char *err)
+{
+    const char *eq = strchr(text, '=');
+    char key[256];
+    if (!eq || eq == text || (size_t)(eq - text) >= sizeof key)
+        return fail(err, "--set", NULL, "'%s' is not of the form key=value", text);
+    memcpy(key, text, (size_t)(eq - text));
+    key[eq - text] = '\0';
+
+    config_t parsed;
+    config_init(&parsed);
+    char *wrapped;
+    if (asprintf(&wrapped, "v = %s;", eq + 1) < 0) {
+        config_destroy(&parsed);
+        return fail(err, "--set", NULL, "out of memory");
+    }
+    int ok = config_read_string(&parsed, wrapped);
+    free(wrapped);
+    if (!ok) {
+        fail(err, "--set", NULL, "%s: cannot read the value '%s' (%s); strings need quotes: "
+             "key=\"text\", axes brackets: key=[1,2]", text, eq + 1, config_error_text(&parsed));
+        config_destroy(&parsed);
+        return -1;
+    }
+    const config_setting_t *value = config_lookup(&parsed, "v");
+    config_setting_t *root = config_root_setting(cfg);
+    config_setting_t *experiments = config_setting_get_member(root, "experiments");
+    char *dot = strchr(key, '.');
+    int status = 0;
+    if (dot) {
+        *dot = '\0';
+        const char *field = dot + 1;
+        config_setting_t *target = NULL;
+        for (int i = 0; experiments && i < config_setting_length(experiments); ++i) {
+            config_setting_t *e = config_setting_get_elem(experiments, (unsigned)i);
+            const char *name;
+            if (config_setting_is_group(e) && config_setting_lookup_string(e, "name", &name) &&
+                strcmp(name, key) == 0)
+                target = e;
+        }
+        if (!target || !valid_name(field))
+            status = fail(err, "--set", NULL, "%s: no experiment named '%s' in the spec", text, key);
+        else
+            replace_setting(target, field, value, text);
+    } else if (strcmp(key, "seed") == 0 || strcmp(key, "title") == 0) {
+        replace_setting(root, key, value, text);
+    } else if (!valid_name(key)) {
+        status = fail(err, "--set", NULL, "%s: '%s' is not a field name", text, key);
+    } else {
+        int n = experiments ? config_setting_length(experiments) : 0;
+        for (int i = 0; i < n; ++i) {
+            config_setting_t *e = config_setting_get_elem(experiments, (unsigned)i);
+            if (config_setting_is_group(e))
+                replace_setting(e, key, value, text);
+        }
+        if (n == 0)
+            status = fail(err, "--set", NULL, "%s: the spec has no experiments to set it in", text);
+    }
+    config_destroy(&parsed);
+    return status;
+}
+
+/* ---- validation ---------------------------------------------------------------- */
+
+typedef struct {
+    const char *label;
+    char *err;
+} context;
+
+static int read_param_value(const context *c, const ar_param *p, const config_setting_t *s,
+                            const char *at, double *out)
+{
+    if (p->type == AR_PARAM_CHOICE) {
+        if (config_setting_type(s) != CONFIG_TYPE_STRING)
+            goto wrong_type;
+        int idx = ar_choice_index(p, config_setting_get_string(s));
+        if (idx < 0) {
+            char list[256] = "";
+            for (int i = 0; p->choices[i]; ++i) {
+                strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
+                strncat(list, p->choices[i], sizeof list - strlen(list) - 1);
+            }
+            return fail(c->err, at, p->name, "'%s' is not one of: %s", config_setting_get_string(s), list);
+        }
+        *out = idx;
+        return 0;
+    }
+    if (!is_number(s))
+        goto wrong_type;
+    double v = number_of(s);
+    if (!isfinite(v))
+        return fail(c->err, at, p->name, "must be a finite number, not %g", v);
+    if (p->type == AR_PARAM_INT && (v != floor(v) || config_setting_type(s) == CONFIG_TYPE_FLOAT)) {
+        if (v != floor(v))
+            return fail(c->err, at, p->name, "must be an integer, not %g", v);
+    }
+    if (v < p->min || v > p->max || (p->min_exclusive && v <= p->min)) {
+        if (p->min_exclusive)
+            return fail(c->err, at, p->name, "%g is out of range: must be > %g and <= %g", v, p->min, p->max);
+        return fail(c->err, at, p->name, "%g is out of range [%g, %g]", v, p->min, p->max);
+    }
+    *out = v;
+    return 0;
+wrong_type:
+    return fail(c->err, at, p->name, "must be %s, not %s",
+                p->type == AR_PARAM_CHOICE ? "a string" : p->type == AR_PARAM_INT ? "an integer" : "a number",
+                type_name(config_setting_type(s)));
+}
+
+static int read_claims(const context *c, ar_experiment *exp, const config_setting_t *list)
+{
+    char at[128];
+    where(list, c->label, at, sizeof at);
+    int type = config_setting_type(list);
+    if (type != CONFIG_TYPE_ARRAY && type != CONFIG_TYPE_LIST)
+        return fail(c->err, at, "claims", "must be an array of claim ids, not %s", type_name(type));
+    int n = config_setting_length(list);
+    if (n == 0)
+        return fail(c->err, at, "claims", "is empty: list at least one claim, or leave it out");
+    if (n > AR_MAX_CLAIMS)
+        return fail(c->err, at, "claims", "at most %d claims per experiment", AR_MAX_CLAIMS);
+    for (int i = 0; i < n; ++i) {
+        const config_setting_t *e = config_setting_get_elem(list, (unsigned)i);
+        if (config_setting_type(e) != CONFIG_TYPE_STRING)
+            return fail(c->err, at, "claims", "element %d must be a string", i + 1);
+        const ar_claim *claim = ar_claim_find(config_setting_get_string(e));
+        if (!claim)
+            return fail(c->err, at, "claims", "unknown claim '%s'", config_setting_get_string(e));
+        if (strcmp(claim->simulator, exp->sim->name) != 0)
+            return fail(c->err, at, "claims", "claim %s is about simulator %s, not %s", claim->id,
+                        claim->simulator, exp->sim->name);
+        if (claim->rule == AR_RULE_REFERENCE)
+            return fail(c->err, at, "claims", "%s is a reference curve, not a checkable claim", claim->id);
+        for (int k = 0; k < exp->n_claims; ++k)
+            if (exp->claims[k] == claim)
+                return fail(c->err, at, "claims", "claim %s is listed twice", claim->id);
+        exp->claims[exp->n_claims] = claim;
+        exp->expect[exp->n_claims++] = AR_HOLDS;
+    }
+    return 0;
+}
+
+static void default_claims(ar_experiment *exp)
+{
+    int count;
+    const ar_claim *const *claims = ar_claims_all(&count);
+    for (int i = 0; i < count && exp->n_claims < AR_MAX_CLAIMS; ++i) {
+        if (strcmp(claims[i]->simulator, exp->sim->name) == 0 && claims[i]->rule != AR_RULE_REFERENCE &&
+            !claims[i]->on_request) {
+            exp->claims[exp->n_claims] = claims[i];
+            exp->expect[exp->n_claims++] = AR_HOLDS;
+        }
+    }
+}
+
+static int read_expect(const context *c, ar_experiment *exp, const config_setting_t *group)
+{
+    char at[128];
+    where(group, c->label, at, sizeof at);
+    if (!config_setting_is_group(group))
+        return fail(c->err, at, "expect", "must be a group like { H1 = \"HOLDS\"; }, not %s",
+                    type_name(config_setting_type(group)));
+    for (int i = 0; i < config_setting_length(group); ++i) {
+        const config_setting_t *e = config_setting_get_elem(group, (unsigned)i);
+        where(e, c->label, at, sizeof at);
+        const char *id = config_setting_name(e);
+        int k = 0;
+        while (k < exp->n_claims && strcmp(exp->claims[k]->id, id) != 0)
+            k++;
+        if (k == exp->n_claims)
+            return fail(c->err, at, "expect", "%s is not among the claims this experiment checks", id);
+        if (config_setting_type(e) != CONFIG_TYPE_STRING ||
+            ar_verdict_parse(config_setting_get_string(e), &exp->expect[k]) != 0)
+            return fail(c->err, at, "expect", "%s must be \"HOLDS\", \"VIOLATED\" or \"INCONCLUSIVE\"", id);
+    }
+    return 0;
+}
+
+static int read_axis(const context *c, ar_experiment *exp, int param, const config_setting_t *s,
+                     const char *at)
+{
+    const ar_param *p = &exp->sim->params[param];
+    int n = config_setting_length(s);
+    if (n == 0)
+        return fail(c->err, at, p->name, "empty axis: give at least one value");
+    ar_axis *axis = &exp->axes[exp->n_axes];
+    axis->param = param;
+    axis->count = n;
+    axis->values = calloc((size_t)n, sizeof *axis->values);
+    exp->n_axes++;
+    for (int i = 0; i < n; ++i) {
+        if (read_param_value(c, p, config_setting_get_elem(s, (unsigned)i), at, &axis->values[i]))
+            return -1;
+        for (int j = 0; j < i; ++j)
+            if (axis->values[j] == axis->values[i])
+                return fail(c->err, at, p->name, "value %d repeats value %d", i + 1, j + 1);
+    }
+    exp->base.value[param] = axis->values[0];
+    return 0;
+}
+
+static int read_experiment(const context *c, const config_setting_t *g, ar_experiment *exp)
+{
+    char at[128];
+    where(g, c->label, at, sizeof at);
+    snprintf(exp->where, sizeof exp->where, "%s", at);
+    if (!config_setting_is_group(g))
+        return fail(c->err, at, "experiments", "each experiment must be a group { ... }, not %s",
+                    type_name(config_setting_type(g)));
+    const char *name, *simulator;
+    if (!config_setting_lookup_string(g, "name", &name))
+        return fail(c->err, at, "name", "missing (or not a string): every experiment needs a name");
+    if (!valid_name(name) || strlen(name) > 60)
+        return fail(c->err, at, "name", "'%s' must be 1-60 letters, digits, '_' or '-'", name);
+    exp->name = strdup(name);
+    if (!config_setting_lookup_string(g, "simulator", &simulator))
+        return fail(c->err, at, "simulator", "missing (or not a string); `attnrank list` shows the simulators");
+    exp->sim = ar_sim_find(simulator);
+    if (!exp->sim) {
+        where(config_setting_get_member(g, "simulator"), c->label, at, sizeof at);
+        return fail(c->err, at, "simulator", "unknown simulator '%s'; `attnrank list` shows the simulators",
+                    simulator);
+    }
+    ar_point_defaults(exp->sim, &exp->base);
+    exp->trials = 1000;
+
+    for (int i = 0; i < config_setting_length(g); ++i) {
+        const config_setting_t *s = config_setting_get_elem(g, (unsigned)i);
+        const char *key = config_setting_name(s);
+        where(s, c->label, at, sizeof at);
+        if (strcmp(key, "name") == 0 || strcmp(key, "simulator") == 0 || strcmp(key, "expect") == 0)
+            continue;
+        if (strcmp(key, "trials") == 0) {
+            if (config_setting_type(s) != CONFIG_TYPE_INT && config_setting_type(s) != CONFIG_TYPE_INT64)
+                return fail(c->err, at, key, "must be an integer, not %s", type_name(config_setting_type(s)));
+            long long t = config_setting_get_int64(s);
+            if (t < 2 || t > MAX_TRIALS)
+                return fail(c->err, at, key, "%lld is out of range [2, %ld] (an interval needs 2 trials)",
+                            t, MAX_TRIALS);
+            exp->trials = (long)t;
+            continue;
+        }
+        if (strcmp(key, "claims") == 0) {
+            if (read_claims(c, exp, s))
+                return -1;
+            continue;
+        }
+        int param = ar_sim_param_index(exp->sim, key);
+        if (param < 0)
+            return fail(c->err, at, key, "unknown field for simulator %s; `attnrank list` shows its parameters",
+                        exp->sim->name);
+        snprintf(exp->param_where[param], sizeof exp->param_where[param], "%s", at);
+        int type = config_setting_type(s);
+        if (type == CONFIG_TYPE_ARRAY || type == CONFIG_TYPE_LIST) {
+            if (read_axis(c, exp, param, s, at))
+                return -1;
+        } else if (type == CONFIG_TYPE_GROUP) {
+            return fail(c->err, at, key, "must be a value or an array of values, not a group");
+        } else if (read_param_value(c, &exp->sim->params[param], s, at, &exp->base.value[param])) {
+            return -1;
+        }
+    }
+    if (exp->n_claims == 0)
+        default_claims(exp);
+    const config_setting_t *expect = config_setting_get_member(g, "expect");
+    if (expect && read_expect(c, exp, expect))
+        return -1;
+
+    double points = 1;
+    for (int a = 0; a < exp->n_axes; ++a)
+        points *= exp->axes[a].count;
+    if (points > MAX_GRID_POINTS)
+        return fail(c->err, exp->where, exp->name, "the grid has %.3g points; the limit is %d: "
+                    "split it into several experiments or runs", points, MAX_GRID_POINTS);
+    exp->n_points = (long)points;
+
+    /* Cross-field rules, point by point, blaming the field the simulator names. */
+    char why[256];
+    for (long p = 0; p < exp->n_points; ++p) {
+        ar_point point;
+        ar_experiment_point(exp, p, &point);
+        int bad = exp->sim->check(&point, why, sizeof why);
+        if (bad >= 0) {
+            const char *field_at = exp->param_where[bad][0] ? exp->param_where[bad] : exp->where;
+            char desc[256];
+            ar_point_describe(&point, NULL, 0, desc, sizeof desc);
+            return fail(c->err, field_at, exp->sim->params[bad].name, "%s (experiment %s)", why, exp->name);
+        }
+    }
+    return 0;
+}
+
+/* ---- canonical text -------------------------------------------------------------- */
+
+static void write_value(FILE *f, const ar_param *p, double v)
+{
+    if (p->type == AR_PARAM_CHOICE)
+        fprintf(f, "\"%s\"", p->choices[(int)v]);
+    else if (p->type == AR_PARAM_INT)
+        fprintf(f, "%.0f", v);
+    else
+        fprintf(f, "%.17g", v);
+}
+
+static char *canonical_text(const ar_spec *spec)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return NULL;
+    fprintf(f, "# canonical form: every field, defaults included\nseed = %llu;\n",
+            (unsigned long long)spec->seed);
+    if (spec->title)
+        fprintf(f, "title = \"%s\";\n", spec->title);
+    fprintf(f, "experiments = (\n");
+    for (int e = 0; e < spec->n_experiments; ++e) {
+        const ar_experiment *x = &spec->experiments[e];
+        fprintf(f, "  {\n    name = \"%s\";\n    simulator = \"%s\";\n    trials = %ld;\n", x->name,
+                x->sim->name, x->trials);
+        fprintf(f, "    claims = [");
+        for (int k = 0; k < x->n_claims; ++k)
+            fprintf(f, "%s\"%s\"", k ? ", " : "", x->claims[k]->id);
+        fprintf(f, "];\n    expect = {");
+        for (int k = 0; k < x->n_claims; ++k)
+            fprintf(f, " %s = \"%s\";", x->claims[k]->id, ar_verdict_name(x->expect[k]));
+        fprintf(f, " };\n");
+        for (int a = 0; a < x->n_axes; ++a) {
+            const ar_param *p = &x->sim->params[x->axes[a].param];
+            fprintf(f, "    %s = (", p->name);
+            for (int i = 0; i < x->axes[a].count; ++i) {
+                fputs(i ? ", " : "", f);
+                write_value(f, p, x->axes[a].values[i]);
+            }
+            fprintf(f, ");\n");
+        }
+        for (int i = 0; i < x->sim->n_params; ++i) {
+            int is_axis = 0;
+            for (int a = 0; a < x->n_axes; ++a)
+                is_axis |= x->axes[a].param == i;
+            if (is_axis)
+                continue;
+            fprintf(f, "    %s = ", x->sim->params[i].name);
+            write_value(f, &x->sim->params[i], x->base.value[i]);
+            fprintf(f, ";\n");
+        }
+        fprintf(f, "  }%s\n", e + 1 < spec->n_experiments ? "," : "");
+    }
+    fprintf(f, ");\n");
+    fclose(f);
+    return text;
+}
+
+/* ---- entry points ---------------------------------------------------------------- */
+
+static int read_root(const context *c, config_t *cfg, ar_spec *spec)
+{
+    config_setting_t *root = config_root_setting(cfg);
+    char at[128];
+    const config_setting_t *experiments = NULL;
+    spec->seed = 1;
+    for (int i = 0; i < config_setting_length(root); ++i) {
+        const config_setting_t *s = config_setting_get_elem(root, (unsigned)i);
+        const char *key = config_setting_name(s);
+        where(s, c->label, at, sizeof at);
+        if (strcmp(key, "seed") == 0) {
+            int t = config_setting_type(s);
+            if (t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64)
+                return fail(c->err, at, key, "must be an integer, not %s", type_name(t));
+            long long seed = config_setting_get_int64(s);
+            if (seed < 0)
+                return fail(c->err, at, key, "must be >= 0, not %lld", seed);
+            spec->seed = (uint64_t)seed;
+        } else if (strcmp(key, "title") == 0) {
+            if (config_setting_type(s) != CONFIG_TYPE_STRING)
+                return fail(c->err, at, key, "must be a string");
+            const char *title = config_setting_get_string(s);
+            if (strchr(title, '"') || strchr(title, '\\'))
+                return fail(c->err, at, key, "must not contain quotes or backslashes");
+            spec->title = strdup(title);
+        } else if (strcmp(key, "experiments") == 0) {
+            int t = config_setting_type(s);
+            if (t != CONFIG_TYPE_LIST && t != CONFIG_TYPE_GROUP)
+                return fail(c->err, at, key, "must be a list of groups: experiments = ( { ... }, { ... } );");
+            experiments = s;
+        } else {
+            return fail(c->err, at, key, "unknown top-level field (expected seed, title, experiments)");
+        }
+    }
+    if (!experiments || config_setting_length(experiments) == 0)
+        return fail(c->err, c->label, "experiments", "the spec defines no experiments");
+    if (config_setting_type(experiments) == CONFIG_TYPE_GROUP) {
+        where(experiments, c->label, at, sizeof at);
+        return fail(c->err, at, "experiments", "must be a list ( ... ) of groups, not a group { ... }");
+    }
+    spec->n_experiments = config_setting_length(experiments);
+    spec->experiments = calloc((size_t)spec->n_experiments, sizeof *spec->experiments);
+    for (int e = 0; e < spec->n_experiments; ++e) {
+        if (read_experiment(c, config_setting_get_elem(experiments, (unsigned)e), &spec->experiments[e]))
+            return -1;
+        for (int k = 0; k < e; ++k)
+            if (strcmp(spec->experiments[k].name, spec->experiments[e].name) == 0)
+                return fail(c->err, spec->experiments[e].where, "name", "experiment '%s' is defined twice",
+                            spec->experiments[e].name);
+    }
+    return 0;
+}
+
+int ar_spec_load_text(const char *text, const char *label, const char *include_dir,
+                      const char *const *overrides, int n_overrides, ar_spec *spec, char *err)
+{
+    memset(spec, 0, sizeof *spec);
+    spec->source = strdup(label);
+    config_t cfg;
+    config_init(&cfg);
+    if (include_dir)
+        config_set_include_dir(&cfg, include_dir);
+    int status = -1;
+    if (!config_read_string(&cfg, text)) {
+        const char *file = config_error_file(&cfg) ? config_error_file(&cfg) : label;
+        const char *msg = config_error_text(&cfg);
+        char at[512];
+        snprintf(at, sizeof at, "%s:%d", file, config_error_line(&cfg));
+        if (strstr(msg, "mismatched element type"))
+            fail(err, at, NULL, "%s: an array [...] holds one type; write 1.0 for 1 among floats, "
+                 "or use a list (1, 0.5)", msg);
+        else
+            fail(err, at, NULL, "%s (not a valid libconfig spec)", msg);
+        goto done;
+    }
+    for (int i = 0; i < n_overrides; ++i)
+        if (apply_override(&cfg, overrides[i], err))
+            goto done;
+    context c = {label, err};
+    if (read_root(&c, &cfg, spec))
+        goto done;
+
+    /* Source text as given, then the overrides, for the provenance attribute. */
+    size_t len = strlen(text) + 64;
+    for (int i = 0; i < n_overrides; ++i)
+        len += strlen(overrides[i]) + 16;
+    spec->source_text = malloc(len);
+    char *w = spec->source_text;
+    w += sprintf(w, "%s", text);
+    for (int i = 0; i < n_overrides; ++i)
+        w += sprintf(w, "%s# --set %s\n", i == 0 ? "\n" : "", overrides[i]);
+    spec->canonical = canonical_text(spec);
+    if (!spec->canonical) {
+        fail(err, label, NULL, "out of memory");
+        goto done;
+    }
+    spec->hash = ar_hash_bytes(0, spec->canonical, strlen(spec->canonical));
+    status = 0;
+done:
+    config_destroy(&cfg);
+    if (status)
+        ar_spec_free(spec);
+    return status;
+}
+
+int ar_spec_load(const char *path, const char *const *overrides, int n_overrides, ar_spec *spec,
+                 char *err)
+{
+    memset(spec, 0, sizeof *spec);
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, AR_ERR_LEN, "%s: cannot open the spec: %s", path, strerror(errno));
+        return -1;
+    }
+    char *text = malloc(MAX_SPEC_BYTES + 1);
+    size_t len = fread(text, 1, MAX_SPEC_BYTES + 1, f);
+    int read_error = ferror(f);
+    fclose(f);
+    int status = -1;
+    if (read_error)
+        snprintf(err, AR_ERR_LEN, "%s: cannot read the spec (is it a directory?)", path);
+    else if (len > MAX_SPEC_BYTES)
+        snprintf(err, AR_ERR_LEN, "%s: larger than %d bytes: not a spec file", path, MAX_SPEC_BYTES);
+    else if (memchr(text, '\0', len))
+        snprintf(err, AR_ERR_LEN, "%s: contains NUL bytes: a binary file, not a libconfig spec", path);
+    else if (len == 0)
+        snprintf(err, AR_ERR_LEN, "%s: empty file: a spec needs at least one experiment", path);
+    else {
+        text[len] = '\0';
+        char *dir = strdup(path);
+        char *slash = strrchr(dir, '/');
+        if (slash)
+            *slash = '\0';
+        status = ar_spec_load_text(text, path, slash ? dir : ".", overrides, n_overrides, spec, err);
+        free(dir);
+    }
+    free(text);
+    return status;
+}
+
+void ar_spec_free(ar_spec *spec)
+{
+    for (int e = 0; spec->experiments && e < spec->n_experiments; ++e) {
+        ar_experiment *x = &spec->experiments[e];
+        free(x->name);
+        for (int a = 0; a < x->n_axes; ++a)
+            free(x->axes[a].values);
+    }
+    free(spec->experiments);
+    free(spec->source);
+    free(spec->source_text);
+    free(spec->canonical);
+    free(spec->title);
+    memset(spec, 0, sizeof *spec);
+}
+
+void ar_spec_scale_trials(ar_spec *spec, double factor)
+{
+    for (int e = 0; e < spec->n_experiments; ++e) {
+        long t = lround(spec->experiments[e].trials * factor);
+        spec->experiments[e].trials = t < 2 ? 2 : t > MAX_TRIALS ? MAX_TRIALS : t;
+    }
+    free(spec->canonical);
+    spec->canonical = canonical_text(spec);
+    spec->hash = ar_hash_bytes(0, spec->canonical, strlen(spec->canonical));
+}
+
+void ar_experiment_coords(const ar_experiment *exp, long index, int *coords)
+{
+    for (int a = exp->n_axes - 1; a >= 0; --a) {
+        coords[a] = (int)(index % exp->axes[a].count);
+        index /= exp->axes[a].count;
+    }
+}
+
+void ar_experiment_point(const ar_experiment *exp, long index, ar_point *point)
+{
+    int coords[AR_MAX_PARAMS];
+    *point = exp->base;
+    ar_experiment_coords(exp, index, coords);
+    for (int a = 0; a < exp->n_axes; ++a)
+        point->value[exp->axes[a].param] = exp->axes[a].values[coords[a]];
+}

@@ -1,0 +1,765 @@
+/* store: HDF5 layout creation, point writes, resume ledger, verdict table. */
+#define _GNU_SOURCE
+#include "attnrank/store.h"
+
+#include "attnrank/linalg.h"
+#include "attnrank/rank.h"
+#include "attnrank_config.h"
+
+#include <gsl/gsl_version.h>
+#include <hdf5.h>
+#include <hdf5_hl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { FORMAT_VERSION = 1 };
+static const char *const STAT_NAMES[] = {"mean", "stderr", "std", "ci_lo", "ci_hi", "min", "max"};
+static const char *const STAT_DOCS[] = {
+    "mean over finite trials",
+    "standard error of the mean: std / sqrt(count)",
+    "sample standard deviation (n - 1 denominator)",
+    "lower end of the 95% interval: mean - t(0.975, count-1) * stderr",
+    "upper end of the 95% interval: mean + t(0.975, count-1) * stderr",
+    "smallest trial value",
+    "largest trial value",
+};
+enum { N_STATS = 7 };
+
+struct ar_store {
+    hid_t file;
+    char *path;
+    ar_spec spec;
+    unsigned char **done; /* per experiment, per point */
+};
+
+static int fail(char *err, const char *path, const char *fmt, ...)
+{
+    char msg[AR_ERR_LEN / 2];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    snprintf(err, AR_ERR_LEN, "%.400s: %s", path, msg);
+    return -1;
+}
+
+/* ---- small attribute helpers: every HDF5 return is checked ----------------------- */
+
+static int attr_string(hid_t obj, const char *name, const char *value)
+{
+    hid_t type = H5Tcopy(H5T_C_S1);
+    H5Tset_size(type, strlen(value) + 1);
+    H5Tset_strpad(type, H5T_STR_NULLTERM);
+    H5Tset_cset(type, H5T_CSET_UTF8);
+    hid_t space = H5Screate(H5S_SCALAR);
+    hid_t attr = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+    herr_t status = attr < 0 ? -1 : H5Awrite(attr, type, value);
+    if (attr >= 0)
+        H5Aclose(attr);
+    H5Sclose(space);
+    H5Tclose(type);
+    return status < 0 ? -1 : 0;
+}
+
+static int attr_number(hid_t obj, const char *name, hid_t type, const void *value)
+{
+    hid_t space = H5Screate(H5S_SCALAR);
+    hid_t attr = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+    herr_t status = attr < 0 ? -1 : H5Awrite(attr, type, value);
+    if (attr >= 0)
+        H5Aclose(attr);
+    H5Sclose(space);
+    return status < 0 ? -1 : 0;
+}
+
+static int read_attr_string(hid_t obj, const char *name, char **out)
+{
+    *out = NULL;
+    if (H5Aexists(obj, name) <= 0)
+        return -1;
+    hid_t attr = H5Aopen(obj, name, H5P_DEFAULT);
+    hid_t type = H5Aget_type(attr);
+    int status = -1;
+    if (H5Tget_class(type) == H5T_STRING && !H5Tis_variable_str(type)) {
+        size_t size = H5Tget_size(type);
+        *out = calloc(size + 1, 1);
+        status = H5Aread(attr, type, *out) < 0 ? -1 : 0;
+    }
+    H5Tclose(type);
+    H5Aclose(attr);
+    return status;
+}
+
+/* ---- layout --------------------------------------------------------------------- */
+
+static void axis_dims(const ar_experiment *x, hsize_t *dims)
+{
+    for (int a = 0; a < x->n_axes; ++a)
+        dims[a] = (hsize_t)x->axes[a].count;
+}
+
+static hid_t make_dataset(hid_t parent, const char *name, hid_t type, int rank, const hsize_t *dims,
+                          const void *fill, const char *description)
+{
+    hid_t space = rank ? H5Screate_simple(rank, dims, NULL) : H5Screate(H5S_SCALAR);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    /* Allocated now, so later writes touch raw data only (see store.h). No times: the
+     * same run writes the same bytes. */
+    H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY);
+    H5Pset_fill_time(dcpl, H5D_FILL_TIME_ALLOC);
+    H5Pset_obj_track_times(dcpl, 0);
+    if (fill)
+        H5Pset_fill_value(dcpl, type, fill);
+    hid_t ds = H5Dcreate2(parent, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    H5Pclose(dcpl);
+    H5Sclose(space);
+    if (ds >= 0 && description && attr_string(ds, "description", description) < 0) {
+        H5Dclose(ds);
+        return -1;
+    }
+    return ds;
+}
+
+static hid_t make_group(hid_t parent, const char *name)
+{
+    hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE);
+    H5Pset_obj_track_times(gcpl, 0);
+    hid_t g = H5Gcreate2(parent, name, H5P_DEFAULT, gcpl, H5P_DEFAULT);
+    H5Pclose(gcpl);
+    return g;
+}
+
+static hid_t choice_type(const ar_param *p)
+{
+    size_t longest = 1;
+    for (int i = 0; p->choices[i]; ++i)
+        if (strlen(p->choices[i]) + 1 > longest)
+            longest = strlen(p->choices[i]) + 1;
+    hid_t type = H5Tcopy(H5T_C_S1);
+    H5Tset_size(type, longest);
+    H5Tset_strpad(type, H5T_STR_NULLTERM);
+    return type;
+}
+
+static int write_axes(hid_t group, const ar_experiment *x, hid_t *scales)
+{
+    for (int a = 0; a < x->n_axes; ++a) {
+        const ar_param *p = &x->sim->params[x->axes[a].param];
+        hsize_t n = (hsize_t)x->axes[a].count;
+        hid_t ds;
+        herr_t st;
+        if (p->type == AR_PARAM_CHOICE) {
+            hid_t type = choice_type(p);
+            size_t size = H5Tget_size(type);
+            char *buf = calloc(n, size);
+            for (hsize_t i = 0; i < n; ++i)
+                strcpy(buf + i * size, p->choices[(int)x->axes[a].values[i]]);
+            ds = make_dataset(group, p->name, type, 1, &n, NULL, p->doc);
+            st = ds < 0 ? -1 : H5Dwrite(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf);
+            free(buf);
+            H5Tclose(type);
+        } else if (p->type == AR_PARAM_INT) {
+            long long *buf = malloc(n * sizeof *buf);
+            for (hsize_t i = 0; i < n; ++i)
+                buf[i] = (long long)x->axes[a].values[i];
+            ds = make_dataset(group, p->name, H5T_NATIVE_LLONG, 1, &n, NULL, p->doc);
+            st = ds < 0 ? -1 : H5Dwrite(ds, H5T_NATIVE_LLONG, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf);
+            free(buf);
+        } else {
+            ds = make_dataset(group, p->name, H5T_NATIVE_DOUBLE, 1, &n, NULL, p->doc);
+            st = ds < 0 ? -1 : H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, x->axes[a].values);
+        }
+        if (st < 0 || H5DSset_scale(ds, p->name) < 0)
+            return -1;
+        scales[a] = ds;
+    }
+    return 0;
+}
+
+static int attach_scales(hid_t ds, const ar_experiment *x, const hid_t *scales)
+{
+    for (int a = 0; a < x->n_axes; ++a)
+        if (H5DSattach_scale(ds, scales[a], (unsigned)a) < 0)
+            return -1;
+    return 0;
+}
+
+static int fixed_parameter_attributes(hid_t group, const ar_experiment *x)
+{
+    for (int i = 0; i < x->sim->n_params; ++i) {
+        int is_axis = 0;
+        for (int a = 0; a < x->n_axes; ++a)
+            is_axis |= x->axes[a].param == i;
+        if (is_axis)
+            continue;
+        const ar_param *p = &x->sim->params[i];
+        int st;
+        if (p->type == AR_PARAM_CHOICE) {
+            st = attr_string(group, p->name, p->choices[(int)x->base.value[i]]);
+        } else if (p->type == AR_PARAM_INT) {
+            long long v = (long long)x->base.value[i];
+            st = attr_number(group, p->name, H5T_NATIVE_LLONG, &v);
+        } else {
+            st = attr_number(group, p->name, H5T_NATIVE_DOUBLE, &x->base.value[i]);
+        }
+        if (st < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int hist_width(const ar_experiment *x, const ar_output *o)
+{
+    int width = 0;
+    for (long p = 0; p < x->n_points; ++p) {
+        ar_point point;
+        ar_experiment_point(x, p, &point);
+        int m = o->hist_max(&point);
+        if (m + 1 > width)
+            width = m + 1;
+    }
+    return width;
+}
+
+static int create_output(hid_t group, const ar_experiment *x, const ar_output *o, const hid_t *scales)
+{
+    hid_t og = make_group(group, o->name);
+    if (og < 0)
+        return -1;
+    const char *definition = ar_rank_definition(o->name);
+    if (!definition)
+        definition = o->description;
+    if (attr_string(og, "description", o->description) < 0 || attr_string(og, "definition", definition) < 0)
+        return -1;
+    hsize_t dims[AR_MAX_PARAMS + 1];
+    axis_dims(x, dims);
+    double nan = NAN;
+    for (int s = 0; s < N_STATS; ++s) {
+        hid_t ds = make_dataset(og, STAT_NAMES[s], H5T_NATIVE_DOUBLE, x->n_axes, dims, &nan, STAT_DOCS[s]);
+        if (ds < 0 || attach_scales(ds, x, scales) < 0)
+            return -1;
+        H5Dclose(ds);
+    }
+    long long zero = 0;
+    hid_t count = make_dataset(og, "count", H5T_NATIVE_LLONG, x->n_axes, dims, &zero,
+                               "trials with a finite value (the n behind mean and stderr)");
+    hid_t failed = make_dataset(og, "failed", H5T_NATIVE_LLONG, x->n_axes, dims, &zero,
+                                "trials that failed (non-finite value); never averaged");
+    if (count < 0 || failed < 0 || attach_scales(count, x, scales) < 0 || attach_scales(failed, x, scales) < 0)
+        return -1;
+    H5Dclose(count);
+    H5Dclose(failed);
+    if (o->hist_max) {
+        hsize_t width = (hsize_t)hist_width(x, o);
+        long long *values = malloc(width * sizeof *values);
+        for (hsize_t v = 0; v < width; ++v)
+            values[v] = (long long)v;
+        hid_t vs = make_dataset(og, "value", H5T_NATIVE_LLONG, 1, &width, NULL, "histogram bin: the value counted");
+        if (vs < 0 || H5Dwrite(vs, H5T_NATIVE_LLONG, H5S_ALL, H5S_ALL, H5P_DEFAULT, values) < 0 ||
+            H5DSset_scale(vs, "value") < 0) {
+            free(values);
+            return -1;
+        }
+        free(values);
+        dims[x->n_axes] = width;
+        hid_t hist = make_dataset(og, "hist", H5T_NATIVE_LLONG, x->n_axes + 1, dims, &zero,
+                                  "trial counts per value; last dimension: value");
+        if (hist < 0 || attach_scales(hist, x, scales) < 0 || H5DSattach_scale(hist, vs, (unsigned)x->n_axes) < 0)
+            return -1;
+        H5Dclose(hist);
+        H5Dclose(vs);
+    }
+    H5Gclose(og);
+    return 0;
+}
+
+static int create_theory(hid_t group, const ar_experiment *x, const hid_t *scales)
+{
+    hid_t tg = make_group(group, "theory");
+    if (tg < 0)
+        return -1;
+    int count;
+    const ar_claim *const *claims = ar_claims_all(&count);
+    hsize_t dims[AR_MAX_PARAMS];
+    axis_dims(x, dims);
+    double *values = malloc((size_t)x->n_points * sizeof *values);
+    for (int c = 0; c < count; ++c) {
+        const ar_claim *claim = claims[c];
+        if (strcmp(claim->simulator, x->sim->name) != 0)
+            continue;
+        for (long p = 0; p < x->n_points; ++p) {
+            ar_point point;
+            ar_experiment_point(x, p, &point);
+            values[p] = claim->predict(&point);
+        }
+        hid_t ds = make_dataset(tg, claim->id, H5T_NATIVE_DOUBLE, x->n_axes, dims, NULL, claim->statement);
+        if (ds < 0 || H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values) < 0 ||
+            attach_scales(ds, x, scales) < 0 || attr_string(ds, "formula", claim->formula) < 0 ||
+            attr_string(ds, "output", claim->output) < 0) {
+            free(values);
+            return -1;
+        }
+        H5Dclose(ds);
+    }
+    free(values);
+    H5Gclose(tg);
+    return 0;
+}
+
+static int create_experiment(hid_t file, const ar_experiment *x)
+{
+    hid_t g = make_group(file, x->name);
+    if (g < 0)
+        return -1;
+    char claims[256] = "";
+    for (int k = 0; k < x->n_claims; ++k) {
+        strncat(claims, k ? " " : "", sizeof claims - strlen(claims) - 1);
+        strncat(claims, x->claims[k]->id, sizeof claims - strlen(claims) - 1);
+    }
+    long long trials = x->trials;
+    char axes[512] = "";
+    for (int a = 0; a < x->n_axes; ++a) {
+        strncat(axes, a ? " " : "", sizeof axes - strlen(axes) - 1);
+        strncat(axes, x->sim->params[x->axes[a].param].name, sizeof axes - strlen(axes) - 1);
+    }
+    if (attr_string(g, "simulator", x->sim->name) < 0 || attr_string(g, "description", x->sim->summary) < 0 ||
+        attr_string(g, "claims", claims) < 0 || attr_string(g, "axes", axes) < 0 ||
+        attr_number(g, "trials", H5T_NATIVE_LLONG, &trials) < 0 || fixed_parameter_attributes(g, x) < 0)
+        return -1;
+    hid_t scales[AR_MAX_PARAMS];
+    if (write_axes(g, x, scales) < 0)
+        return -1;
+    for (int o = 0; o < x->sim->n_outputs; ++o)
+        if (create_output(g, x, &x->sim->outputs[o], scales) < 0)
+            return -1;
+    if (create_theory(g, x, scales) < 0)
+        return -1;
+    hsize_t dims[AR_MAX_PARAMS];
+    axis_dims(x, dims);
+    unsigned char zero = 0;
+    hid_t done = make_dataset(g, "done", H5T_NATIVE_UCHAR, x->n_axes, dims, &zero,
+                              "1 where the point is complete and its data flushed (resume ledger)");
+    if (done < 0 || attach_scales(done, x, scales) < 0)
+        return -1;
+    H5Dclose(done);
+    for (int a = 0; a < x->n_axes; ++a)
+        H5Dclose(scales[a]);
+    H5Gclose(g);
+    return 0;
+}
+
+static hid_t verdict_type(void)
+{
+    hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(ar_verdict_row));
+#define STR_FIELD(name)                                                                  \
+    do {                                                                                 \
+        hid_t s = H5Tcopy(H5T_C_S1);                                                     \
+        H5Tset_size(s, sizeof(((ar_verdict_row *)0)->name));                             \
+        H5Tset_strpad(s, H5T_STR_NULLTERM);                                              \
+        H5Tinsert(t, #name, HOFFSET(ar_verdict_row, name), s);                           \
+        H5Tclose(s);                                                                     \
+    } while (0)
+    STR_FIELD(claim);
+    STR_FIELD(experiment);
+    STR_FIELD(point);
+    STR_FIELD(statement);
+    H5Tinsert(t, "prediction", HOFFSET(ar_verdict_row, prediction), H5T_NATIVE_DOUBLE);
+    H5Tinsert(t, "estimate", HOFFSET(ar_verdict_row, estimate), H5T_NATIVE_DOUBLE);
+    H5Tinsert(t, "ci_lo", HOFFSET(ar_verdict_row, ci_lo), H5T_NATIVE_DOUBLE);
+    H5Tinsert(t, "ci_hi", HOFFSET(ar_verdict_row, ci_hi), H5T_NATIVE_DOUBLE);
+    H5Tinsert(t, "trials", HOFFSET(ar_verdict_row, trials), H5T_NATIVE_LLONG);
+    H5Tinsert(t, "points", HOFFSET(ar_verdict_row, points), H5T_NATIVE_INT);
+    STR_FIELD(verdict);
+    STR_FIELD(expected);
+    STR_FIELD(rule);
+#undef STR_FIELD
+    return t;
+}
+
+int ar_store_verdict_count(const ar_spec *spec)
+{
+    int n = 0;
+    for (int e = 0; e < spec->n_experiments; ++e)
+        n += spec->experiments[e].n_claims;
+    return n;
+}
+
+static void pending_rows(const ar_spec *spec, ar_verdict_row *rows)
+{
+    int r = 0;
+    for (int e = 0; e < spec->n_experiments; ++e) {
+        const ar_experiment *x = &spec->experiments[e];
+        for (int k = 0; k < x->n_claims; ++k, ++r) {
+            memset(&rows[r], 0, sizeof rows[r]);
+            snprintf(rows[r].claim, sizeof rows[r].claim, "%s", x->claims[k]->id);
+            snprintf(rows[r].experiment, sizeof rows[r].experiment, "%s", x->name);
+            snprintf(rows[r].statement, sizeof rows[r].statement, "%s", x->claims[k]->statement);
+            snprintf(rows[r].verdict, sizeof rows[r].verdict, "%s", ar_verdict_name(AR_NOT_RUN));
+            snprintf(rows[r].expected, sizeof rows[r].expected, "%s", ar_verdict_name(x->expect[k]));
+            rows[r].prediction = rows[r].estimate = rows[r].ci_lo = rows[r].ci_hi = NAN;
+        }
+    }
+}
+
+static int write_provenance(hid_t file, const ar_spec *spec, const char *command_line)
+{
+    char created[64], hash[32], hdf5[32], host[256] = "unknown";
+    time_t now = time(NULL);
+    strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    snprintf(hash, sizeof hash, "%016llx", (unsigned long long)spec->hash);
+    unsigned maj, min, rel;
+    H5get_libversion(&maj, &min, &rel);
+    snprintf(hdf5, sizeof hdf5, "%u.%u.%u", maj, min, rel);
+    gethostname(host, sizeof host - 1);
+    int format = FORMAT_VERSION;
+    unsigned long long seed = spec->seed;
+    if (attr_string(file, "attnrank_version", ATTNRANK_VERSION) < 0 ||
+        attr_number(file, "format_version", H5T_NATIVE_INT, &format) < 0 ||
+        attr_string(file, "git_revision", ATTNRANK_GIT_REVISION) < 0 ||
+        attr_string(file, "created", created) < 0 || attr_string(file, "command_line", command_line) < 0 ||
+        attr_string(file, "host", host) < 0 || attr_string(file, "spec_source", spec->source) < 0 ||
+        attr_string(file, "spec", spec->source_text) < 0 ||
+        attr_string(file, "spec_canonical", spec->canonical) < 0 || attr_string(file, "spec_hash", hash) < 0 ||
+        attr_number(file, "seed", H5T_NATIVE_ULLONG, &seed) < 0 ||
+        attr_string(file, "title", spec->title ? spec->title : "") < 0 ||
+        attr_string(file, "rng", "Philox4x64-10 (Random123), key = {seed, hash(simulator, point "
+                                 "parameters)}, counter = {trial, substream, block}; normals by "
+                                 "128-layer ziggurat") < 0 ||
+        attr_string(file, "gsl_version", GSL_VERSION) < 0 || attr_string(file, "hdf5_version", hdf5) < 0 ||
+        attr_string(file, "openblas_config", ar_blas_config()) < 0 ||
+        attr_string(file, "openblas_core", ar_blas_corename()) < 0 ||
+        attr_string(file, "compiler", __VERSION__) < 0)
+        return -1;
+    return 0;
+}
+
+static int load_done(ar_store *s)
+{
+    s->done = calloc((size_t)s->spec.n_experiments, sizeof *s->done);
+    for (int e = 0; e < s->spec.n_experiments; ++e) {
+        const ar_experiment *x = &s->spec.experiments[e];
+        s->done[e] = calloc((size_t)x->n_points, 1);
+        char name[128];
+        snprintf(name, sizeof name, "%s/done", x->name);
+        hid_t ds = H5Dopen2(s->file, name, H5P_DEFAULT);
+        if (ds < 0)
+            return -1;
+        hid_t space = H5Dget_space(ds);
+        hssize_t n = H5Sget_simple_extent_npoints(space);
+        H5Sclose(space);
+        herr_t st = n == x->n_points ? H5Dread(ds, H5T_NATIVE_UCHAR, H5S_ALL, H5S_ALL, H5P_DEFAULT, s->done[e]) : -1;
+        H5Dclose(ds);
+        if (st < 0)
+            return -1;
+    }
+    return 0;
+}
+
+ar_store *ar_store_create(const char *path, const ar_spec *spec, const char *command_line, char *err)
+{
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
+    H5Pset_obj_track_times(fcpl, 0);
+    hid_t file = H5Fcreate(path, H5F_ACC_EXCL, fcpl, H5P_DEFAULT);
+    H5Pclose(fcpl);
+    if (file < 0) {
+        fail(err, path, "cannot create the HDF5 file (does it exist already, or is the directory unwritable?)");
+        return NULL;
+    }
+    int ok = write_provenance(file, spec, command_line) == 0;
+    for (int e = 0; ok && e < spec->n_experiments; ++e)
+        ok = create_experiment(file, &spec->experiments[e]) == 0;
+    if (ok) {
+        int n = ar_store_verdict_count(spec);
+        ar_verdict_row *rows = calloc((size_t)(n ? n : 1), sizeof *rows);
+        pending_rows(spec, rows);
+        hid_t type = verdict_type();
+        hsize_t dim = (hsize_t)n;
+        hid_t ds = make_dataset(file, "verdicts", type, 1, &dim, NULL,
+                                "one row per (experiment, claim): the verdict and the point that decided it");
+        ok = ds >= 0 && H5Dwrite(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) >= 0;
+        if (ds >= 0)
+            H5Dclose(ds);
+        H5Tclose(type);
+        free(rows);
+    }
+    if (!ok || H5Fflush(file, H5F_SCOPE_GLOBAL) < 0) {
+        H5Fclose(file);
+        unlink(path);
+        fail(err, path, "cannot write the HDF5 layout (disk full?)");
+        return NULL;
+    }
+    H5Fclose(file);
+    /* Reopen: the spec is rebuilt from the file, so create and resume share one path. */
+    return ar_store_open(path, 1, err);
+}
+
+ar_store *ar_store_open(const char *path, int writable, char *err)
+{
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    if (access(path, F_OK) != 0) {
+        fail(err, path, "no such file");
+        return NULL;
+    }
+    if (H5Fis_hdf5(path) <= 0) {
+        fail(err, path, "not an HDF5 file, or truncated");
+        return NULL;
+    }
+    hid_t file = H5Fopen(path, writable ? H5F_ACC_RDWR : H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (file < 0) {
+        fail(err, path, "cannot open the HDF5 file%s", writable ? " for writing" : "");
+        return NULL;
+    }
+    ar_store *s = calloc(1, sizeof *s);
+    s->file = file;
+    s->path = strdup(path);
+    char *canonical = NULL, *version = NULL;
+    int format = 0;
+    if (read_attr_string(file, "attnrank_version", &version) < 0) {
+        fail(err, path, "not an attnrank result file (no attnrank_version attribute)");
+        goto bad;
+    }
+    hid_t fa = H5Aexists(file, "format_version") > 0 ? H5Aopen(file, "format_version", H5P_DEFAULT) : -1;
+    if (fa < 0 || H5Aread(fa, H5T_NATIVE_INT, &format) < 0 || format != FORMAT_VERSION) {
+        if (fa >= 0)
+            H5Aclose(fa);
+        fail(err, path, "written by attnrank %s in file format %d; this attnrank reads format %d", version,
+             format, FORMAT_VERSION);
+        goto bad;
+    }
+    H5Aclose(fa);
+    if (read_attr_string(file, "spec_canonical", &canonical) < 0) {
+        fail(err, path, "damaged: no spec_canonical attribute");
+        goto bad;
+    }
+    char spec_err[AR_ERR_LEN];
+    if (ar_spec_load_text(canonical, path, NULL, NULL, 0, &s->spec, spec_err) != 0) {
+        fail(err, path, "its stored spec is not valid for this attnrank: %s", spec_err);
+        goto bad;
+    }
+    if (load_done(s) < 0) {
+        fail(err, path, "damaged: a done ledger is missing or has the wrong shape");
+        goto bad;
+    }
+    free(canonical);
+    free(version);
+    return s;
+bad:
+    free(canonical);
+    free(version);
+    ar_store_close(s);
+    return NULL;
+}
+
+const ar_spec *ar_store_spec(const ar_store *store) { return &store->spec; }
+
+int ar_store_done(const ar_store *store, int experiment, long point)
+{
+    return store->done[experiment][point];
+}
+
+long ar_store_done_count(const ar_store *store, int experiment)
+{
+    long n = 0;
+    for (long p = 0; p < store->spec.experiments[experiment].n_points; ++p)
+        n += store->done[experiment][p];
+    return n;
+}
+
+/* Select one point (plus, for histograms, the whole last dimension). */
+static hid_t select_point(hid_t ds, const ar_experiment *x, long point, hsize_t extra)
+{
+    hid_t space = H5Dget_space(ds);
+    if (x->n_axes == 0 && extra == 0)
+        return space;
+    hsize_t start[AR_MAX_PARAMS + 1], count[AR_MAX_PARAMS + 1];
+    int coords[AR_MAX_PARAMS];
+    ar_experiment_coords(x, point, coords);
+    for (int a = 0; a < x->n_axes; ++a)
+        start[a] = (hsize_t)coords[a], count[a] = 1;
+    int rank = x->n_axes;
+    if (extra) {
+        start[rank] = 0;
+        count[rank] = extra;
+        rank++;
+    }
+    H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, count, NULL);
+    return space;
+}
+
+static int write_cell(hid_t group, const char *name, const ar_experiment *x, long point, hid_t type,
+                      const void *value, hsize_t extra)
+{
+    hid_t ds = H5Dopen2(group, name, H5P_DEFAULT);
+    if (ds < 0)
+        return -1;
+    hid_t file_space = select_point(ds, x, point, extra);
+    hsize_t n = extra ? extra : 1;
+    hid_t mem = H5Screate_simple(1, &n, NULL);
+    herr_t st = H5Dwrite(ds, type, mem, file_space, H5P_DEFAULT, value);
+    H5Sclose(mem);
+    H5Sclose(file_space);
+    H5Dclose(ds);
+    return st < 0 ? -1 : 0;
+}
+
+int ar_store_write_point(ar_store *store, int experiment, long point, const ar_summary *summaries,
+                         long *const *histograms, char *err)
+{
+    const ar_experiment *x = &store->spec.experiments[experiment];
+    hid_t g = H5Gopen2(store->file, x->name, H5P_DEFAULT);
+    int ok = g >= 0;
+    for (int o = 0; ok && o < x->sim->n_outputs; ++o) {
+        const ar_output *out = &x->sim->outputs[o];
+        hid_t og = H5Gopen2(g, out->name, H5P_DEFAULT);
+        const ar_summary *s = &summaries[o];
+        double stats[N_STATS] = {s->mean, s->sem, s->std, s->ci_lo, s->ci_hi, s->min, s->max};
+        long long count = s->count, failed = s->failed;
+        ok = og >= 0;
+        for (int k = 0; ok && k < N_STATS; ++k)
+            ok = write_cell(og, STAT_NAMES[k], x, point, H5T_NATIVE_DOUBLE, &stats[k], 0) == 0;
+        ok = ok && write_cell(og, "count", x, point, H5T_NATIVE_LLONG, &count, 0) == 0;
+        ok = ok && write_cell(og, "failed", x, point, H5T_NATIVE_LLONG, &failed, 0) == 0;
+        if (ok && out->hist_max && histograms[o]) {
+            hid_t ds = H5Dopen2(og, "hist", H5P_DEFAULT);
+            hid_t space = H5Dget_space(ds);
+            hsize_t dims[AR_MAX_PARAMS + 1];
+            H5Sget_simple_extent_dims(space, dims, NULL);
+            H5Sclose(space);
+            H5Dclose(ds);
+            long long *row = malloc(dims[x->n_axes] * sizeof *row);
+            ar_point pt;
+            ar_experiment_point(x, point, &pt);
+            int max_value = out->hist_max(&pt);
+            for (hsize_t v = 0; v < dims[x->n_axes]; ++v)
+                row[v] = (int)v <= max_value ? histograms[o][v] : 0;
+            ok = write_cell(og, "hist", x, point, H5T_NATIVE_LLONG, row, dims[x->n_axes]) == 0;
+            free(row);
+        }
+        if (og >= 0)
+            H5Gclose(og);
+    }
+    /* Data first, flushed; then the ledger entry, flushed: a kill between the two
+     * leaves the point not done, to be recomputed (with the same result). */
+    ok = ok && H5Fflush(store->file, H5F_SCOPE_GLOBAL) >= 0;
+    unsigned char one = 1;
+    ok = ok && write_cell(g, "done", x, point, H5T_NATIVE_UCHAR, &one, 0) == 0;
+    ok = ok && H5Fflush(store->file, H5F_SCOPE_GLOBAL) >= 0;
+    if (g >= 0)
+        H5Gclose(g);
+    if (!ok)
+        return fail(err, store->path, "cannot write point %ld of experiment %s (disk full?)", point, x->name);
+    store->done[experiment][point] = 1;
+    return 0;
+}
+
+static int read_full(hid_t file, const char *name, hid_t type, void *out)
+{
+    hid_t ds = H5Dopen2(file, name, H5P_DEFAULT);
+    if (ds < 0)
+        return -1;
+    herr_t st = H5Dread(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out);
+    H5Dclose(ds);
+    return st < 0 ? -1 : 0;
+}
+
+int ar_store_read_summaries(ar_store *store, int experiment, int output, ar_summary *out, char *err)
+{
+    const ar_experiment *x = &store->spec.experiments[experiment];
+    const char *oname = x->sim->outputs[output].name;
+    size_t n = (size_t)x->n_points;
+    double *buf = malloc(n * sizeof *buf);
+    long long *counts = malloc(n * sizeof *counts);
+    char name[256];
+    int status = 0;
+    for (int k = 0; k < N_STATS + 2 && status == 0; ++k) {
+        const char *stat = k < N_STATS ? STAT_NAMES[k] : k == N_STATS ? "count" : "failed";
+        snprintf(name, sizeof name, "%s/%s/%s", x->name, oname, stat);
+        status = read_full(store->file, name, k < N_STATS ? H5T_NATIVE_DOUBLE : H5T_NATIVE_LLONG,
+                           k < N_STATS ? (void *)buf : (void *)counts);
+        for (size_t p = 0; status == 0 && p < n; ++p) {
+            ar_summary *s = &out[p];
+            switch (k) {
+            case 0: s->mean = buf[p]; break;
+            case 1: s->sem = buf[p]; break;
+            case 2: s->std = buf[p]; break;
+            case 3: s->ci_lo = buf[p]; break;
+            case 4: s->ci_hi = buf[p]; break;
+            case 5: s->min = buf[p]; break;
+            case 6: s->max = buf[p]; break;
+            case 7: s->count = store->done[experiment][p] ? (long)counts[p] : 0; break;
+            default: s->failed = (long)counts[p];
+            }
+        }
+    }
+    free(buf);
+    free(counts);
+    return status ? fail(err, store->path, "cannot read %s", name) : 0;
+}
+
+int ar_store_read_theory(ar_store *store, int experiment, const ar_claim *claim, double *out, char *err)
+{
+    char name[256];
+    snprintf(name, sizeof name, "%s/theory/%s", store->spec.experiments[experiment].name, claim->id);
+    if (read_full(store->file, name, H5T_NATIVE_DOUBLE, out) < 0)
+        return fail(err, store->path, "cannot read %s", name);
+    return 0;
+}
+
+int ar_store_write_verdicts(ar_store *store, const ar_verdict_row *rows, int n_rows, char *err)
+{
+    hid_t ds = H5Dopen2(store->file, "verdicts", H5P_DEFAULT);
+    hid_t type = verdict_type();
+    herr_t st = ds < 0 || n_rows != ar_store_verdict_count(&store->spec)
+                    ? -1
+                    : H5Dwrite(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows);
+    H5Tclose(type);
+    if (ds >= 0)
+        H5Dclose(ds);
+    if (st < 0 || H5Fflush(store->file, H5F_SCOPE_GLOBAL) < 0)
+        return fail(err, store->path, "cannot write the verdicts table");
+    return 0;
+}
+
+int ar_store_read_verdicts(ar_store *store, ar_verdict_row **rows, int *n_rows, char *err)
+{
+    *n_rows = ar_store_verdict_count(&store->spec);
+    *rows = calloc((size_t)(*n_rows ? *n_rows : 1), sizeof **rows);
+    hid_t type = verdict_type();
+    int st = read_full(store->file, "verdicts", type, *rows);
+    H5Tclose(type);
+    if (st < 0) {
+        free(*rows);
+        *rows = NULL;
+        return fail(err, store->path, "cannot read the verdicts table");
+    }
+    return 0;
+}
+
+void ar_store_attribute(ar_store *store, const char *name, char *buf, size_t len)
+{
+    char *value = NULL;
+    buf[0] = '\0';
+    if (read_attr_string(store->file, name, &value) == 0)
+        snprintf(buf, len, "%s", value);
+    free(value);
+}
+
+int ar_store_close(ar_store *store)
+{
+    if (!store)
+        return 0;
+    herr_t st = store->file >= 0 ? H5Fclose(store->file) : 0;
+    for (int e = 0; store->done && e < store->spec.n_experiments; ++e)
+        free(store->done[e]);
+    free(store->done);
+    ar_spec_free(&store->spec);
+    free(store->path);
+    free(store);
+    return st < 0 ? -1 : 0;
+}
