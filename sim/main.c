@@ -7,6 +7,7 @@
 #include "attnrank/store.h"
 #include "attnrank/theory.h"
 #include "attnrank_config.h"
+#include "git_revision.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -171,7 +172,7 @@ static int parse_run_options(int argc, char **argv, int verify, cli_options *o)
     optind = 1;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "+o:s:t:rfqm:h", longs, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "o:s:t:rfqm:h", longs, NULL)) != -1) {
         switch (c) {
         case 'o': o->run.output = optarg; break;
         case 's': o->sets[o->n_sets++] = optarg; break;
@@ -437,7 +438,7 @@ static int cmd_info(int argc, char **argv)
 
 static int cmd_version(void)
 {
-    printf("attnrank %s (git %s)\nOpenBLAS: %s (core %s)\n", ATTNRANK_VERSION, ATTNRANK_GIT_REVISION,
+    printf("attnrank %s (git %s)\nOpenBLAS: %s (core %s)\n", ATTNRANK_VERSION, ar_git_revision,
            ar_blas_config(), ar_blas_corename());
     return 0;
 }

@@ -7,39 +7,21 @@
 #include <pthread.h>
 #include <string.h>
 
-void ar_rng_init(ar_rng *rng, uint64_t seed, uint64_t point_key, uint64_t trial,
-                 uint64_t substream)
+void ar_philox4x64(const uint64_t counter[4], const uint64_t key[2], uint64_t out[4])
 {
-    rng->key[0] = seed;
-    rng->key[1] = point_key;
-    rng->counter[0] = trial;
-    rng->counter[1] = substream;
-    rng->counter[2] = 0;
-    rng->counter[3] = 0;
-    rng->used = 4;
+    philox4x64_ctr_t c = {{counter[0], counter[1], counter[2], counter[3]}};
+    philox4x64_key_t k = {{key[0], key[1]}};
+    philox4x64_ctr_t r = philox4x64(c, k);
+    memcpy(out, r.v, 4 * sizeof *out);
 }
 
-static void refill(ar_rng *rng)
+void ar_rng_init(ar_rng *rng, uint64_t seed, uint64_t point_key, uint64_t trial, uint64_t substream)
 {
-    philox4x64_ctr_t ctr = {{rng->counter[0], rng->counter[1], rng->counter[2], rng->counter[3]}};
-    philox4x64_key_t key = {{rng->key[0], rng->key[1]}};
-    philox4x64_ctr_t out = philox4x64(ctr, key);
-    memcpy(rng->buffer, out.v, sizeof rng->buffer);
-    rng->counter[2]++;
-    rng->used = 0;
-}
-
-uint64_t ar_rng_u64(ar_rng *rng)
-{
-    if (rng->used == 4)
-        refill(rng);
-    return rng->buffer[rng->used++];
-}
-
-double ar_rng_uniform(ar_rng *rng)
-{
-    /* (k + 0.5) / 2^53 for k in [0, 2^53): never 0, never 1. */
-    return ((double)(ar_rng_u64(rng) >> 11) + 0.5) * 0x1.0p-53;
+    const uint64_t counter[4] = {trial, substream, 0, 0};
+    const uint64_t key[2] = {seed, point_key};
+    ar_philox4x64(counter, key, rng->s);
+    if ((rng->s[0] | rng->s[1] | rng->s[2] | rng->s[3]) == 0)
+        rng->s[0] = 1; /* xoshiro's one forbidden state; probability 2^-256 */
 }
 
 /* Ziggurat tables (Doornik 2005, "An Improved Ziggurat Method to Generate Normal

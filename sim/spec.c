@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 enum { MAX_GRID_POINTS = 10000000, MAX_SPEC_BYTES = 1 << 20 };
 static const long MAX_TRIALS = 1000000000L;
@@ -517,6 +518,27 @@ static int read_root(const context *c, config_t *cfg, ar_spec *spec)
     return 0;
 }
 
+/* Does line `line` (1-based) of text contain nan or inf as a word? */
+static int line_mentions_nonfinite(const char *text, int line)
+{
+    for (int l = 1; l < line && text; ++l) {
+        text = strchr(text, '\n');
+        if (text)
+            text++;
+    }
+    if (!text)
+        return 0;
+    const char *end = strchr(text, '\n');
+    size_t len = end ? (size_t)(end - text) : strlen(text);
+    for (size_t i = 0; i + 3 <= len; ++i) {
+        if ((strncasecmp(text + i, "nan", 3) == 0 || strncasecmp(text + i, "inf", 3) == 0) &&
+            (i == 0 || !isalnum((unsigned char)text[i - 1])) &&
+            (i + 3 == len || !isalpha((unsigned char)text[i + 3]) || strncasecmp(text + i, "infinity", 8) == 0))
+            return 1;
+    }
+    return 0;
+}
+
 int ar_spec_load_text(const char *text, const char *label, const char *include_dir,
                       const char *const *overrides, int n_overrides, ar_spec *spec, char *err)
 {
@@ -535,6 +557,8 @@ int ar_spec_load_text(const char *text, const char *label, const char *include_d
         if (strstr(msg, "mismatched element type"))
             fail(err, at, NULL, "%s: an array [...] holds one type; write 1.0 for 1 among floats, "
                  "or use a list (1, 0.5)", msg);
+        else if (line_mentions_nonfinite(text, config_error_line(&cfg)))
+            fail(err, at, NULL, "%s: nan and inf are not values a spec can hold", msg);
         else
             fail(err, at, NULL, "%s (not a valid libconfig spec)", msg);
         goto done;

@@ -5,6 +5,7 @@
 #include "attnrank/linalg.h"
 #include "attnrank/rank.h"
 #include "attnrank_config.h"
+#include "git_revision.h"
 
 #include <gsl/gsl_version.h>
 #include <hdf5.h>
@@ -50,15 +51,16 @@ static int fail(char *err, const char *path, const char *fmt, ...)
 
 /* ---- small attribute helpers: every HDF5 return is checked ----------------------- */
 
+/* Attributes are variable-length UTF-8 strings (h5py reads them as str); they are
+ * written once, when the layout is created. */
 static int attr_string(hid_t obj, const char *name, const char *value)
 {
     hid_t type = H5Tcopy(H5T_C_S1);
-    H5Tset_size(type, strlen(value) + 1);
-    H5Tset_strpad(type, H5T_STR_NULLTERM);
+    H5Tset_size(type, H5T_VARIABLE);
     H5Tset_cset(type, H5T_CSET_UTF8);
     hid_t space = H5Screate(H5S_SCALAR);
     hid_t attr = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
-    herr_t status = attr < 0 ? -1 : H5Awrite(attr, type, value);
+    herr_t status = attr < 0 ? -1 : H5Awrite(attr, type, &value);
     if (attr >= 0)
         H5Aclose(attr);
     H5Sclose(space);
@@ -85,10 +87,13 @@ static int read_attr_string(hid_t obj, const char *name, char **out)
     hid_t attr = H5Aopen(obj, name, H5P_DEFAULT);
     hid_t type = H5Aget_type(attr);
     int status = -1;
-    if (H5Tget_class(type) == H5T_STRING && !H5Tis_variable_str(type)) {
-        size_t size = H5Tget_size(type);
-        *out = calloc(size + 1, 1);
-        status = H5Aread(attr, type, *out) < 0 ? -1 : 0;
+    if (H5Tget_class(type) == H5T_STRING && H5Tis_variable_str(type) > 0) {
+        char *value = NULL;
+        if (H5Aread(attr, type, &value) >= 0 && value) {
+            *out = strdup(value);
+            H5free_memory(value);
+            status = 0;
+        }
     }
     H5Tclose(type);
     H5Aclose(attr);
@@ -184,7 +189,8 @@ static int write_axes(hid_t group, const ar_experiment *x, hid_t *scales)
 static int attach_scales(hid_t ds, const ar_experiment *x, const hid_t *scales)
 {
     for (int a = 0; a < x->n_axes; ++a)
-        if (H5DSattach_scale(ds, scales[a], (unsigned)a) < 0)
+        if (H5DSattach_scale(ds, scales[a], (unsigned)a) < 0 ||
+            H5DSset_label(ds, (unsigned)a, x->sim->params[x->axes[a].param].name) < 0)
             return -1;
     return 0;
 }
@@ -269,7 +275,8 @@ static int create_output(hid_t group, const ar_experiment *x, const ar_output *o
         dims[x->n_axes] = width;
         hid_t hist = make_dataset(og, "hist", H5T_NATIVE_LLONG, x->n_axes + 1, dims, &zero,
                                   "trial counts per value; last dimension: value");
-        if (hist < 0 || attach_scales(hist, x, scales) < 0 || H5DSattach_scale(hist, vs, (unsigned)x->n_axes) < 0)
+        if (hist < 0 || attach_scales(hist, x, scales) < 0 || H5DSattach_scale(hist, vs, (unsigned)x->n_axes) < 0 ||
+            H5DSset_label(hist, (unsigned)x->n_axes, "value") < 0)
             return -1;
         H5Dclose(hist);
         H5Dclose(vs);
@@ -420,7 +427,7 @@ static int write_provenance(hid_t file, const ar_spec *spec, const char *command
     unsigned long long seed = spec->seed;
     if (attr_string(file, "attnrank_version", ATTNRANK_VERSION) < 0 ||
         attr_number(file, "format_version", H5T_NATIVE_INT, &format) < 0 ||
-        attr_string(file, "git_revision", ATTNRANK_GIT_REVISION) < 0 ||
+        attr_string(file, "git_revision", ar_git_revision) < 0 ||
         attr_string(file, "created", created) < 0 || attr_string(file, "command_line", command_line) < 0 ||
         attr_string(file, "host", host) < 0 || attr_string(file, "spec_source", spec->source) < 0 ||
         attr_string(file, "spec", spec->source_text) < 0 ||
