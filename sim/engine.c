@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 volatile sig_atomic_t ar_stop_signal = 0;
@@ -158,6 +159,54 @@ static int check_memory(const ar_spec *spec, const ar_run_options *opt, char *er
     return 0;
 }
 
+double ar_engine_output_bytes(const ar_spec *spec)
+{
+    int n_claims;
+    ar_claims_all(&n_claims);
+    double bytes = 65536; /* attributes, the verdict table, HDF5's own structure */
+    for (int e = 0; e < spec->n_experiments; ++e) {
+        const ar_experiment *x = &spec->experiments[e];
+        double per_point = 1 + 8.0 * n_claims; /* done ledger, theory (upper bound) */
+        for (int o = 0; o < x->sim->n_outputs; ++o) {
+            per_point += 9 * 8.0; /* seven statistics, count, failed */
+            if (x->sim->outputs[o].hist_max) {
+                /* Widest histogram, from a sample of at most ~1000 points. */
+                ar_point pt;
+                int widest = 0;
+                for (long p = 0; p < x->n_points; p += 1 + x->n_points / 1024) {
+                    ar_experiment_point(x, p, &pt);
+                    if (x->sim->outputs[o].hist_max(&pt) > widest)
+                        widest = x->sim->outputs[o].hist_max(&pt);
+                }
+                per_point += 8.0 * (widest + 1);
+            }
+        }
+        bytes += per_point * (double)x->n_points;
+    }
+    return bytes;
+}
+
+/* The whole file is allocated when the run starts: refuse if the disk cannot hold it. */
+static int check_disk(const ar_spec *spec, const char *output, char *err)
+{
+    char *dir = strdup(output);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    struct statvfs fs;
+    int status = 0;
+    if (statvfs(slash ? (dir[0] ? dir : "/") : ".", &fs) == 0) {
+        double free_bytes = (double)fs.f_bavail * (double)fs.f_frsize, need = ar_engine_output_bytes(spec);
+        if (need > free_bytes) {
+            snprintf(err, AR_ERR_LEN, "%s: the result file needs about %.3g GiB; the disk has %.3g GiB free",
+                     output, need / 1073741824.0, free_bytes / 1073741824.0);
+            status = -1;
+        }
+    }
+    free(dir);
+    return status;
+}
+
 static void describe_axes(const ar_experiment *x, long point, char *buf, size_t len)
 {
     ar_point pt;
@@ -227,11 +276,11 @@ static ar_store *start_store(const ar_spec *spec, const ar_run_options *opt, con
                 snprintf(err, AR_ERR_LEN, "%s: nothing to resume: no interrupted run at %s", opt->output, partial);
             return NULL;
         }
-        ar_store *store = ar_store_open(partial, 1, err);
-        if (!store) {
-            *status = AR_EXIT_IO;
+        /* Read-only first: opening for writing alters the file, and a file of another
+         * spec must be left exactly as it is. */
+        ar_store *store = ar_store_open(partial, 0, err);
+        if (!store)
             return NULL;
-        }
         if (ar_store_spec(store)->hash != spec->hash) {
             snprintf(err, AR_ERR_LEN,
                      "%s: written by a different spec (hash %016llx, this one %016llx); refusing to mix "
@@ -240,7 +289,9 @@ static ar_store *start_store(const ar_spec *spec, const ar_run_options *opt, con
             ar_store_close(store);
             return NULL;
         }
-        return store;
+        ar_store_close(store);
+        *status = AR_EXIT_IO;
+        return ar_store_open(partial, 1, err);
     }
     if (file_exists(opt->output) && !opt->force) {
         snprintf(err, AR_ERR_LEN, "%s: exists; choose another -o or replace it with --force", opt->output);
@@ -281,7 +332,7 @@ int ar_engine_run(const ar_spec *spec, const ar_run_options *opt, ar_verdict_row
 {
     *rows_out = NULL;
     *n_rows = 0;
-    if (check_output_path(opt->output, err) || check_memory(spec, opt, err))
+    if (check_output_path(opt->output, err) || check_memory(spec, opt, err) || check_disk(spec, opt->output, err))
         return AR_EXIT_BAD_INPUT;
     char *partial;
     if (asprintf(&partial, "%s.partial", opt->output) < 0)

@@ -16,12 +16,62 @@
 enum { MAX_GRID_POINTS = 10000000, MAX_SPEC_BYTES = 1 << 20 };
 static const long MAX_TRIALS = 1000000000L;
 
-/* "file:line" of a setting; settings made by --set carry their text as the hook. */
+/* Settings made by --set carry a hook: the override's text, for messages, and the
+ * position of the setting it replaced, so overriding an axis keeps the axis order. */
+typedef struct {
+    const char *origin;
+    int position;
+} override_hook;
+
+typedef struct {
+    override_hook **items;
+    int count, capacity;
+} hook_list;
+
+static override_hook *new_hook(hook_list *list, const char *origin, int position)
+{
+    if (list->count == list->capacity) {
+        list->capacity = list->capacity ? 2 * list->capacity : 8;
+        list->items = realloc(list->items, (size_t)list->capacity * sizeof *list->items);
+    }
+    override_hook *h = malloc(sizeof *h);
+    h->origin = origin;
+    h->position = position;
+    return list->items[list->count++] = h;
+}
+
+static void free_hooks(hook_list *list)
+{
+    for (int i = 0; i < list->count; ++i)
+        free(list->items[i]);
+    free(list->items);
+}
+
+/* Position of a setting in its group, as the file had it (see stamp_positions). */
+static int position_of(const config_setting_t *s)
+{
+    const override_hook *h = config_setting_get_hook(s);
+    return h ? h->position : config_setting_index(s);
+}
+
+/* Record every experiment field's place before overrides remove and re-add fields. */
+static void stamp_positions(config_t *cfg, hook_list *hooks)
+{
+    config_setting_t *experiments = config_setting_get_member(config_root_setting(cfg), "experiments");
+    for (int e = 0; experiments && e < config_setting_length(experiments); ++e) {
+        config_setting_t *g = config_setting_get_elem(experiments, (unsigned)e);
+        for (int i = 0; config_setting_is_group(g) && i < config_setting_length(g); ++i)
+            config_setting_set_hook(config_setting_get_elem(g, (unsigned)i), new_hook(hooks, NULL, i));
+    }
+}
+
+/* "file:line" of a setting, or "--set TEXT" for one made by an override. */
 static void where(const config_setting_t *s, const char *label, char *buf, size_t len)
 {
     for (const config_setting_t *t = s; t; t = config_setting_parent(t)) {
-        if (config_setting_get_hook(t)) {
-            snprintf(buf, len, "--set %s", (const char *)config_setting_get_hook(t));
+        const override_hook *h = config_setting_get_hook(t);
+        if (h && h->origin) {
+            snprintf(buf, len, "--set %s", h->origin);
             return;
         }
     }
@@ -92,12 +142,17 @@ static void copy_setting(config_setting_t *parent, const char *name, const confi
 }
 
 static void replace_setting(config_setting_t *group, const char *name, const config_setting_t *value,
-                            const char *origin)
+                            const char *origin, hook_list *hooks)
 {
-    if (config_setting_get_member(group, name))
+    /* New fields go last; a replaced one keeps its place (libconfig appends). */
+    int position = 1 << 20;
+    config_setting_t *old = config_setting_get_member(group, name);
+    if (old) {
+        position = position_of(old);
         config_setting_remove(group, name);
+    }
     copy_setting(group, name, value);
-    config_setting_set_hook(config_setting_get_member(group, name), (void *)origin);
+    config_setting_set_hook(config_setting_get_member(group, name), new_hook(hooks, origin, position));
 }
 
 static int valid_name(const char *s)
@@ -110,7 +165,7 @@ static int valid_name(const char *s)
     return 1;
 }
 
-static int apply_override(config_t *cfg, const char *text, char *err)
+static int apply_override(config_t *cfg, const char *text, hook_list *hooks, char *err)
 {
     const char *eq = strchr(text, '=');
     char key[256];
@@ -153,9 +208,9 @@ static int apply_override(config_t *cfg, const char *text, char *err)
         if (!target || !valid_name(field))
             status = fail(err, "--set", NULL, "%s: no experiment named '%s' in the spec", text, key);
         else
-            replace_setting(target, field, value, text);
+            replace_setting(target, field, value, text, hooks);
     } else if (strcmp(key, "seed") == 0 || strcmp(key, "title") == 0) {
-        replace_setting(root, key, value, text);
+        replace_setting(root, key, value, text, hooks);
     } else if (!valid_name(key)) {
         status = fail(err, "--set", NULL, "%s: '%s' is not a field name", text, key);
     } else {
@@ -163,7 +218,7 @@ static int apply_override(config_t *cfg, const char *text, char *err)
         for (int i = 0; i < n; ++i) {
             config_setting_t *e = config_setting_get_elem(experiments, (unsigned)i);
             if (config_setting_is_group(e))
-                replace_setting(e, key, value, text);
+                replace_setting(e, key, value, text, hooks);
         }
         if (n == 0)
             status = fail(err, "--set", NULL, "%s: the spec has no experiments to set it in", text);
@@ -307,8 +362,14 @@ static int read_axis(const context *c, ar_experiment *exp, int param, const conf
             if (axis->values[j] == axis->values[i])
                 return fail(c->err, at, p->name, "value %d repeats value %d", i + 1, j + 1);
     }
+    axis->position = position_of(s);
     exp->base.value[param] = axis->values[0];
     return 0;
+}
+
+static int by_position(const void *a, const void *b)
+{
+    return ((const ar_axis *)a)->position - ((const ar_axis *)b)->position;
 }
 
 static int read_experiment(const context *c, const config_setting_t *g, ar_experiment *exp)
@@ -372,6 +433,8 @@ static int read_experiment(const context *c, const config_setting_t *g, ar_exper
             return -1;
         }
     }
+    /* Axes in the order the spec wrote them, overrides keeping their field's place. */
+    qsort(exp->axes, (size_t)exp->n_axes, sizeof exp->axes[0], by_position);
     if (exp->n_claims == 0)
         default_claims(exp);
     const config_setting_t *expect = config_setting_get_member(g, "expect");
@@ -421,7 +484,8 @@ static char *canonical_text(const ar_spec *spec)
     FILE *f = open_memstream(&text, &len);
     if (!f)
         return NULL;
-    fprintf(f, "# canonical form: every field, defaults included\nseed = %llu;\n",
+    /* The L suffix keeps seeds beyond 32 bits 64-bit integers when read back. */
+    fprintf(f, "# canonical form: every field, defaults included\nseed = %lluL;\n",
             (unsigned long long)spec->seed);
     if (spec->title)
         fprintf(f, "title = \"%s\";\n", spec->title);
@@ -549,6 +613,7 @@ int ar_spec_load_text(const char *text, const char *label, const char *include_d
     if (include_dir)
         config_set_include_dir(&cfg, include_dir);
     int status = -1;
+    hook_list hooks = {0};
     if (!config_read_string(&cfg, text)) {
         const char *file = config_error_file(&cfg) ? config_error_file(&cfg) : label;
         const char *msg = config_error_text(&cfg);
@@ -563,8 +628,9 @@ int ar_spec_load_text(const char *text, const char *label, const char *include_d
             fail(err, at, NULL, "%s (not a valid libconfig spec)", msg);
         goto done;
     }
+    stamp_positions(&cfg, &hooks);
     for (int i = 0; i < n_overrides; ++i)
-        if (apply_override(&cfg, overrides[i], err))
+        if (apply_override(&cfg, overrides[i], &hooks, err))
             goto done;
     context c = {label, err};
     if (read_root(&c, &cfg, spec))
@@ -588,6 +654,7 @@ int ar_spec_load_text(const char *text, const char *label, const char *include_d
     status = 0;
 done:
     config_destroy(&cfg);
+    free_hooks(&hooks);
     if (status)
         ar_spec_free(spec);
     return status;

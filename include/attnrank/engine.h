@@ -50,6 +50,9 @@ long ar_engine_point_values(const ar_spec *spec, const ar_experiment *exp, long 
 /* Bytes one point needs: per-thread workspaces plus per-trial value arrays. */
 double ar_engine_point_memory(const ar_experiment *exp, const ar_point *point, int threads);
 
+/* Estimated size of the result file for spec, in bytes. */
+double ar_engine_output_bytes(const ar_spec *spec);
+
 /* Judge every (experiment, claim) of the store's spec from its datasets. */
 int ar_engine_verdicts(ar_store *store, ar_verdict_row *rows, char *err);
 

@@ -31,6 +31,7 @@ typedef struct ar_axis {
     int param;
     int count;
     double *values;
+    int position; /* where the spec wrote it; axes are ordered by it */
 } ar_axis;
 
 typedef struct ar_experiment {

@@ -1,0 +1,362 @@
+#!/usr/bin/python3
+"""CLI tests: run the real attnrank binary and read what it writes with h5py.
+
+usage: test_cli.py ATTNRANK CASE     (meson registers one test per case)
+"""
+import hashlib
+import os
+import random
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+import h5py
+import numpy as np
+
+EXE = None
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+SMALL_SPEC = """seed = 4;
+experiments = (
+  { name = "e"; simulator = "hardmax_rank"; trials = 300;
+    n = [8, 16, 32]; d_h = [1, 2, 8]; },
+  { name = "soft"; simulator = "softmax_rank"; trials = 50;
+    n = 12; d_h = 3; tau = [1e-6, 1.0, 1e6]; }
+);
+"""
+
+# Enough work (about 2-4 s) for a kill to land mid-run.
+SLOW_SPEC = """seed = 6;
+experiments = (
+  { name = "slow"; simulator = "hardmax_rank"; trials = 500;
+    n = [64, 96, 128, 160, 192]; d_h = [16, 32, 64, 128]; sampler = "faithful"; }
+);
+"""
+
+
+class Failure(Exception):
+    pass
+
+
+def check(cond, message):
+    if not cond:
+        raise Failure(message)
+
+
+def run(args, expect=None, env=None, timeout=600):
+    full_env = dict(os.environ)
+    if env:
+        full_env.update(env)
+    proc = subprocess.run([EXE] + args, capture_output=True, text=True, env=full_env, timeout=timeout)
+    if expect is not None and proc.returncode != expect:
+        raise Failure(f"attnrank {' '.join(args)}: exit {proc.returncode}, want {expect}\n"
+                      f"stdout: {proc.stdout}\nstderr: {proc.stderr}")
+    return proc
+
+
+def write(path, text):
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def digest(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def datasets(path):
+    """Every dataset below the experiment groups and /verdicts, as raw bytes."""
+    out = {}
+    with h5py.File(path, "r") as f:
+        def visit(name, obj):
+            if isinstance(obj, h5py.Dataset):
+                out[name] = obj[()].tobytes() if obj.shape != () else np.array(obj[()]).tobytes()
+        f.visititems(visit)
+    return out
+
+
+def same_datasets(a, b):
+    da, db = datasets(a), datasets(b)
+    check(da.keys() == db.keys(), f"{a} and {b} hold different datasets")
+    differ = [k for k in da if da[k] != db[k]]
+    check(not differ, f"{a} and {b} differ in {differ[:5]}")
+
+
+def h5diff_groups(a, b, groups):
+    for g in groups:
+        proc = subprocess.run(["h5diff", a, b, g, g], capture_output=True, text=True)
+        check(proc.returncode == 0, f"h5diff {a} {b} {g}: {proc.stdout} {proc.stderr}")
+
+
+def one_line_error(proc, *parts):
+    lines = proc.stderr.strip().splitlines()
+    check(len(lines) == 1, f"want one line on stderr, got {proc.stderr!r}")
+    for part in parts:
+        check(part in lines[0], f"stderr {lines[0]!r} lacks {part!r}")
+
+
+# ---- cases ------------------------------------------------------------------------
+
+def case_list(tmp):
+    out = run(["list"], expect=0).stdout
+    for word in ["hardmax_rank", "softmax_rank", "d_h", "orthonormal|gaussian", "argmax_rank",
+                 "numrank_abs", "effective_rank", "H1", "H5b", "[2, 16384]"]:
+        check(word in out, f"list lacks {word}")
+    out = run(["list", "softmax_rank"], expect=0).stdout
+    check("hardmax_rank:" not in out and "tau" in out, "list SIM shows one simulator")
+    one_line_error(run(["list", "nope"], expect=2), "unknown simulator 'nope'")
+
+
+def case_help(tmp):
+    check("usage: attnrank COMMAND" in run(["--help"], expect=0).stdout, "--help")
+    check("--resume" in run(["run", "--help"], expect=0).stdout, "run --help")
+    check("--quick" in run(["help", "verify"], expect=0).stdout, "help verify")
+    one_line_error(run(["frobnicate"], expect=2), "unknown command 'frobnicate'")
+    check("OpenBLAS" in run(["--version"], expect=0).stdout, "--version names OpenBLAS")
+
+
+def case_run_layout(tmp):
+    spec = write(f"{tmp}/small.cfg", SMALL_SPEC)
+    out = f"{tmp}/small.h5"
+    proc = run(["run", spec, "-o", out, "--quiet"], expect=0)
+    check("H1" in proc.stdout and "HOLDS" in proc.stdout, "run prints the verdict table")
+    check(not os.path.exists(out + ".partial"), "the partial file is renamed away")
+    with h5py.File(out, "r") as f:
+        for attr in ["attnrank_version", "git_revision", "created", "command_line", "spec", "spec_canonical",
+                     "spec_hash", "seed", "openblas_core", "gsl_version", "hdf5_version"]:
+            check(attr in f.attrs, f"root attribute {attr} missing")
+        check(f.attrs["seed"] == 4, "seed attribute")
+        e = f["e"]
+        check(e.attrs["simulator"] == "hardmax_rank" and e.attrs["trials"] == 300, "group attributes")
+        check(e.attrs["inputs"] == "orthonormal", "fixed parameters are attributes")
+        check(list(e["n"][...]) == [8, 16, 32] and list(e["d_h"][...]) == [1, 2, 8], "axes")
+        mean = e["argmax_rank/mean"]
+        check(mean.shape == (3, 3), "mean shape")
+        check(mean.dims[0].label == "n" and mean.dims[0][0].name == "/e/n", "dimension scale n")
+        check(mean.dims[1][0].name == "/e/d_h", "dimension scale d_h")
+        check("description" in mean.attrs, "datasets are described")
+        check("distinct argmax" in e["argmax_rank"].attrs["definition"], "rank definition stored")
+        hist = e["argmax_rank/hist"][...]
+        check(hist.shape == (3, 3, 33), "hist shape: axes + values 0..max n")
+        check((hist.sum(axis=2) == 300).all(), "histograms count every trial")
+        values = e["argmax_rank/value"][...]
+        from_hist = (hist * values).sum(axis=2) / hist.sum(axis=2)
+        check(np.allclose(from_hist, mean[...], rtol=0, atol=1e-12), "mean agrees with the histogram")
+        check((e["argmax_rank/count"][...] == 300).all(), "count")
+        check((e["argmax_rank/ci_lo"][...] <= mean[...]).all() and (mean[...] <= e["argmax_rank/ci_hi"][...]).all(),
+              "interval brackets the mean")
+        n = e["n"][...].astype(float)[:, None]
+        check(np.allclose(e["theory/H1"][...], (1 - np.exp(-1)) * n + 1 + 0 * mean[...]), "theory H1 on the axes")
+        h3 = e["theory/H3"][...]
+        check(np.isnan(h3[:, 1:]).all() and np.allclose(h3[:, 0], 2 - 2.0 ** (1 - n[:, 0])), "theory H3 where d_h = 1")
+        hull = e["hull_vertices/mean"][...]
+        check(np.isnan(hull[:, [0, 2]]).all() and np.isfinite(hull[:, 1]).all(), "hull only at d_h = 2")
+        check((e["hull_vertices/mean"][:, 1] >= mean[:, 1]).all(), "hull vertices bound the rank")
+        check((e["done"][...] == 1).all(), "done ledger")
+        soft = f["soft"]
+        check(soft["numrank_abs/mean"].shape == (3,), "softmax axis")
+        check(soft["numrank_abs/mean"][2] <= 4, "rank <= d_h + 1 at tau = 1e6")
+        v = f["verdicts"][...]
+        claims = [c.decode() for c in v["claim"]]
+        check(claims == ["H1", "H2", "H3", "H5a", "H5b"], f"verdict rows {claims}")
+        check(all(x.decode() in ("HOLDS", "INCONCLUSIVE") for x in v["verdict"]), "verdicts")
+        check(all(t > 0 for t in v["trials"]), "verdict rows carry trial counts")
+    info = run(["info", out], expect=0).stdout
+    check("/e: simulator hardmax_rank, 300 trials per point, 9 of 9 points done" in info, "info summary")
+    check("H5b" in info and "axis n" in info, "info shows axes and verdicts")
+    dump = subprocess.run(["h5dump", "-H", out], capture_output=True, text=True)
+    check(dump.returncode == 0 and "DIMENSION_LIST" in dump.stdout, "h5dump reads the file")
+
+
+def case_threads_bitwise(tmp):
+    spec = write(f"{tmp}/small.cfg", SMALL_SPEC)
+    run(["run", spec, "-o", f"{tmp}/t1.h5", "-q", "--threads", "1"], expect=0)
+    run(["run", spec, "-o", f"{tmp}/t2.h5", "-q", "--threads", "2"], expect=0)
+    h5diff_groups(f"{tmp}/t1.h5", f"{tmp}/t2.h5", ["/e", "/soft", "/verdicts"])
+    same_datasets(f"{tmp}/t1.h5", f"{tmp}/t2.h5")
+
+
+def case_axis_gains_value(tmp):
+    spec = write(f"{tmp}/small.cfg", SMALL_SPEC)
+    run(["run", spec, "-o", f"{tmp}/a.h5", "-q"], expect=0)
+    run(["run", spec, "-o", f"{tmp}/b.h5", "-q", "--set", "e.n=[8, 12, 16, 32]"], expect=0)
+    with h5py.File(f"{tmp}/a.h5") as a, h5py.File(f"{tmp}/b.h5") as b:
+        for stat in ["mean", "stderr", "hist"]:
+            old, new = a[f"e/argmax_rank/{stat}"][...], b[f"e/argmax_rank/{stat}"][...]
+            check(np.array_equal(old, new[[0, 2, 3]]), f"{stat}: a new n value changed other points")
+
+
+def start_slow(tmp, out, extra=()):
+    spec = write(f"{tmp}/slow.cfg", SLOW_SPEC)
+    return subprocess.Popen([EXE, "run", spec, "-o", out, "-q", *extra], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def case_resume_after_sigkill(tmp):
+    spec = write(f"{tmp}/slow.cfg", SLOW_SPEC)
+    reference = f"{tmp}/reference.h5"
+    t0 = time.time()
+    run(["run", spec, "-o", reference, "-q"], expect=0)
+    full = time.time() - t0
+    rnd = random.Random(7)
+    for attempt in range(4):
+        out = f"{tmp}/killed{attempt}.h5"
+        proc = start_slow(tmp, out)
+        time.sleep(rnd.uniform(0.15, 0.9) * full)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        partial = out + ".partial"
+        if os.path.exists(partial):
+            dump = subprocess.run(["h5dump", "-H", partial], capture_output=True, text=True)
+            check(dump.returncode == 0, f"attempt {attempt}: the partial file is unreadable after SIGKILL")
+            with h5py.File(partial, "r") as f:
+                done = int(f["slow/done"][...].sum())
+            resumed = run(["run", spec, "-o", out, "--resume"], expect=0)
+            check(f"{done} of 20 points already done" in resumed.stderr or done == 0,
+                  f"resume reports the saved points: {resumed.stderr}")
+        else:
+            check(os.path.exists(out), "killed after completion: the result is there")
+        h5diff_groups(reference, out, ["/slow", "/verdicts"])
+        same_datasets(reference, out)
+
+
+def case_sigterm(tmp):
+    out = f"{tmp}/term.h5"
+    proc = start_slow(tmp, out)
+    time.sleep(0.8)
+    t0 = time.time()
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    check(proc.returncode == 143, f"SIGTERM exit status {proc.returncode}, want 143 ({err})")
+    check(time.time() - t0 < 20, "SIGTERM stops within a bounded time")
+    check("interrupted by SIGTERM" in err and "--resume" in err, f"SIGTERM message: {err}")
+    check(not os.path.exists(out) and os.path.exists(out + ".partial"), "a resumable partial file remains")
+    spec = f"{tmp}/slow.cfg"
+    run(["run", spec, "-o", out, "--resume", "-q"], expect=0)
+    run(["run", spec, "-o", f"{tmp}/ref.h5", "-q"], expect=0)
+    same_datasets(out, f"{tmp}/ref.h5")
+
+
+def case_refuse_overwrite(tmp):
+    spec = write(f"{tmp}/small.cfg", SMALL_SPEC)
+    out = f"{tmp}/o.h5"
+    run(["run", spec, "-o", out, "-q"], expect=0)
+    before = digest(out)
+    one_line_error(run(["run", spec, "-o", out, "-q"], expect=2), "exists", "--force")
+    check(digest(out) == before, "an existing result is not touched")
+    run(["run", spec, "-o", out, "-q", "--force", "--set", "seed=5"], expect=0)
+    with h5py.File(out) as f:
+        check(f.attrs["seed"] == 5, "--force replaced the file")
+    one_line_error(run(["run", spec, "-o", out, "--resume"], expect=2), "already complete")
+
+
+def case_resume_other_spec(tmp):
+    out = f"{tmp}/x.h5"
+    proc = start_slow(tmp, out)
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    partial = out + ".partial"
+    check(os.path.exists(partial), "a partial file after the kill")
+    before = digest(partial)
+    spec = f"{tmp}/slow.cfg"
+    one_line_error(run(["run", spec, "-o", out, "--resume", "--set", "trials=100"], expect=2),
+                   "written by a different spec", "refusing")
+    check(digest(partial) == before, "the partial file of another spec is not touched")
+    one_line_error(run(["run", spec, "-o", out], expect=2), "an interrupted run is there", "--resume")
+    one_line_error(run(["run", spec, "-o", f"{tmp}/none.h5", "--resume"], expect=2), "nothing to resume")
+
+
+def case_bad_input(tmp):
+    good = write(f"{tmp}/good.cfg", SMALL_SPEC)
+    cases = [
+        ("unknown.cfg", SMALL_SPEC.replace("trials = 300;", "trials = 300; colour = 1;"), [],
+         ["unknown.cfg:3: colour: unknown field"]),
+        ("type.cfg", SMALL_SPEC.replace("n = [8, 16, 32]", "n = [8, \"x\", 32]"), [], ["type.cfg:"]),
+        ("ortho.cfg", SMALL_SPEC.replace("d_h = [1, 2, 8];", "d_h = [1, 2, 8]; d = 16;"), [],
+         ["ortho.cfg:4: d: orthonormal inputs need n <= d (n = 32, d = 16)"]),
+        ("dh0.cfg", SMALL_SPEC.replace("d_h = [1, 2, 8]", "d_h = [0, 2]"), [], ["dh0.cfg:4: d_h: 0 is out of range"]),
+        ("tau.cfg", SMALL_SPEC.replace("tau = [1e-6, 1.0, 1e6]", "tau = -1.0"), [], ["tau.cfg:6: tau:"]),
+        ("nan.cfg", SMALL_SPEC.replace("tau = [1e-6, 1.0, 1e6]", "tau = nan"), [], ["nan.cfg:6:", "nan and inf"]),
+        ("empty_axis.cfg", SMALL_SPEC.replace("d_h = [1, 2, 8]", "d_h = []"), [], ["empty_axis.cfg:4: d_h: empty axis"]),
+        ("empty.cfg", "", [], ["empty.cfg: empty file"]),
+        ("syntax.cfg", "seed = 1\nexperiments = (", [], ["syntax.cfg:2: syntax error"]),
+    ]
+    for name, text, extra, parts in cases:
+        path = write(f"{tmp}/{name}", text)
+        out = f"{tmp}/{name}.h5"
+        one_line_error(run(["run", path, "-o", out] + extra, expect=2), *parts)
+        check(not os.path.exists(out) and not os.path.exists(out + ".partial"), f"{name}: no output left")
+    with open(f"{tmp}/binary.cfg", "wb") as f:
+        f.write(bytes(range(256)))
+    one_line_error(run(["run", f"{tmp}/binary.cfg", "-o", f"{tmp}/b.h5"], expect=2), "binary.cfg:", "NUL bytes")
+    one_line_error(run(["run", f"{tmp}/missing.cfg"], expect=2), "missing.cfg: cannot open the spec")
+    one_line_error(run(["run", good, "-o", f"{tmp}/no/such/dir/x.h5"], expect=2), "does not exist")
+    os.mkdir(f"{tmp}/adir")
+    one_line_error(run(["run", good, "-o", f"{tmp}/adir"], expect=2), "is a directory")
+    one_line_error(run(["run", good, "-o", f"{tmp}/m.h5", "--max-memory", "4K"], expect=2),
+                   "good.cfg:3: e: point", "needs", "--max-memory")
+    one_line_error(run(["run", good, "-o", f"{tmp}/m.h5", "--set", "e.n=[8,"], expect=2), "--set")
+    one_line_error(run(["run", good, "--threads", "0"], expect=2), "--threads")
+    one_line_error(run(["run", good, "--bogus"], expect=2), "unknown option")
+    one_line_error(run(["run"], expect=2), "missing the SPEC")
+    # A grid too large to plan refuses before any work.
+    big = SMALL_SPEC.replace("trials = 300;", "trials = 300; sigma = (" +
+                             ", ".join(f"{1 + i / 10000:.4f}" for i in range(4000)) + ");")
+    big = big.replace("d_h = [1, 2, 8];", "d_h = (" + ", ".join(str(i) for i in range(1, 1001)) + ");")
+    path = write(f"{tmp}/big.cfg", big)
+    one_line_error(run(["run", path, "-o", f"{tmp}/big.h5"], expect=2), "big.cfg:3: e: the grid has 1.2e+07 points")
+
+
+def case_info_bad_files(tmp):
+    write(f"{tmp}/text.h5", "not hdf5 at all\n")
+    one_line_error(run(["info", f"{tmp}/text.h5"], expect=2), "not an HDF5 file")
+    one_line_error(run(["info", f"{tmp}/absent.h5"], expect=2), "no such file")
+    with h5py.File(f"{tmp}/other.h5", "w") as f:
+        f["x"] = np.arange(3)
+    one_line_error(run(["info", f"{tmp}/other.h5"], expect=2), "not an attnrank result file")
+    spec = write(f"{tmp}/small.cfg", SMALL_SPEC)
+    run(["run", spec, "-o", f"{tmp}/good.h5", "-q"], expect=0)
+    data = open(f"{tmp}/good.h5", "rb").read()
+    with open(f"{tmp}/trunc.h5", "wb") as f:
+        f.write(data[: len(data) // 3])
+    proc = run(["info", f"{tmp}/trunc.h5"], expect=2)
+    check(len(proc.stderr.strip().splitlines()) == 1, f"truncated file: one line, got {proc.stderr!r}")
+    with h5py.File(f"{tmp}/good.h5", "r+") as f:
+        f.attrs["format_version"] = np.int32(99)
+    one_line_error(run(["info", f"{tmp}/good.h5"], expect=2), "file format 99")
+
+
+def case_verify_quick(tmp):
+    os.chdir(tmp)
+    proc = run(["verify", "--quick"], expect=0)
+    lines = proc.stdout.splitlines()
+    for claim, verdict in [("H1", "HOLDS"), ("H3", "HOLDS"), ("H4", "VIOLATED")]:
+        check(any(l.split()[:1] == [claim] and f" {verdict} " in l for l in lines), f"{claim} {verdict}: {proc.stdout}")
+    made = [p for p in os.listdir(tmp) if p.startswith("attnrank-verify-") and p.endswith(".h5")]
+    check(len(made) == 1, f"verify writes one HDF5 file: {made}")
+    check(f"results: {made[0]}" in proc.stdout, "verify prints the file's path")
+
+
+CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}
+
+
+def main():
+    global EXE
+    if len(sys.argv) != 3 or sys.argv[2] not in CASES:
+        sys.exit(f"usage: {sys.argv[0]} ATTNRANK CASE, CASE one of {', '.join(CASES)}")
+    EXE = os.path.abspath(sys.argv[1])
+    with tempfile.TemporaryDirectory(prefix="attnrank_cli_") as tmp:
+        try:
+            CASES[sys.argv[2]](tmp)
+        except Failure as failure:
+            print(f"FAIL {sys.argv[2]}: {failure}", file=sys.stderr)
+            sys.exit(1)
+    print(f"ok {sys.argv[2]}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,116 @@
+/* Statistical checks of claims H1-H4 with fixed seeds; every tolerance is a multiple
+ * of a standard error computed from the same draws. */
+#include "attnrank/attention.h"
+#include "attnrank/engine.h"
+#include "attnrank/linalg.h"
+#include "attnrank/rank.h"
+#include "attnrank/stats.h"
+#include "check.h"
+
+#include <stdlib.h>
+
+static void summarize_point(const char *text, long point, ar_summary *s)
+{
+    ar_spec spec;
+    char err[AR_ERR_LEN];
+    if (ar_spec_load_text(text, "test", NULL, NULL, 0, &spec, err) != 0) {
+        fprintf(stderr, "%s\n", err);
+        exit(2);
+    }
+    const ar_experiment *x = &spec.experiments[0];
+    double *v = malloc((size_t)x->trials * x->sim->n_outputs * sizeof *v);
+    ar_engine_point_values(&spec, x, point, 2, v);
+    ar_summarize(v, x->trials, s); /* output 0: argmax_rank */
+    free(v);
+    ar_spec_free(&spec);
+}
+
+/* H3: with d_h = 1, E[rank] = 2 - 2^(1-n). */
+static void dh1_is_exact(void)
+{
+    const int sizes[] = {2, 3, 5, 10};
+    for (int i = 0; i < 4; ++i) {
+        char text[256];
+        snprintf(text, sizeof text,
+                 "seed = 11; experiments = ( { name = \"a\"; simulator = \"hardmax_rank\"; trials = 20000;"
+                 " n = %d; d_h = 1; } );", sizes[i]);
+        ar_summary s;
+        summarize_point(text, 0, &s);
+        double want = 2 - pow(2, 1 - sizes[i]);
+        printf("H3 n = %2d: E[rank] = %.4f +- %.4f, exact %.4f\n", sizes[i], s.mean, s.sem, want);
+        CHECK(fabs(s.mean - want) <= 4 * fmax(s.sem, 1.0 / s.count));
+    }
+}
+
+/* H1 holds for independent weights; H4: tied weights break it. */
+static void bound_and_its_failure(void)
+{
+    ar_summary ind, tied;
+    summarize_point("seed = 12; experiments = ( { name = \"a\"; simulator = \"hardmax_rank\"; trials = 2000;"
+                    " n = 64; d_h = 64; } );", 0, &ind);
+    summarize_point("seed = 12; experiments = ( { name = \"a\"; simulator = \"hardmax_rank\"; trials = 2000;"
+                    " n = 64; d_h = 64; weights = \"tied\"; } );", 0, &tied);
+    double h1 = (1 - exp(-1)) * 64 + 1, h2 = 64 * (1 - pow(1 - 1.0 / 64, 64));
+    printf("n = d_h = 64: independent %.3f [%.3f, %.3f], tied %.3f [%.3f, %.3f]; H1 %.3f, H2 %.3f\n", ind.mean,
+           ind.ci_lo, ind.ci_hi, tied.mean, tied.ci_lo, tied.ci_hi, h1, h2);
+    CHECK(ind.ci_hi <= h2 && h2 <= h1);
+    CHECK(tied.ci_lo > h1);
+}
+
+/* H2's identity: given the keys K, row argmaxes are iid with probabilities p_j, so
+ * E[rank | K] = sum_j 1 - (1 - p_j)^n. Estimate p_j from many queries against one K,
+ * then compare with the mean rank of fresh query sets against the same K. */
+static void rank_given_keys(int n, int dh, uint64_t seed)
+{
+    const long queries = 400000, batch = 1000;
+    const int trials = 20000;
+    double *k = malloc((size_t)n * dh * sizeof *k), *q = malloc((size_t)batch * dh * sizeof *q);
+    double *scores = malloc((size_t)batch * n * sizeof *scores), *p = calloc((size_t)n, sizeof *p);
+    int *argmax = malloc((size_t)batch * sizeof *argmax);
+    unsigned char *seen = malloc((size_t)n);
+    ar_rng r;
+    ar_rng_init(&r, seed, 0, 0, 0);
+    ar_rng_normals(&r, k, (size_t)n * dh);
+    for (long b = 0; b < queries / batch; ++b) {
+        ar_rng_init(&r, seed, 1, (uint64_t)b, 0);
+        ar_rng_normals(&r, q, (size_t)batch * dh);
+        ar_gemm_nt((int)batch, n, dh, q, k, scores);
+        ar_argmax_rows((int)batch, n, scores, argmax);
+        for (long i = 0; i < batch; ++i)
+            p[argmax[i]] += 1.0 / queries;
+    }
+    double predicted = 0, g_p = 0, g2_p = 0;
+    for (int j = 0; j < n; ++j) {
+        predicted += 1 - pow(1 - p[j], n);
+        double g = n * pow(1 - p[j], n - 1); /* d/dp of 1 - (1 - p)^n */
+        g_p += g * p[j];
+        g2_p += g * g * p[j];
+    }
+    double se_predicted = sqrt((g2_p - g_p * g_p) / queries); /* delta method, multinomial p-hat */
+    double *ranks = malloc(trials * sizeof *ranks);
+    for (int t = 0; t < trials; ++t) {
+        ar_rng_init(&r, seed, 2, (uint64_t)t, 0);
+        ar_rng_normals(&r, q, (size_t)n * dh);
+        ar_gemm_nt(n, n, dh, q, k, scores);
+        ar_argmax_rows(n, n, scores, argmax);
+        ranks[t] = ar_argmax_rank(n, argmax, n, seen);
+    }
+    ar_summary s;
+    ar_summarize(ranks, trials, &s);
+    double se = sqrt(s.sem * s.sem + se_predicted * se_predicted);
+    printf("H2 n = %d, d_h = %d: mean rank %.4f, sum 1-(1-p_j)^n = %.4f (se %.4f); bound %.4f\n", n, dh, s.mean,
+           predicted, se, n * (1 - pow(1 - 1.0 / n, n)));
+    CHECK(fabs(s.mean - predicted) <= 4 * se);
+    CHECK(predicted <= n * (1 - pow(1 - 1.0 / n, n)) + 4 * se_predicted);
+    free(k), free(q), free(scores), free(p), free(argmax), free(seen), free(ranks);
+}
+
+int main(void)
+{
+    dh1_is_exact();
+    bound_and_its_failure();
+    rank_given_keys(16, 3, 21);
+    rank_given_keys(32, 8, 22);
+    rank_given_keys(8, 2, 23);
+    return check_report("hardmax_claims");
+}
