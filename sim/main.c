@@ -262,8 +262,10 @@ static int cmd_run(int argc, char **argv, char *command_line)
 {
     cli_options o = {0};
     int status = parse_run_options(argc, argv, 0, &o);
-    if (status)
+    if (status) {
+        free(o.sets);
         return status;
+    }
     char *output = NULL;
     if (!o.run.output)
         o.run.output = output = default_output(o.spec_path);
@@ -286,10 +288,12 @@ static int cmd_verify(int argc, char **argv, char *command_line)
 {
     cli_options o = {0};
     int status = parse_run_options(argc, argv, 1, &o);
-    if (status)
+    if (!status && o.run.resume && !o.run.output)
+        status = bad_usage("%s", "verify --resume needs the -o FILE of the interrupted run");
+    if (status) {
+        free(o.sets);
         return status;
-    if (o.run.resume && !o.run.output)
-        return bad_usage("%s", "verify --resume needs the -o FILE of the interrupted run");
+    }
     char output[128];
     if (!o.run.output) {
         time_t now = time(NULL);

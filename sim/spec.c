@@ -641,12 +641,14 @@ int ar_spec_load_text(const char *text, const char *label, const char *include_d
     for (int i = 0; i < n_overrides; ++i)
         len += strlen(overrides[i]) + 16;
     spec->source_text = malloc(len);
-    char *w = spec->source_text;
-    w += sprintf(w, "%s", text);
-    for (int i = 0; i < n_overrides; ++i)
-        w += sprintf(w, "%s# --set %s\n", i == 0 ? "\n" : "", overrides[i]);
+    if (spec->source_text) {
+        char *w = spec->source_text;
+        w += sprintf(w, "%s", text);
+        for (int i = 0; i < n_overrides; ++i)
+            w += sprintf(w, "%s# --set %s\n", i == 0 ? "\n" : "", overrides[i]);
+    }
     spec->canonical = canonical_text(spec);
-    if (!spec->canonical) {
+    if (!spec->canonical || !spec->source_text) {
         fail(err, label, NULL, "out of memory");
         goto done;
     }

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# attnrank setup: install the Debian 12 packages, build, and (optionally) test.
+#
+#   ./setup.sh          install what is missing, build into build/
+#   ./setup.sh test     also build with AddressSanitizer + UBSan into build-asan/, run
+#                       every test suite in both builds, end with "N passed, N failed"
+#
+# Needs root (or sudo) only when a package is missing.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+PACKAGES=(
+  meson ninja-build pkg-config gcc libc6-dev git
+  libgsl-dev libopenblas-dev liblapacke-dev libhdf5-dev hdf5-tools
+  libconfig-dev librandom123-dev
+  python3-numpy python3-h5py python3-matplotlib
+)
+JOBS=${JOBS:-2}
+
+install_packages() {
+  local missing=()
+  for p in "${PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "setup: installing ${missing[*]}" >&2
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+}
+
+build() { # build DIR [meson options...]
+  local dir=$1
+  shift
+  if [ ! -f "$dir/build.ninja" ]; then
+    meson setup "$dir" "$@" >"$dir.setup.log" 2>&1 || { cat "$dir.setup.log" >&2; return 1; }
+    rm -f "$dir.setup.log"
+  fi
+  ninja -C "$dir" -j "$JOBS"
+}
+
+# Counts this build's results from meson's JSON test log.
+count_results() {
+  /usr/bin/python3 - "$1/meson-logs/testlog.json" <<'PY'
+import json, sys
+passed = failed = 0
+try:
+    for line in open(sys.argv[1]):
+        result = json.loads(line)["result"]
+        if result in ("OK", "EXPECTEDFAIL", "SKIP"):
+            passed += 1
+        else:
+            failed += 1
+except OSError:
+    failed += 1
+print(passed, failed)
+PY
+}
+
+run_tests() {
+  local total_pass=0 total_fail=0 dir p f
+  build build
+  build build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debugoptimized
+  for dir in build build-asan; do
+    echo "== meson test in $dir" >&2
+    if [ "$dir" = build-asan ]; then
+      export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+    fi
+    meson test -C "$dir" --num-processes "$JOBS" --print-errorlogs || true
+    read -r p f < <(count_results "$dir")
+    echo "$dir: $p passed, $f failed" >&2
+    total_pass=$((total_pass + p))
+    total_fail=$((total_fail + f))
+  done
+  echo "$total_pass passed, $total_fail failed"
+  [ "$total_fail" -eq 0 ]
+}
+
+install_packages
+case "${1:-build}" in
+  build) build build && echo "setup: built build/attnrank; try: build/attnrank verify" >&2 ;;
+  test) run_tests ;;
+  *) echo "usage: $0 [build|test]" >&2; exit 2 ;;
+esac
