@@ -1,0 +1,107 @@
+/* bench_hardmax: time the hardmax trial, end to end through the engine and broken
+ * down by phase, and print one JSON line. Driven by bench/run_bench.py.
+ *
+ * usage: bench_hardmax N D_H TRIALS THREADS SAMPLER(auto|faithful) */
+#include "attnrank/attention.h"
+#include "attnrank/engine.h"
+#include "attnrank/linalg.h"
+#include "attnrank/rank.h"
+#include "attnrank/rng.h"
+
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+/* The faithful trial's steps, timed one by one on one thread. */
+static void breakdown(int n, int dh, int faithful, int trials, double t[4])
+{
+    int d = n;
+    double *x = malloc((size_t)n * d * sizeof *x), *wq = malloc((size_t)d * dh * sizeof *wq);
+    double *wk = malloc((size_t)d * dh * sizeof *wk), *q = malloc((size_t)n * dh * sizeof *q);
+    double *k = malloc((size_t)n * dh * sizeof *k), *s = malloc((size_t)n * n * sizeof *s);
+    double *work = malloc(ar_haar_rows_workspace(n, d) * sizeof *work);
+    int *argmax = malloc((size_t)n * sizeof *argmax);
+    unsigned char *seen = malloc((size_t)n);
+    ar_rng r;
+    ar_blas_set_threads(1);
+    memset(t, 0, 4 * sizeof *t);
+    long checksum = 0;
+    for (int trial = 0; trial < trials; ++trial) {
+        ar_rng_init(&r, 1, 2, (uint64_t)trial, 0);
+        double t0 = omp_get_wtime();
+        if (faithful) {
+            ar_rng_normals(&r, x, (size_t)n * d);
+            ar_rng_normals(&r, wq, (size_t)d * dh);
+            ar_rng_normals(&r, wk, (size_t)d * dh);
+        } else {
+            ar_rng_normals(&r, q, (size_t)n * dh);
+            ar_rng_normals(&r, k, (size_t)n * dh);
+        }
+        double t1 = omp_get_wtime();
+        if (faithful)
+            ar_haar_rows(n, d, x, work);
+        double t2 = omp_get_wtime();
+        if (faithful) {
+            ar_gemm_nn(n, dh, d, x, wq, q);
+            ar_gemm_nn(n, dh, d, x, wk, k);
+        }
+        ar_gemm_nt(n, n, dh, q, k, s);
+        double t3 = omp_get_wtime();
+        ar_argmax_rows(n, n, s, argmax);
+        checksum += ar_argmax_rank(n, argmax, n, seen);
+        double t4 = omp_get_wtime();
+        t[0] += t1 - t0, t[1] += t2 - t1, t[2] += t3 - t2, t[3] += t4 - t3;
+    }
+    for (int i = 0; i < 4; ++i)
+        t[i] *= 1e6 / trials;
+    if (checksum < 0)
+        puts("impossible");
+    free(x), free(wq), free(wk), free(q), free(k), free(s), free(work), free(argmax), free(seen);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 6) {
+        fprintf(stderr, "usage: %s N D_H TRIALS THREADS SAMPLER\n", argv[0]);
+        return 2;
+    }
+    int n = atoi(argv[1]), dh = atoi(argv[2]), trials = atoi(argv[3]), threads = atoi(argv[4]);
+    const char *sampler = argv[5];
+    char text[512], err[AR_ERR_LEN];
+    snprintf(text, sizeof text,
+             "seed = 1; experiments = ( { name = \"b\"; simulator = \"hardmax_rank\"; trials = %d;"
+             " n = %d; d_h = %d; sampler = \"%s\"; } );", trials, n, dh, sampler);
+    ar_spec spec;
+    if (ar_spec_load_text(text, "bench", NULL, NULL, 0, &spec, err) != 0) {
+        fprintf(stderr, "%s\n", err);
+        return 2;
+    }
+    const ar_experiment *x = &spec.experiments[0];
+    double *values = malloc((size_t)trials * x->sim->n_outputs * sizeof *values);
+    ar_engine_point_values(&spec, x, 0, threads, values); /* warm-up: page faults, OpenBLAS init */
+    double best = 1e300;
+    for (int rep = 0; rep < 3; ++rep) {
+        double t0 = omp_get_wtime();
+        ar_engine_point_values(&spec, x, 0, threads, values);
+        double dt = omp_get_wtime() - t0;
+        best = dt < best ? dt : best;
+    }
+    double mean_rank = 0;
+    for (int t = 0; t < trials; ++t)
+        mean_rank += values[t] / trials;
+    double phases[4];
+    breakdown(n, dh, strcmp(sampler, "faithful") == 0, trials < 300 ? trials : 300, phases);
+    struct rusage usage;
+    getrusage(RUSAGE_SELF, &usage);
+    printf("{\"impl\": \"c-%s\", \"n\": %d, \"d_h\": %d, \"threads\": %d, \"trials\": %d, "
+           "\"us_per_trial\": %.3f, \"mean_rank\": %.4f, \"peak_rss_mib\": %.1f, "
+           "\"sampling_us\": %.3f, \"qr_us\": %.3f, \"gemm_us\": %.3f, \"argmax_us\": %.3f, "
+           "\"openblas_core\": \"%s\"}\n",
+           sampler, n, dh, threads, trials, best * 1e6 / trials, mean_rank, usage.ru_maxrss / 1024.0, phases[0],
+           phases[1], phases[2], phases[3], ar_blas_corename());
+    free(values);
+    ar_spec_free(&spec);
+    return 0;
+}
