@@ -44,7 +44,8 @@ static inline uint64_t ar_rng_u64(ar_rng *rng)
 /* Uniform on the open interval (0, 1) with 53 random bits. */
 static inline double ar_rng_uniform(ar_rng *rng)
 {
-    return ((double)(ar_rng_u64(rng) >> 11) + 0.5) * 0x1.0p-53;
+    /* The shifted word is < 2^53, so the signed conversion is exact and cheap. */
+    return ((double)(int64_t)(ar_rng_u64(rng) >> 11) + 0.5) * 0x1.0p-53;
 }
 
 double ar_rng_normal(ar_rng *rng);
