@@ -78,7 +78,9 @@ static void print_verdicts(FILE *f, const ar_verdict_row *rows, int n)
             snprintf(est, sizeof est, "-");
         else
             snprintf(est, sizeof est, "%.4g [%.4g, %.4g]", r->estimate, r->ci_lo, r->ci_hi);
-        const char *mark = strcmp(r->verdict, r->expected) == 0 ? "" : " <-- differs";
+        const char *mark = strcmp(r->verdict, r->expected) == 0 ? ""
+                           : strcmp(r->verdict, "INCONCLUSIVE") == 0 ? " <-- inconclusive"
+                                                                      : " <-- differs from expected";
         fprintf(f, "%-6s %-12s %-13s %-13s %12.4g  %-31s %8lld  %s%s\n", r->claim, r->experiment, r->verdict,
                 r->expected, r->prediction, est, r->trials, r->point[0] ? r->point : "-", mark);
     }
@@ -240,7 +242,8 @@ static int run_spec(ar_spec *spec, cli_options *o)
     if (differ)
         printf("some verdicts differ from what the spec expects\n");
     else if (inconclusive)
-        printf("%d verdict(s) inconclusive: more trials would settle them\n", inconclusive);
+        printf("%d verdict(s) inconclusive: the interval straddles the prediction at the deciding point\n",
+               inconclusive);
     free(rows);
     return differ ? AR_EXIT_VERIFY_FAILED : AR_EXIT_OK;
 }

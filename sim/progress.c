@@ -19,7 +19,9 @@ static void format_duration(double s, char *buf, size_t len)
 
 static void print_line(ar_progress *p, double now)
 {
-    long trials_done = p->point_done;
+    long trials_done;
+#pragma omp atomic read
+    trials_done = p->point_done;
     double work = p->done_work + p->point_cost * (double)trials_done;
     double elapsed = now - p->start, fresh = work - p->resumed_work;
     double left = fresh > 0 ? elapsed * (p->total_work - work) / fresh : -1;
