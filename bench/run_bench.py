@@ -45,7 +45,8 @@ def main():
 
     print(f"\nOpenBLAS core: C {rows[0][1]['c-auto-1']['openblas_core']}, "
           f"NumPy {rows[0][1]['numpy-auto']['openblas_core']}; NumPy {rows[0][1]['numpy-auto']['numpy']}\n")
-    print(f"{'n = d = d_h':>11} {'implementation':<28} {'us/trial':>10} {'peak MiB':>9} {'mean rank':>10}")
+    print(f"{'n = d = d_h':>11} {'implementation':<28} {'us/trial':>10} {'trials/s/core':>14} {'peak MiB':>9} "
+          f"{'mean rank':>10}")
     for n, r, _ in rows:
         for key, label in [("numpy-faithful", "NumPy, QR (faithful), 1 core"),
                            ("numpy-auto", "NumPy, direct, 1 core"),
@@ -54,7 +55,9 @@ def main():
                            ("c-auto-1", "C, direct, 1 thread"),
                            ("c-auto-2", "C, direct, 2 threads")]:
             x = r[key]
-            print(f"{n:>11} {label:<28} {x['us_per_trial']:>10.1f} {x['peak_rss_mib']:>9.1f} {x['mean_rank']:>10.3f}")
+            per_core = 1e6 / x["us_per_trial"] / x["threads"]
+            print(f"{n:>11} {label:<28} {x['us_per_trial']:>10.1f} {per_core:>14.0f} {x['peak_rss_mib']:>9.1f} "
+                  f"{x['mean_rank']:>10.3f}")
     print("\nC trial breakdown, 1 thread (us): sampling / QR / gemm / argmax")
     for n, r, _ in rows:
         for sampler in ("faithful", "auto"):

@@ -257,10 +257,8 @@ static int read_param_value(const context *c, const ar_param *p, const config_se
     double v = number_of(s);
     if (!isfinite(v))
         return fail(c->err, at, p->name, "must be a finite number, not %g", v);
-    if (p->type == AR_PARAM_INT && (v != floor(v) || config_setting_type(s) == CONFIG_TYPE_FLOAT)) {
-        if (v != floor(v))
-            return fail(c->err, at, p->name, "must be an integer, not %g", v);
-    }
+    if (p->type == AR_PARAM_INT && v != floor(v))
+        return fail(c->err, at, p->name, "must be an integer, not %g", v);
     if (v < p->min || v > p->max || (p->min_exclusive && v <= p->min)) {
         if (p->min_exclusive)
             return fail(c->err, at, p->name, "%g is out of range: must be > %g and <= %g", v, p->min, p->max);
@@ -511,10 +509,7 @@ static char *canonical_text(const ar_spec *spec)
             fprintf(f, ");\n");
         }
         for (int i = 0; i < x->sim->n_params; ++i) {
-            int is_axis = 0;
-            for (int a = 0; a < x->n_axes; ++a)
-                is_axis |= x->axes[a].param == i;
-            if (is_axis)
+            if (ar_experiment_axis_of(x, i) >= 0)
                 continue;
             fprintf(f, "    %s = ", x->sim->params[i].name);
             write_value(f, &x->sim->params[i], x->base.value[i]);
@@ -722,6 +717,14 @@ void ar_spec_scale_trials(ar_spec *spec, double factor)
     free(spec->canonical);
     spec->canonical = canonical_text(spec);
     spec->hash = ar_hash_bytes(0, spec->canonical, strlen(spec->canonical));
+}
+
+int ar_experiment_axis_of(const ar_experiment *exp, int param)
+{
+    for (int a = 0; a < exp->n_axes; ++a)
+        if (exp->axes[a].param == param)
+            return a;
+    return -1;
 }
 
 void ar_experiment_coords(const ar_experiment *exp, long index, int *coords)

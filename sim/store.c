@@ -198,10 +198,7 @@ static int attach_scales(hid_t ds, const ar_experiment *x, const hid_t *scales)
 static int fixed_parameter_attributes(hid_t group, const ar_experiment *x)
 {
     for (int i = 0; i < x->sim->n_params; ++i) {
-        int is_axis = 0;
-        for (int a = 0; a < x->n_axes; ++a)
-            is_axis |= x->axes[a].param == i;
-        if (is_axis)
+        if (ar_experiment_axis_of(x, i) >= 0)
             continue;
         const ar_param *p = &x->sim->params[i];
         int st;
@@ -517,7 +514,12 @@ ar_store *ar_store_open(const char *path, int writable, char *err)
         fail(err, path, "not an HDF5 file, or truncated");
         return NULL;
     }
-    hid_t file = H5Fopen(path, writable ? H5F_ACC_RDWR : H5F_ACC_RDONLY, H5P_DEFAULT);
+    /* Readers skip HDF5's file lock, so `info` can look at a run in progress. */
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (!writable)
+        H5Pset_file_locking(fapl, 0, 1);
+    hid_t file = H5Fopen(path, writable ? H5F_ACC_RDWR : H5F_ACC_RDONLY, fapl);
+    H5Pclose(fapl);
     if (file < 0) {
         fail(err, path, "cannot open the HDF5 file%s", writable ? " for writing" : "");
         return NULL;

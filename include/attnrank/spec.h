@@ -69,6 +69,8 @@ void ar_spec_free(ar_spec *spec);
 /* Multiply every experiment's trial count (at least 2 remain); updates the hash. */
 void ar_spec_scale_trials(ar_spec *spec, double factor);
 
+/* Index of the axis that sweeps parameter param, or -1 if it is fixed. */
+int ar_experiment_axis_of(const ar_experiment *exp, int param);
 /* The point at a flat index (last axis fastest). */
 void ar_experiment_point(const ar_experiment *exp, long index, ar_point *point);
 /* Which point of the grid would hold this axis value tuple: index along each axis. */

@@ -341,6 +341,25 @@ def case_verify_quick(tmp):
     check(f"results: {made[0]}" in proc.stdout, "verify prints the file's path")
 
 
+def case_xarray(tmp):
+    try:
+        import xarray as xr
+        import h5netcdf  # noqa: F401
+    except ImportError:
+        print("xarray or h5netcdf missing (apt-get install python3-xarray python3-h5netcdf)")
+        sys.exit(77)  # meson's skip
+    spec = write(f"{tmp}/small.cfg", SMALL_SPEC)
+    out = f"{tmp}/x.h5"
+    run(["run", spec, "-o", out, "-q"], expect=0)
+    exp = xr.open_dataset(out, group="e", engine="h5netcdf")
+    check(list(exp.coords["n"].values) == [8, 16, 32] and list(exp.coords["d_h"].values) == [1, 2, 8],
+          "xarray sees the axes as coordinates")
+    rank = xr.open_dataset(out, group="e/argmax_rank", engine="h5netcdf").assign_coords(exp.coords)
+    check(rank["mean"].dims == ("n", "d_h") and rank["hist"].dims == ("n", "d_h", "value"), "named dimensions")
+    with h5py.File(out) as f:
+        check(float(rank["mean"].sel(n=16, d_h=8)) == f["e/argmax_rank/mean"][1, 2], "values through xarray")
+
+
 CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}
 
 
