@@ -228,6 +228,8 @@ int ar_engine_verdicts(ar_store *store, ar_verdict_row *rows, char *err)
         const ar_experiment *x = &spec->experiments[e];
         ar_summary *est = calloc((size_t)x->n_points, sizeof *est);
         double *prediction = malloc((size_t)x->n_points * sizeof *prediction);
+        double *along = malloc((size_t)x->n_points * sizeof *along);
+        long *line = malloc((size_t)x->n_points * sizeof *line);
         for (int k = 0; k < x->n_claims; ++k, ++r) {
             const ar_claim *claim = x->claims[k];
             int output = 0;
@@ -235,12 +237,27 @@ int ar_engine_verdicts(ar_store *store, ar_verdict_row *rows, char *err)
                 output++;
             if (ar_store_read_summaries(store, e, output, est, err) < 0 ||
                 ar_store_read_theory(store, e, claim, prediction, err) < 0) {
-                free(est);
-                free(prediction);
+                free(est), free(prediction), free(along), free(line);
                 return -1;
             }
+            /* Lines along the claim's trend axis: points equal but for that coordinate. */
+            int axis = claim->trend_axis ? ar_experiment_axis_of(x, ar_sim_param_index(x->sim, claim->trend_axis))
+                                         : -1;
+            if (claim->trend_axis && ar_sim_param_index(x->sim, claim->trend_axis) < 0)
+                axis = -1;
+            for (long p = 0; axis >= 0 && p < x->n_points; ++p) {
+                int coords[AR_MAX_PARAMS];
+                ar_experiment_coords(x, p, coords);
+                along[p] = x->axes[axis].values[coords[axis]];
+                coords[axis] = 0;
+                long id = 0;
+                for (int a = 0; a < x->n_axes; ++a)
+                    id = id * x->axes[a].count + coords[a];
+                line[p] = id;
+            }
             ar_judgement j;
-            ar_judge(claim, x->n_points, prediction, est, x->sim->outputs[output].hist_max != NULL, &j);
+            ar_judge(claim, x->n_points, prediction, est, x->sim->outputs[output].hist_max != NULL,
+                     axis >= 0 ? line : NULL, axis >= 0 ? along : NULL, &j);
             ar_verdict_row *row = &rows[r];
             memset(row, 0, sizeof *row);
             snprintf(row->claim, sizeof row->claim, "%s", claim->id);
@@ -258,8 +275,7 @@ int ar_engine_verdicts(ar_store *store, ar_verdict_row *rows, char *err)
             snprintf(row->expected, sizeof row->expected, "%s", ar_verdict_name(x->expect[k]));
             snprintf(row->rule, sizeof row->rule, "%s", j.rule);
         }
-        free(est);
-        free(prediction);
+        free(est), free(prediction), free(along), free(line);
     }
     return 0;
 }

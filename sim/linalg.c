@@ -4,6 +4,8 @@
 
 #include <cblas.h>
 #include <lapacke.h>
+#include <math.h>
+#include <string.h>
 
 void ar_gemm_nt(int m, int n, int k, const double *a, const double *b, double *c)
 {
@@ -63,6 +65,83 @@ int ar_singular_values(int m, int n, double *a, double *s, double *work, int *iw
     lapack_int lwork = (lapack_int)ar_singular_values_workspace(m, n);
     return (int)LAPACKE_dgesdd_work(LAPACK_COL_MAJOR, 'N', n, m, a, n, s, NULL, 1, NULL, 1,
                                     work, lwork, iwork);
+}
+
+size_t ar_top_singular_values_workspace(int m, int n, int max_steps)
+{
+    size_t k = (size_t)max_steps + 1;
+    /* U (m x k), V (n x k), diagonal, superdiagonal, their copies, and dbdsqr's 4k. */
+    return (size_t)m * k + (size_t)n * k + 8 * k;
+}
+
+/* v -= V[0..count) (V[i] . v): one pass of classical Gram-Schmidt, done twice by the
+ * caller ("twice is enough"), keeps the Lanczos vectors orthogonal to working precision. */
+static void orthogonalize(int len, int count, const double *basis, double *v, double *coef)
+{
+    if (count == 0)
+        return;
+    cblas_dgemv(CblasRowMajor, CblasNoTrans, count, len, 1.0, basis, len, v, 1, 0.0, coef, 1);
+    cblas_dgemv(CblasRowMajor, CblasTrans, count, len, -1.0, basis, len, coef, 1, 1.0, v, 1);
+}
+
+int ar_top_singular_values(int m, int n, const double *a, int want, const double *start, int max_steps,
+                           double rel_tol, double *sv, double *work)
+{
+    int limit = max_steps < (m < n ? m : n) ? max_steps : (m < n ? m : n);
+    size_t k = (size_t)max_steps + 1;
+    double *u = work, *v = u + (size_t)m * k; /* rows: the Lanczos vectors */
+    double *alpha = v + (size_t)n * k, *beta = alpha + k, *d = beta + k, *e = d + k, *scratch = e + k;
+    double *previous = scratch; /* the last estimate of the wanted values */
+    for (int i = 0; i < want; ++i)
+        previous[i] = -1.0;
+    memcpy(v, start, (size_t)n * sizeof *v);
+    double norm = cblas_dnrm2(n, v, 1);
+    cblas_dscal(n, 1.0 / norm, v, 1);
+    int steps = 0, converged = 0;
+    double *proj = scratch + want; /* projection coefficients, up to k */
+    for (int j = 0; j < limit && !converged; ++j) {
+        double *uj = u + (size_t)j * m, *vj = v + (size_t)j * n;
+        /* u_j = A v_j - beta_{j-1} u_{j-1}, orthogonalized against all earlier u. */
+        cblas_dgemv(CblasRowMajor, CblasNoTrans, m, n, 1.0, a, n, vj, 1, 0.0, uj, 1);
+        orthogonalize(m, j, u, uj, proj);
+        orthogonalize(m, j, u, uj, proj);
+        alpha[j] = cblas_dnrm2(m, uj, 1);
+        if (alpha[j] == 0.0) {
+            steps = j + 1;
+            break;
+        }
+        cblas_dscal(m, 1.0 / alpha[j], uj, 1);
+        /* v_{j+1} = A^T u_j - alpha_j v_j, orthogonalized against all earlier v. */
+        double *vn = v + (size_t)(j + 1) * n;
+        cblas_dgemv(CblasRowMajor, CblasTrans, m, n, 1.0, a, n, uj, 1, 0.0, vn, 1);
+        orthogonalize(n, j + 1, v, vn, proj);
+        orthogonalize(n, j + 1, v, vn, proj);
+        beta[j] = cblas_dnrm2(n, vn, 1);
+        steps = j + 1;
+        if (beta[j] == 0.0 || j + 1 == limit)
+            break;
+        cblas_dscal(n, 1.0 / beta[j], vn, 1);
+        if (steps < want || (steps % 4 != 0))
+            continue;
+        /* Singular values of the upper bidiagonal B (alpha on, beta above the diagonal). */
+        memcpy(d, alpha, (size_t)steps * sizeof *d);
+        memcpy(e, beta, (size_t)(steps - 1) * sizeof *e);
+        if (LAPACKE_dbdsqr(LAPACK_COL_MAJOR, 'U', steps, 0, 0, 0, d, e, NULL, 1, NULL, 1, NULL, 1) != 0)
+            return -1;
+        converged = 1;
+        for (int i = 0; i < want; ++i)
+            converged &= fabs(d[i] - previous[i]) <= rel_tol * d[0];
+        for (int i = 0; i < want; ++i)
+            previous[i] = d[i];
+    }
+    memcpy(d, alpha, (size_t)steps * sizeof *d);
+    if (steps > 1)
+        memcpy(e, beta, (size_t)(steps - 1) * sizeof *e);
+    if (LAPACKE_dbdsqr(LAPACK_COL_MAJOR, 'U', steps, 0, 0, 0, d, e, NULL, 1, NULL, 1, NULL, 1) != 0)
+        return -1;
+    for (int i = 0; i < want; ++i)
+        sv[i] = i < steps ? d[i] : 0.0;
+    return steps;
 }
 
 void ar_blas_set_threads(int threads)

@@ -365,10 +365,8 @@ static int cmd_list(int argc, char **argv)
         printf("  claim checks:\n");
         for (int c = 0; c < n_claims; ++c)
             if (strcmp(claims[c]->simulator, sim->name) == 0)
-                printf("    %-6s %-9s %s%s\n", claims[c]->id,
-                       claims[c]->rule == AR_RULE_UPPER_BOUND ? "bound" : claims[c]->rule == AR_RULE_EQUALS ? "equality"
-                                                                                                     : "reference",
-                       claims[c]->statement, claims[c]->on_request ? " [only when listed]" : "");
+                printf("    %-6s %-10s %s%s\n", claims[c]->id, ar_rule_name(claims[c]->rule), claims[c]->statement,
+                       claims[c]->on_request ? " [only when listed]" : "");
         printf("\n");
     }
     printf("experiment fields: name, simulator, trials (default 1000), claims, expect, and the parameters.\n");

@@ -280,8 +280,7 @@ static int read_claims(const context *c, ar_experiment *exp, const config_settin
     if (type != CONFIG_TYPE_ARRAY && type != CONFIG_TYPE_LIST)
         return fail(c->err, at, "claims", "must be an array of claim ids, not %s", type_name(type));
     int n = config_setting_length(list);
-    if (n == 0)
-        return fail(c->err, at, "claims", "is empty: list at least one claim, or leave it out");
+    exp->claims_listed = 1; /* an empty list means: report only, no verdicts */
     if (n > AR_MAX_CLAIMS)
         return fail(c->err, at, "claims", "at most %d claims per experiment", AR_MAX_CLAIMS);
     for (int i = 0; i < n; ++i) {
@@ -433,7 +432,7 @@ static int read_experiment(const context *c, const config_setting_t *g, ar_exper
     }
     /* Axes in the order the spec wrote them, overrides keeping their field's place. */
     qsort(exp->axes, (size_t)exp->n_axes, sizeof exp->axes[0], by_position);
-    if (exp->n_claims == 0)
+    if (!exp->claims_listed)
         default_claims(exp);
     const config_setting_t *expect = config_setting_get_member(g, "expect");
     if (expect && read_expect(c, exp, expect))

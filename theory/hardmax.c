@@ -53,28 +53,28 @@ static double h5b_large_tau(const ar_point *p)
 const ar_claim ar_claim_h1 = {
     "H1", "hardmax_rank", "argmax_rank",
     "hardmax attention on orthonormal inputs: E[rank] <= (1 - 1/e) n + 1",
-    "(1 - 1/e) * n + 1", AR_RULE_UPPER_BOUND, h1_bound, 0, 0};
+    "(1 - 1/e) * n + 1", AR_RULE_UPPER_BOUND, h1_bound, 0, 0, NULL};
 const ar_claim ar_claim_h2 = {
     "H2", "hardmax_rank", "argmax_rank",
     "sharper bound: E[rank] <= n (1 - (1 - 1/n)^n), approached as d_h grows",
-    "n * (1 - (1 - 1/n)^n)", AR_RULE_UPPER_BOUND, h2_bound, 0, 0};
+    "n * (1 - (1 - 1/n)^n)", AR_RULE_UPPER_BOUND, h2_bound, 0, 0, NULL};
 const ar_claim ar_claim_h2_hull = {
     "H2hull", "hardmax_rank", "hull_vertices",
     "d_h = 2: keys' hull has about 2 sqrt(2 pi ln n) vertices (Renyi-Sulanke asymptotic)",
-    "2 * sqrt(2 * pi * ln(n)) where d_h = 2", AR_RULE_REFERENCE, hull_asymptotic, 0, 0};
+    "2 * sqrt(2 * pi * ln(n)) where d_h = 2", AR_RULE_REFERENCE, hull_asymptotic, 0, 0, NULL};
 const ar_claim ar_claim_h3 = {
     "H3", "hardmax_rank", "argmax_rank",
     "d_h = 1: E[rank] = 2 - 2^(1-n) exactly",
-    "2 - 2^(1 - n) where d_h = 1", AR_RULE_EQUALS, h3_exact, 0.05, 0};
+    "2 - 2^(1 - n) where d_h = 1", AR_RULE_EQUALS, h3_exact, 0.05, 0, NULL};
 const ar_claim ar_claim_h4 = {
     "H4", "hardmax_rank", "argmax_rank",
     "assumption stress: H1's bound with an assumption broken (tied weights push rank to n)",
-    "(1 - 1/e) * n + 1", AR_RULE_UPPER_BOUND, h1_bound, 0, 1};
+    "(1 - 1/e) * n + 1", AR_RULE_UPPER_BOUND, h1_bound, 0, 1, NULL};
 const ar_claim ar_claim_h5a = {
     "H5a", "softmax_rank", "numrank_abs",
     "softmax at tau <= 1e-6 sqrt(d_h) is hardmax: E[numrank_abs] <= (1 - 1/e) n + 1",
-    "(1 - 1/e) * n + 1 where tau <= 1e-6", AR_RULE_UPPER_BOUND, h5a_small_tau, 0, 0};
+    "(1 - 1/e) * n + 1 where tau <= 1e-6", AR_RULE_UPPER_BOUND, h5a_small_tau, 0, 0, NULL};
 const ar_claim ar_claim_h5b = {
     "H5b", "softmax_rank", "numrank_abs",
     "softmax at tau >= 1e6 sqrt(d_h) is 11^T/n plus a rank-d_h term: E[numrank_abs] <= d_h + 1",
-    "min(n, d_h + 1) where tau >= 1e6", AR_RULE_UPPER_BOUND, h5b_large_tau, 0, 0};
+    "min(n, d_h + 1) where tau >= 1e6", AR_RULE_UPPER_BOUND, h5b_large_tau, 0, 0, NULL};

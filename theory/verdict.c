@@ -7,10 +7,11 @@
 
 extern const ar_claim ar_claim_h1, ar_claim_h2, ar_claim_h2_hull, ar_claim_h3, ar_claim_h4,
     ar_claim_h5a, ar_claim_h5b;
+extern const ar_claim ar_claim_s1, ar_claim_s2, ar_claim_s2ks, ar_claim_s4, ar_claim_s4perp;
 
 static const ar_claim *const all_claims[] = {
-    &ar_claim_h1, &ar_claim_h2, &ar_claim_h2_hull, &ar_claim_h3,
-    &ar_claim_h4, &ar_claim_h5a, &ar_claim_h5b,
+    &ar_claim_h1, &ar_claim_h2, &ar_claim_h2_hull, &ar_claim_h3, &ar_claim_h4, &ar_claim_h5a, &ar_claim_h5b,
+    &ar_claim_s1, &ar_claim_s2, &ar_claim_s2ks, &ar_claim_s4, &ar_claim_s4perp,
 };
 
 const ar_claim *const *ar_claims_all(int *count)
@@ -34,6 +35,12 @@ static const char *const verdict_names[] = {"NOT RUN", "HOLDS", "VIOLATED", "INC
 const char *ar_verdict_name(ar_verdict v)
 {
     return verdict_names[v];
+}
+
+const char *ar_rule_name(ar_rule rule)
+{
+    static const char *const names[] = {"bound", "equality", "limit", "decreasing", "increasing", "reference"};
+    return names[rule];
 }
 
 int ar_verdict_parse(const char *name, ar_verdict *v)
@@ -120,8 +127,86 @@ static void judge_equals(long n, const double *f, const ar_summary *est, double 
              z, j->points, rel_tol, worst_dev);
 }
 
-void ar_judge(const ar_claim *claim, long n_points, const double *prediction,
-              const ar_summary *est, int integer_output, ar_judgement *out)
+/* Endpoints (smallest and largest value along the axis) of the line through p0. */
+static void line_ends(long n, const double *f, const ar_summary *est, const long *line, const double *along,
+                      long p0, long *lo, long *hi)
+{
+    *lo = *hi = -1;
+    for (long p = 0; p < n; ++p) {
+        if (line[p] != line[p0] || !isfinite(f[p]) || est[p].count < 2)
+            continue;
+        if (*lo < 0 || along[p] < along[*lo])
+            *lo = p;
+        if (*hi < 0 || along[p] > along[*hi])
+            *hi = p;
+    }
+}
+
+static ar_verdict judge_line(const ar_claim *claim, const double *f, const ar_summary *est, long lo, long hi,
+                             double *badness)
+{
+    double h_lo = (est[lo].ci_hi - est[lo].ci_lo) / 2, h_hi = (est[hi].ci_hi - est[hi].ci_lo) / 2;
+    if (claim->rule == AR_RULE_LIMIT) {
+        double dev_lo = fabs(est[lo].mean - f[lo]), dev_hi = fabs(est[hi].mean - f[hi]);
+        double band = claim->rel_tol * fabs(f[hi]);
+        int away = dev_hi - h_hi > dev_lo + h_lo;
+        *badness = dev_hi / (band > 0 ? band : 1);
+        if (dev_hi + h_hi <= band && !away)
+            return AR_HOLDS;
+        if (dev_hi - h_hi > band && away)
+            return AR_VIOLATED;
+        return AR_INCONCLUSIVE;
+    }
+    int sign = claim->rule == AR_RULE_DECREASING ? 1 : -1; /* want sign * (lo - hi) > 0 */
+    double gap = sign > 0 ? est[lo].ci_lo - est[hi].ci_hi : est[hi].ci_lo - est[lo].ci_hi;
+    double reverse = sign > 0 ? est[hi].ci_lo - est[lo].ci_hi : est[lo].ci_lo - est[hi].ci_hi;
+    *badness = -gap;
+    if (gap > 0)
+        return AR_HOLDS;
+    if (reverse > 0)
+        return AR_VIOLATED;
+    return AR_INCONCLUSIVE;
+}
+
+static void judge_trend(const ar_claim *claim, long n, const double *f, const ar_summary *est, const long *line,
+                        const double *along, ar_judgement *j)
+{
+    static const int severity[] = {[AR_NOT_RUN] = 0, [AR_HOLDS] = 1, [AR_INCONCLUSIVE] = 2, [AR_VIOLATED] = 3};
+    ar_verdict worst = AR_NOT_RUN;
+    long worst_lo = -1, worst_hi = -1;
+    double worst_badness = -INFINITY;
+    int lines = 0;
+    for (long p = 0; p < n; ++p) {
+        long lo, hi;
+        line_ends(n, f, est, line, along, p, &lo, &hi);
+        if (lo != p || hi == lo) /* visit each line once, from its first point */
+            continue;
+        lines++;
+        j->points += 2;
+        double badness;
+        ar_verdict v = judge_line(claim, f, est, lo, hi, &badness);
+        if (severity[v] > severity[worst] || (v == worst && badness > worst_badness))
+            worst = v, worst_lo = lo, worst_hi = hi, worst_badness = badness;
+    }
+    if (lines == 0)
+        return;
+    j->verdict = worst;
+    take_point(j, worst_hi, f[worst_hi], &est[worst_hi]);
+    if (claim->rule == AR_RULE_LIMIT)
+        snprintf(j->rule, sizeof j->rule,
+                 "limit along %s over %d line(s): at the largest %s the 95%% CI within %g x |prediction|, "
+                 "distance not growing since the smallest (%s=%g: %.4g)", claim->trend_axis, lines,
+                 claim->trend_axis, claim->rel_tol, claim->trend_axis, along[worst_lo], est[worst_lo].mean);
+    else
+        snprintf(j->rule, sizeof j->rule,
+                 "%s along %s over %d line(s): 95%% CIs at the smallest and largest %s separate "
+                 "(smallest %s=%g: %.4g [%.4g, %.4g])", claim->rule == AR_RULE_DECREASING ? "decreasing" : "increasing",
+                 claim->trend_axis, lines, claim->trend_axis, claim->trend_axis, along[worst_lo],
+                 est[worst_lo].mean, est[worst_lo].ci_lo, est[worst_lo].ci_hi);
+}
+
+void ar_judge(const ar_claim *claim, long n_points, const double *prediction, const ar_summary *est,
+              int integer_output, const long *line, const double *along, ar_judgement *out)
 {
     memset(out, 0, sizeof *out);
     out->verdict = AR_NOT_RUN;
@@ -132,4 +217,8 @@ void ar_judge(const ar_claim *claim, long n_points, const double *prediction,
         judge_upper_bound(n_points, prediction, est, out);
     else if (claim->rule == AR_RULE_EQUALS)
         judge_equals(n_points, prediction, est, claim->rel_tol, integer_output, out);
+    else if (claim->rule != AR_RULE_REFERENCE && line && along)
+        judge_trend(claim, n_points, prediction, est, line, along, out);
+    else if (claim->rule != AR_RULE_REFERENCE)
+        snprintf(out->rule, sizeof out->rule, "a trend claim needs an axis over %s", claim->trend_axis);
 }

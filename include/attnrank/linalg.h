@@ -27,6 +27,16 @@ int ar_haar_rows(int n, int d, double *x, double *work);
 size_t ar_singular_values_workspace(int m, int n);
 int ar_singular_values(int m, int n, double *a, double *s, double *work, int *iwork);
 
+/* The largest `want` singular values (descending) of the m x n matrix a, by Golub-
+ * Kahan-Lanczos bidiagonalization with full reorthogonalization: O(m n) per step, no
+ * O(n^3) SVD. start: n numbers (e.g. normals) for the first right vector. Stops when
+ * the wanted values change by less than rel_tol between checks, or after max_steps.
+ * work: ar_top_singular_values_workspace(m, n, max_steps) doubles.
+ * Returns the steps taken, or -1 on a LAPACK failure. */
+size_t ar_top_singular_values_workspace(int m, int n, int max_steps);
+int ar_top_singular_values(int m, int n, const double *a, int want, const double *start, int max_steps,
+                           double rel_tol, double *sv, double *work);
+
 /* OpenBLAS threads used inside one BLAS call (1 inside the engine's trial loop). */
 void ar_blas_set_threads(int threads);
 const char *ar_blas_corename(void);

@@ -9,7 +9,8 @@
  *   experiments = (
  *     { name = "bound"; simulator = "hardmax_rank"; trials = 2000;
  *       n = [8, 64, 512]; d_h = [1, 16, 256];
- *       claims = ["H1", "H2"];            # optional: default, the simulator's claims
+ *       claims = ["H1", "H2"];            # optional: default, the simulator's claims;
+ *                                         # [] for none (report only)
  *       expect = { H1 = "HOLDS"; }; }    # optional: default HOLDS
  *   );
  *
@@ -43,6 +44,7 @@ typedef struct ar_experiment {
     ar_axis axes[AR_MAX_PARAMS];
     long n_points;
     int n_claims;
+    int claims_listed;             /* the spec named its claims (possibly none) */
     const ar_claim *claims[AR_MAX_CLAIMS];
     ar_verdict expect[AR_MAX_CLAIMS];
     char where[128];               /* "file:line" of the experiment, for messages */

@@ -10,7 +10,16 @@
  *                INCONCLUSIVE if z * se > rel_tol * |f| somewhere (too few trials to
  *                tell); else HOLDS. For integer outputs se is at least 1/trials (the
  *                rule of three: T identical draws do not prove a zero variance);
- *   reference    a curve drawn beside the data, no verdict. */
+ *   limit        X -> f along an axis (n): per line along that axis, HOLDS if at the
+ *                largest value the interval lies within tol * |f| of f and the
+ *                distance to f has not grown significantly since the smallest value;
+ *                VIOLATED if at the largest value the interval lies outside that
+ *                band and the distance has grown significantly; else INCONCLUSIVE;
+ *   decreasing / increasing  along an axis: per line, the interval at the largest
+ *                value lies entirely below (above) the one at the smallest: HOLDS;
+ *                entirely above (below): VIOLATED; overlapping: INCONCLUSIVE;
+ *   reference    a curve drawn beside the data, no verdict.
+ * A claim over several lines HOLDS if every line holds and is VIOLATED if one is. */
 #ifndef ATTNRANK_THEORY_H
 #define ATTNRANK_THEORY_H
 
@@ -18,7 +27,14 @@
 #include "attnrank/stats.h"
 
 typedef enum { AR_NOT_RUN, AR_HOLDS, AR_VIOLATED, AR_INCONCLUSIVE } ar_verdict;
-typedef enum { AR_RULE_UPPER_BOUND, AR_RULE_EQUALS, AR_RULE_REFERENCE } ar_rule;
+typedef enum {
+    AR_RULE_UPPER_BOUND,
+    AR_RULE_EQUALS,
+    AR_RULE_LIMIT,
+    AR_RULE_DECREASING,
+    AR_RULE_INCREASING,
+    AR_RULE_REFERENCE
+} ar_rule;
 
 typedef struct ar_claim {
     const char *id;
@@ -28,8 +44,9 @@ typedef struct ar_claim {
     const char *formula;    /* the prediction, as stored beside theory/<id> */
     ar_rule rule;
     double (*predict)(const ar_point *point);
-    double rel_tol;         /* equality rule only */
+    double rel_tol;         /* equality and limit rules */
     int on_request;         /* checked only when a spec lists it (assumption stress) */
+    const char *trend_axis; /* limit, decreasing, increasing: the parameter swept */
 } ar_claim;
 
 typedef struct ar_judgement {
@@ -45,11 +62,14 @@ const ar_claim *ar_claim_find(const char *id);
 const ar_claim *const *ar_claims_all(int *count);
 
 /* Judge a claim over n_points points: prediction[p] and est[p] (NaN/empty where the
- * claim is silent or nothing was computed). */
-void ar_judge(const ar_claim *claim, long n_points, const double *prediction,
-              const ar_summary *est, int integer_output, ar_judgement *out);
+ * claim is silent or nothing was computed). Trend rules also need, per point, the line
+ * it lies on (points equal but for the trend axis share one) and its value along the
+ * axis; NULL if the grid does not sweep that axis. */
+void ar_judge(const ar_claim *claim, long n_points, const double *prediction, const ar_summary *est,
+              int integer_output, const long *line, const double *along, ar_judgement *out);
 
 const char *ar_verdict_name(ar_verdict v);
+const char *ar_rule_name(ar_rule rule);
 int ar_verdict_parse(const char *name, ar_verdict *v);
 
 #endif

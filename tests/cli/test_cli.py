@@ -341,6 +341,35 @@ def case_verify_quick(tmp):
     check(f"results: {made[0]}" in proc.stdout, "verify prints the file's path")
 
 
+def case_markov_layout(tmp):
+    spec = os.path.join(os.environ["ATTNRANK_SOURCE_ROOT"], "runs", "markov_spectrum.cfg")
+    out = f"{tmp}/m.h5"
+    proc = run(["run", spec, "-o", out, "-q", "--set", "spectrum.n=[32,64]", "--set", "top2.n=[128,256]",
+                "--set", "trials=12", "--set", "keyquery.scale=[0.1,1.0]"], expect=0)
+    check("S4perp" in proc.stdout, "markov verdicts printed")
+    with h5py.File(out) as f:
+        g = f["spectrum"]
+        check([x.decode() for x in g["entries"][...]] == ["lognormal", "exponential", "uniform"], "entries axis")
+        check([x.decode() for x in g["gap"][...]] == ["keep", "remove"], "gap axis")
+        for output in ["sigma1", "sqrt_n_sigma2", "stable_rank", "stable_rank_gram", "effective_rank",
+                       "ks_quarter_circle"]:
+            check(g[f"{output}/mean"].shape == (2, 3, 2), f"{output} over (n, entries, gap)")
+        check((g["sigma1/mean"][:, :, 0] >= 1).all(), "a Markov matrix has sigma_1 >= 1")
+        s1 = g["theory/S1"][...]
+        check((s1[:, :, 0] == 1).all() and np.isnan(s1[:, :, 1]).all(), "S1 speaks only where the gap is kept")
+        s2 = g["theory/S2"][...]
+        check(np.allclose(s2[:, 2, 0], 2 / np.sqrt(3)), "S2 edge 2 s/m for uniform entries")
+        t = f["top2"]
+        check(np.isnan(t["stable_rank_gram/mean"][...]).all() and (t["stable_rank_gram/count"][...] == 0).all(),
+              "top2 computes no full-spectrum output")
+        check(np.isfinite(t["stable_rank/mean"][...]).all(), "top2 stable rank")
+        rows = [(r["experiment"].decode(), r["claim"].decode()) for r in f["verdicts"][...]]
+        check(not any(e == "keyquery" for e, _ in rows), "claims = [] gives no verdict rows")
+        check(("top2", "S2ks") not in rows and ("spectrum", "S2ks") in rows, "claims as listed")
+        kq = f["keyquery/sigma1/mean"][...]
+        check(kq.shape == (2,) and (kq >= 1 - 1e-12).all(), "key-query attention has the outlier")
+
+
 def case_xarray(tmp):
     try:
         import xarray as xr

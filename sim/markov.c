@@ -1,0 +1,232 @@
+/* markov: the spectrum of random Markov (softmax-at-init) attention (claims S1, S2, S4).
+ *
+ * A is the row-normalised matrix of iid positive entries G_ij with mean m and standard
+ * deviation s (lognormal by default: G = exp(L), L ~ N(-ln2/2, ln2), so m = s = 1),
+ * or the key-query attention softmax(Q K^T / sqrt(d_h)) with Q, K iid N(0, scale^2)
+ * (exactly X W_Q, X W_K for orthonormal X). "gap = remove" studies A - 11^T/n.
+ * Theory (Naderi, Nait Saada, Tanner, "Mind the Gap"): sigma_1 -> 1, the other singular
+ * values of sqrt(n) A fill the quarter circle on [0, 2 s/m], stable rank -> 1 + s^2/m^2,
+ * while without the gap the stable rank grows like n/4.
+ *
+ * "spectrum = top2" asks only for sigma_1, sigma_2 and the stable rank: Lanczos at
+ * O(n^2) a step instead of the O(n^3) SVD. */
+#include "attnrank/attention.h"
+#include "attnrank/linalg.h"
+#include "attnrank/markov.h"
+#include "attnrank/rank.h"
+#include "attnrank/sim.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { P_N, P_ENTRIES, P_GAP, P_SPECTRUM, P_DH, P_SCALE };
+enum { LAW_LOGNORMAL, LAW_EXPONENTIAL, LAW_UNIFORM, LAW_KEYQUERY };
+enum { GAP_KEEP, GAP_REMOVE };
+enum { SPECTRUM_FULL, SPECTRUM_TOP2 };
+enum { LANCZOS_STEPS = 160 };
+
+static const char *const laws[] = {"lognormal", "exponential", "uniform", "keyquery", NULL};
+static const char *const gaps[] = {"keep", "remove", NULL};
+static const char *const spectra[] = {"full", "top2", NULL};
+
+static const ar_param params[] = {
+    {"n", AR_PARAM_INT, 256, 2, 16384, 0, NULL, "tokens: A is n x n"},
+    {"entries", AR_PARAM_CHOICE, LAW_LOGNORMAL, 0, 0, 0, laws,
+     "law of the entries before row normalisation: lognormal (m = s = 1), exponential(1) "
+     "(m = s = 1), uniform(0, 1) (m = 1/2, s = 1/sqrt(12)); keyquery = softmax(Q K^T / sqrt(d_h))"},
+    {"gap", AR_PARAM_CHOICE, GAP_KEEP, 0, 0, 0, gaps, "keep: A; remove: A - 11^T/n (no Perron outlier)"},
+    {"spectrum", AR_PARAM_CHOICE, SPECTRUM_FULL, 0, 0, 0, spectra,
+     "full: every singular value (LAPACK dgesdd); top2: sigma_1, sigma_2 and the stable rank by Lanczos"},
+    {"d_h", AR_PARAM_INT, 64, 1, 16384, 0, NULL, "head width (entries = keyquery)"},
+    {"scale", AR_PARAM_REAL, 1, 0, 1e3, 1, NULL, "standard deviation of Q, K entries (entries = keyquery)"},
+};
+
+/* Mean and standard deviation of an entry law; NaN for key-query attention. */
+void ar_markov_law_moments(int law, double *m, double *s)
+{
+    switch (law) {
+    case LAW_LOGNORMAL:
+    case LAW_EXPONENTIAL: *m = 1, *s = 1; break;
+    case LAW_UNIFORM: *m = 0.5, *s = 1 / sqrt(12.0); break;
+    default: *m = *s = NAN;
+    }
+}
+
+/* Quarter-circle law of radius 2r: the CDF of the singular values of an n x n matrix
+ * with iid entries of variance r^2 / n. */
+double ar_quarter_circle_cdf(double x, double r)
+{
+    if (x <= 0)
+        return 0;
+    if (x >= 2 * r)
+        return 1;
+    const double pi = 3.14159265358979323846;
+    return (0.5 * x * sqrt(4 * r * r - x * x) + 2 * r * r * asin(x / (2 * r))) / (pi * r * r);
+}
+
+static int full_spectrum(const ar_point *p) { return ar_point_choice(p, P_SPECTRUM) == SPECTRUM_FULL; }
+static int iid_full(const ar_point *p) { return full_spectrum(p) && ar_point_choice(p, P_ENTRIES) != LAW_KEYQUERY; }
+
+typedef struct {
+    double *a, *sv, *svd_work, *lanczos, *start, *q, *k;
+    int *iwork;
+} layout;
+
+static size_t carve(const ar_point *p, char *base, layout *l)
+{
+    size_t n = (size_t)ar_point_int(p, P_N), dh = (size_t)ar_point_int(p, P_DH);
+    int full = full_spectrum(p), keyquery = ar_point_choice(p, P_ENTRIES) == LAW_KEYQUERY;
+    size_t offset = 0;
+#define TAKE(field, type, count)                                                \
+    do {                                                                        \
+        if (l)                                                                  \
+            l->field = (count) != 0 ? (type *)(base + offset) : NULL;           \
+        offset += ((count) * sizeof(type) + 63) & ~(size_t)63;                  \
+    } while (0)
+    TAKE(a, double, n * n);
+    TAKE(sv, double, n);
+    TAKE(svd_work, double, full ? ar_singular_values_workspace((int)n, (int)n) : 0);
+    TAKE(iwork, int, full ? 8 * n : 0);
+    TAKE(lanczos, double, full ? 0 : ar_top_singular_values_workspace((int)n, (int)n, LANCZOS_STEPS));
+    TAKE(start, double, full ? 0 : n);
+    TAKE(q, double, keyquery ? n * dh : 0);
+    TAKE(k, double, keyquery ? n * dh : 0);
+#undef TAKE
+    return offset;
+}
+
+static size_t workspace(const ar_point *p) { return carve(p, NULL, NULL); }
+
+static double cost(const ar_point *p)
+{
+    double n = ar_point_int(p, P_N);
+    return full_spectrum(p) ? 4.0 * n * n * n : 40.0 * 4 * n * n;
+}
+
+static int check(const ar_point *p, char *why, size_t len)
+{
+    (void)p, (void)why, (void)len;
+    return -1;
+}
+
+void ar_markov_sample(const ar_point *p, ar_rng *rng, double *a, double *q, double *k)
+{
+    int n = ar_point_int(p, P_N);
+    size_t nn = (size_t)n * n;
+    switch (ar_point_choice(p, P_ENTRIES)) {
+    case LAW_LOGNORMAL: {
+        const double mu = -0.5 * log(2.0), sigma = sqrt(log(2.0));
+        ar_rng_normals(rng, a, nn);
+        for (size_t i = 0; i < nn; ++i)
+            a[i] = exp(mu + sigma * a[i]);
+        break;
+    }
+    case LAW_EXPONENTIAL:
+        for (size_t i = 0; i < nn; ++i)
+            a[i] = -log(ar_rng_uniform(rng));
+        break;
+    case LAW_UNIFORM:
+        for (size_t i = 0; i < nn; ++i)
+            a[i] = ar_rng_uniform(rng);
+        break;
+    default: { /* key-query attention: softmax rows are already stochastic */
+        int dh = ar_point_int(p, P_DH);
+        double scale = ar_point_real(p, P_SCALE);
+        ar_rng_normals(rng, q, (size_t)n * dh);
+        ar_rng_normals(rng, k, (size_t)n * dh);
+        for (size_t i = 0; i < (size_t)n * dh; ++i)
+            q[i] *= scale, k[i] *= scale;
+        ar_gemm_nt(n, n, dh, q, k, a);
+        ar_softmax_rows(n, n, a, sqrt((double)dh), a);
+    }
+    }
+    for (int i = 0; ar_point_choice(p, P_ENTRIES) != LAW_KEYQUERY && i < n; ++i) {
+        double *row = a + (size_t)i * n, sum = 0;
+        for (int j = 0; j < n; ++j)
+            sum += row[j];
+        for (int j = 0; j < n; ++j)
+            row[j] /= sum;
+    }
+    if (ar_point_choice(p, P_GAP) == GAP_REMOVE)
+        for (size_t i = 0; i < nn; ++i)
+            a[i] -= 1.0 / n;
+}
+
+/* Kolmogorov-Smirnov distance between the singular values of sqrt(n) A (descending,
+ * the outlier skipped when the gap is kept) and the quarter-circle law. */
+static double ks_distance(const ar_point *p, const double *sv, int n)
+{
+    double m, s;
+    ar_markov_law_moments(ar_point_choice(p, P_ENTRIES), &m, &s);
+    int skip = ar_point_choice(p, P_GAP) == GAP_KEEP;
+    int count = n - skip;
+    double ks = 0, root_n = sqrt((double)n);
+    for (int i = 0; i < count; ++i) {
+        double x = root_n * sv[n - 1 - i]; /* ascending */
+        double f = ar_quarter_circle_cdf(x, s / m);
+        double d = fmax(fabs(f - (double)i / count), fabs(f - (double)(i + 1) / count));
+        ks = fmax(ks, d);
+    }
+    return ks;
+}
+
+static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
+{
+    layout l;
+    carve(p, ws, &l);
+    int n = ar_point_int(p, P_N);
+    size_t nn = (size_t)n * n;
+    ar_markov_sample(p, rng, l.a, l.q, l.k);
+    for (int o = 0; o < 6; ++o)
+        out[o] = NAN;
+    if (!full_spectrum(p)) {
+        double frob2 = 0;
+        for (size_t i = 0; i < nn; ++i)
+            frob2 += l.a[i] * l.a[i];
+        ar_rng_normals(rng, l.start, (size_t)n);
+        double top[2];
+        if (ar_top_singular_values(n, n, l.a, 2, l.start, LANCZOS_STEPS, 1e-13, top, l.lanczos) < 0)
+            return 1;
+        out[0] = top[0];
+        out[1] = sqrt((double)n) * top[1];
+        out[2] = frob2 / (top[0] * top[0]);
+        return 0;
+    }
+    if (ar_singular_values(n, n, l.a, l.sv, l.svd_work, l.iwork) != 0)
+        return 1;
+    out[0] = l.sv[0];
+    out[1] = n > 1 ? sqrt((double)n) * l.sv[1] : 0;
+    out[2] = ar_stable_rank(l.sv, n);
+    out[3] = ar_stable_rank_gram(l.sv, n);
+    out[4] = ar_effective_rank(l.sv, n);
+    if (ar_point_choice(p, P_ENTRIES) != LAW_KEYQUERY)
+        out[5] = ks_distance(p, l.sv, n);
+    return 0;
+}
+
+static const ar_output outputs[] = {
+    {"sigma1", "largest singular value of A (of A - 11^T/n when gap = remove)", NULL, NULL},
+    {"sqrt_n_sigma2", "sqrt(n) times the second singular value", NULL, NULL},
+    {"stable_rank", "||A||_F^2 / ||A||_2^2", NULL, NULL},
+    {"stable_rank_gram", "stable rank of A A^T (spectrum = full)", NULL, full_spectrum},
+    {"effective_rank", "exp of the entropy of the normalised singular values (spectrum = full)", NULL,
+     full_spectrum},
+    {"ks_quarter_circle", "Kolmogorov-Smirnov distance of the singular values of sqrt(n) A (outlier "
+                          "excluded) from the quarter-circle law on [0, 2 s/m] (iid entries, spectrum = full)",
+     NULL, iid_full},
+};
+
+const ar_sim ar_sim_markov_spectrum = {
+    .name = "markov_spectrum",
+    .summary = "singular values of random Markov (softmax-at-init) attention A, or of A - 11^T/n",
+    .claims = "S1 S2 S2ks S4 S4perp",
+    .params = params,
+    .n_params = (int)(sizeof params / sizeof params[0]),
+    .outputs = outputs,
+    .n_outputs = (int)(sizeof outputs / sizeof outputs[0]),
+    .check = check,
+    .workspace_bytes = workspace,
+    .cost = cost,
+    .trial = trial,
+};

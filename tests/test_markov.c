@@ -1,0 +1,109 @@
+/* markov: the sampled matrices are (centred) Markov matrices, the quarter-circle CDF is
+ * right, and the Lanczos path gives the full SVD's sigma_1, sigma_2 on these matrices. */
+#include "attnrank/linalg.h"
+#include "attnrank/markov.h"
+#include "attnrank/spec.h"
+#include "check.h"
+
+#include <stdlib.h>
+
+static void point_of(const char *params, ar_point *p)
+{
+    char text[512], err[AR_ERR_LEN];
+    snprintf(text, sizeof text, "seed = 1; experiments = ( { name = \"m\"; simulator = \"markov_spectrum\"; %s } );",
+             params);
+    ar_spec spec;
+    if (ar_spec_load_text(text, "test", NULL, NULL, 0, &spec, err) != 0) {
+        fprintf(stderr, "%s\n", err);
+        exit(2);
+    }
+    ar_experiment_point(&spec.experiments[0], 0, p);
+    ar_spec_free(&spec);
+}
+
+static void row_sums(void)
+{
+    const char *laws[] = {"lognormal", "exponential", "uniform", "keyquery"};
+    const int n = 200;
+    double *a = malloc((size_t)n * n * sizeof *a), *q = malloc((size_t)n * 64 * sizeof *q);
+    double *k = malloc((size_t)n * 64 * sizeof *k);
+    for (int l = 0; l < 4; ++l) {
+        for (int gap = 0; gap < 2; ++gap) {
+            char params[256];
+            snprintf(params, sizeof params, "n = %d; entries = \"%s\"; gap = \"%s\";", n, laws[l],
+                     gap ? "remove" : "keep");
+            ar_point p;
+            point_of(params, &p);
+            ar_rng r;
+            ar_rng_init(&r, 1, 2, 3, 0);
+            ar_markov_sample(&p, &r, a, q, k);
+            double worst = 0;
+            int positive = 1;
+            for (int i = 0; i < n; ++i) {
+                double sum = 0;
+                for (int j = 0; j < n; ++j) {
+                    sum += a[i * n + j];
+                    positive &= gap || a[i * n + j] > 0;
+                }
+                worst = fmax(worst, fabs(sum - (gap ? 0.0 : 1.0)));
+            }
+            printf("%-11s gap %-6s max |row sum - %d| = %.2e\n", laws[l], gap ? "remove" : "keep", gap ? 0 : 1, worst);
+            CHECK(worst < 1e-14);
+            CHECK(positive);
+        }
+    }
+    free(a), free(q), free(k);
+}
+
+static void quarter_circle(void)
+{
+    const double r = 0.7;
+    CHECK(ar_quarter_circle_cdf(0, r) == 0 && ar_quarter_circle_cdf(2 * r, r) == 1);
+    CHECK(ar_quarter_circle_cdf(-1, r) == 0 && ar_quarter_circle_cdf(5, r) == 1);
+    const double pi = 3.14159265358979323846;
+    for (double x = 0.1; x < 2 * r; x += 0.2) {
+        double h = 1e-6;
+        double derivative = (ar_quarter_circle_cdf(x + h, r) - ar_quarter_circle_cdf(x - h, r)) / (2 * h);
+        double density = sqrt(4 * r * r - x * x) / (pi * r * r);
+        CHECK_NEAR(derivative, density, 1e-7);
+    }
+}
+
+static void lanczos_matches_svd(void)
+{
+    const int sizes[] = {256, 1024};
+    for (int s = 0; s < 2; ++s) {
+        for (int gap = 0; gap < 2; ++gap) {
+            int n = sizes[s];
+            char params[128];
+            snprintf(params, sizeof params, "n = %d; gap = \"%s\";", n, gap ? "remove" : "keep");
+            ar_point p;
+            point_of(params, &p);
+            double *a = malloc((size_t)n * n * sizeof *a), *copy = malloc((size_t)n * n * sizeof *copy);
+            double *sv = malloc((size_t)n * sizeof *sv), *start = malloc((size_t)n * sizeof *start), top[2];
+            double *work = malloc(ar_singular_values_workspace(n, n) * sizeof *work);
+            double *lanczos = malloc(ar_top_singular_values_workspace(n, n, 160) * sizeof *lanczos);
+            int *iwork = malloc(8 * (size_t)n * sizeof *iwork);
+            ar_rng r;
+            ar_rng_init(&r, 4, 5, 6, 0);
+            ar_markov_sample(&p, &r, a, NULL, NULL);
+            ar_rng_normals(&r, start, (size_t)n);
+            memcpy(copy, a, (size_t)n * n * sizeof *a);
+            CHECK(ar_singular_values(n, n, copy, sv, work, iwork) == 0);
+            int steps = ar_top_singular_values(n, n, a, 2, start, 160, 1e-13, top, lanczos);
+            double e1 = fabs(top[0] - sv[0]) / sv[0], e2 = fabs(top[1] - sv[1]) / sv[1];
+            printf("n = %4d gap %-6s: Lanczos %d steps, relative errors %.1e %.1e\n", n, gap ? "remove" : "keep",
+                   steps, e1, e2);
+            CHECK(e1 < 1e-10 && e2 < 1e-10);
+            free(a), free(copy), free(sv), free(start), free(work), free(lanczos), free(iwork);
+        }
+    }
+}
+
+int main(void)
+{
+    row_sums();
+    quarter_circle();
+    lanczos_matches_svd();
+    return check_report("markov");
+}

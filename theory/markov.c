@@ -1,0 +1,66 @@
+/* theory/markov: claims S1, S2, S4 (Naderi, Nait Saada, Tanner, "Mind the Gap: a
+ * Spectral Analysis of Rank Collapse and Signal Propagation in Attention Layers"). */
+#include "attnrank/markov.h"
+#include "attnrank/theory.h"
+
+#include <math.h>
+
+static int keeps_gap(const ar_point *p) { return ar_point_value(p, "gap") == 0; }
+
+/* s/m of the entry law, NaN for key-query attention (its entries are not iid). */
+static double ratio(const ar_point *p)
+{
+    double m, s;
+    ar_markov_law_moments((int)ar_point_value(p, "entries"), &m, &s);
+    return s / m;
+}
+
+/* S1: the Perron outlier sigma_1(A) -> 1. */
+static double s1_outlier(const ar_point *p)
+{
+    return keeps_gap(p) && isfinite(ratio(p)) ? 1.0 : NAN;
+}
+
+/* S2: sqrt(n) sigma_2(A) -> 2 s/m, the edge of the quarter circle. */
+static double s2_edge(const ar_point *p)
+{
+    return keeps_gap(p) ? 2 * ratio(p) : NAN;
+}
+
+/* S2ks: the bulk approaches the quarter-circle law: the KS distance falls with n. */
+static double s2_ks(const ar_point *p)
+{
+    return isfinite(ratio(p)) && ar_point_value(p, "spectrum") == 0 ? 0.0 : NAN;
+}
+
+/* S4: stable_rank(A) -> 1 + s^2/m^2 (||A||_F^2 -> 1 + s^2/m^2, sigma_1 -> 1). */
+static double s4_stable(const ar_point *p)
+{
+    double r = ratio(p);
+    return keeps_gap(p) ? 1 + r * r : NAN;
+}
+
+/* S4perp: without the gap ||A||_2 ~ 2 s/(m sqrt n), so the stable rank grows like n/4. */
+static double s4_perp(const ar_point *p)
+{
+    return !keeps_gap(p) && isfinite(ratio(p)) ? ar_point_value(p, "n") / 4 : NAN;
+}
+
+const ar_claim ar_claim_s1 = {
+    "S1", "markov_spectrum", "sigma1", "sigma_1(A) -> 1 as n grows (the Perron outlier)", "1",
+    AR_RULE_LIMIT, s1_outlier, 0.02, 0, "n"};
+const ar_claim ar_claim_s2 = {
+    "S2", "markov_spectrum", "sqrt_n_sigma2",
+    "sqrt(n) sigma_2(A) -> 2 s/m, the bulk edge (slow for lognormal entries: compared with 15% tolerance)",
+    "2 s / m", AR_RULE_LIMIT, s2_edge, 0.15, 0, "n"};
+const ar_claim ar_claim_s2ks = {
+    "S2ks", "markov_spectrum", "ks_quarter_circle",
+    "the singular values of sqrt(n) A approach the quarter-circle law: KS distance falls with n",
+    "0 (the limit)", AR_RULE_DECREASING, s2_ks, 0, 0, "n"};
+const ar_claim ar_claim_s4 = {
+    "S4", "markov_spectrum", "stable_rank", "stable_rank(A) -> 1 + s^2/m^2", "1 + (s / m)^2",
+    AR_RULE_LIMIT, s4_stable, 0.05, 0, "n"};
+const ar_claim ar_claim_s4perp = {
+    "S4perp", "markov_spectrum", "stable_rank",
+    "without the gap, stable_rank(A - 11^T/n) grows with n (like n/4)", "n / 4 (reference)",
+    AR_RULE_INCREASING, s4_perp, 0, 0, "n"};
