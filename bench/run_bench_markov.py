@@ -1,0 +1,67 @@
+#!/usr/bin/python3
+"""Side-by-side benchmark of markov_spectrum trials: attnrank (C) against NumPy.
+
+usage: run_bench_markov.py [PATH/TO/bench_markov] [--quick]
+
+For n in 256 and 1024: ms per matrix for NumPy's full SVD (one thread), attnrank's full
+spectrum (1 and 2 threads) and its top-2 path; LAPACK's own dgesdd time on the same
+matrices; dgesdd's GFLOP/s against dgemm's (the machine's peak for dense kernels). At
+n = 4096 only attnrank's full and top-2 paths (NumPy's SVD would take minutes).
+"""
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def run(cmd, env_extra=None):
+    env = dict(os.environ)
+    env.update(env_extra or {})
+    out = subprocess.run(cmd, capture_output=True, text=True, env=env, check=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def main():
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    quick = "--quick" in sys.argv
+    exe = args[0] if args else os.path.join(HERE, "..", "build", "bench", "bench_markov")
+    one = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
+    print(f"OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '(unset)')}")
+    rows = []
+    for n, trials in [(256, 40), (1024, 4)] + ([] if quick else [(4096, 2)]):
+        r = {}
+        if n <= 1024:
+            r["numpy"] = run(["/usr/bin/python3", os.path.join(HERE, "reference_markov.py"), str(n), str(trials)], one)
+        r["full1"] = run([exe, str(n), str(trials), "1", "full"])
+        if n <= 1024:
+            r["full2"] = run([exe, str(n), str(2 * trials), "2", "full"])
+        r["top2"] = run([exe, str(n), str(max(trials, 4)), "1", "top2"])
+        rows.append((n, r))
+    core = rows[0][1]["full1"]["openblas_core"]
+    print(f"OpenBLAS core: {core}; NumPy on one thread\n")
+    print(f"{'n':>5} {'route':<34} {'ms/matrix':>10} {'matrices/s/core':>16}")
+    for n, r in rows:
+        for key, label in [("numpy", "NumPy, full SVD, 1 core"), ("full1", "C, full spectrum, 1 thread"),
+                           ("full2", "C, full spectrum, 2 threads"), ("top2", "C, top-2 Lanczos, 1 thread")]:
+            if key in r:
+                x = r[key]
+                print(f"{n:>5} {label:<34} {x['ms_per_matrix']:>10.2f} {1e3 / x['ms_per_matrix'] / x['threads']:>16.2f}")
+    print()
+    for n, r in rows:
+        f1 = r["full1"]
+        print(f"n = {n}: sampling {f1['sampling_ms']:.2f} ms, LAPACK dgesdd alone {f1['lapack_dgesdd_ms']:.2f} ms "
+              f"({f1['dgesdd_gflops']:.1f} GFLOP/s of 8n^3/3; dgemm peak {f1['dgemm_gflops']:.1f} GFLOP/s)")
+        print(f"   full spectrum per matrix / (sampling + LAPACK's own time): "
+              f"{f1['ms_per_matrix'] / (f1['sampling_ms'] + f1['lapack_dgesdd_ms']):.2f}x")
+        if "full2" in r:
+            print(f"   full spectrum, 2 threads vs 1: {f1['ms_per_matrix'] / r['full2']['ms_per_matrix'] * 2 / 2:.2f}x")
+        if "numpy" in r:
+            print(f"   top-2 vs NumPy's full-SVD route: {r['numpy']['ms_per_matrix'] / r['top2']['ms_per_matrix']:.1f}x; "
+                  f"full spectrum vs NumPy: {r['numpy']['ms_per_matrix'] / f1['ms_per_matrix']:.2f}x")
+        print(f"   top-2 vs full spectrum: {f1['ms_per_matrix'] / r['top2']['ms_per_matrix']:.1f}x")
+
+
+if __name__ == "__main__":
+    main()
