@@ -87,37 +87,40 @@ static size_t carve(const ar_point *p, int softmax, char *base, layout *l)
 {
     size_t n = (size_t)ar_point_int(p, P_N), d = (size_t)model_d(p), dh = (size_t)ar_point_int(p, P_DH);
     int faithful = use_faithful(p);
-    size_t offset = 0;
-#define TAKE(field, type, count)                                                \
-    do {                                                                        \
-        if (l)                                                                  \
-            l->field = (count) != 0 ? (type *)(base + offset) : NULL;                \
-        offset += ((count) * sizeof(type) + 63) & ~(size_t)63;                  \
-    } while (0)
-    TAKE(q, double, n * dh);
-    TAKE(k, double, n * dh);
-    TAKE(scores, double, n * n);
-    TAKE(x, double, faithful ? n * d : 0);
-    TAKE(wq, double, faithful ? d * dh : 0);
-    TAKE(wk, double, faithful ? d * dh : 0);
+    const size_t D = sizeof(double);
     /* scratch: Haar QR work, the correlated-weights draw, or the hull's 6n. */
     size_t scratch = 6 * n;
     if (faithful && ar_haar_rows_workspace((int)n, (int)d) > scratch)
         scratch = ar_haar_rows_workspace((int)n, (int)d);
     if ((faithful ? d : n) * dh > scratch)
         scratch = (faithful ? d : n) * dh;
-    TAKE(scratch, double, scratch);
-    TAKE(sv, double, softmax ? n : 0);
-    TAKE(svd_work, double, softmax ? ar_singular_values_workspace((int)n, (int)n) : 0);
-    TAKE(argmax, int, n);
-    TAKE(iwork, int, softmax ? 8 * n : 0);
-    TAKE(seen, unsigned char, n);
-#undef TAKE
-    return offset;
+    ar_carver c = {base, 0};
+    l->q = ar_carve(&c, n * dh * D);
+    l->k = ar_carve(&c, n * dh * D);
+    l->scores = ar_carve(&c, n * n * D);
+    l->x = ar_carve(&c, faithful ? n * d * D : 0);
+    l->wq = ar_carve(&c, faithful ? d * dh * D : 0);
+    l->wk = ar_carve(&c, faithful ? d * dh * D : 0);
+    l->scratch = ar_carve(&c, scratch * D);
+    l->sv = ar_carve(&c, softmax ? n * D : 0);
+    l->svd_work = ar_carve(&c, softmax ? ar_singular_values_workspace((int)n, (int)n) * D : 0);
+    l->argmax = ar_carve(&c, n * sizeof(int));
+    l->iwork = ar_carve(&c, softmax ? 8 * n * sizeof(int) : 0);
+    l->seen = ar_carve(&c, n);
+    return c.used;
 }
 
-static size_t hardmax_workspace(const ar_point *p) { return carve(p, 0, NULL, NULL); }
-static size_t softmax_workspace(const ar_point *p) { return carve(p, 1, NULL, NULL); }
+static size_t hardmax_workspace(const ar_point *p)
+{
+    layout sizing;
+    return carve(p, 0, NULL, &sizing);
+}
+
+static size_t softmax_workspace(const ar_point *p)
+{
+    layout sizing;
+    return carve(p, 1, NULL, &sizing);
+}
 
 /* Draw W (rows x dh) pairs with the coupling of the weights parameter; k may end up
  * pointing at q (tied). */

@@ -77,37 +77,29 @@ static size_t carve(const ar_point *p, char *base, layout *l)
 {
     size_t n = (size_t)ar_point_int(p, P_N), dh = (size_t)ar_point_int(p, P_DH);
     int full = full_spectrum(p), keyquery = ar_point_choice(p, P_ENTRIES) == LAW_KEYQUERY;
-    size_t offset = 0;
-#define TAKE(field, type, count)                                                \
-    do {                                                                        \
-        if (l)                                                                  \
-            l->field = (count) != 0 ? (type *)(base + offset) : NULL;           \
-        offset += ((count) * sizeof(type) + 63) & ~(size_t)63;                  \
-    } while (0)
-    TAKE(a, double, n * n);
-    TAKE(sv, double, n);
-    TAKE(svd_work, double, full ? ar_singular_values_workspace((int)n, (int)n) : 0);
-    TAKE(iwork, int, full ? 8 * n : 0);
-    TAKE(lanczos, double, full ? 0 : ar_top_singular_values_workspace((int)n, (int)n, LANCZOS_STEPS));
-    TAKE(start, double, full ? 0 : n);
-    TAKE(q, double, keyquery ? n * dh : 0);
-    TAKE(k, double, keyquery ? n * dh : 0);
-#undef TAKE
-    return offset;
+    const size_t D = sizeof(double);
+    ar_carver c = {base, 0};
+    l->a = ar_carve(&c, n * n * D);
+    l->sv = ar_carve(&c, n * D);
+    l->svd_work = ar_carve(&c, full ? ar_singular_values_workspace((int)n, (int)n) * D : 0);
+    l->iwork = ar_carve(&c, full ? 8 * n * sizeof(int) : 0);
+    l->lanczos = ar_carve(&c, full ? 0 : ar_top_singular_values_workspace((int)n, (int)n, LANCZOS_STEPS) * D);
+    l->start = ar_carve(&c, full ? 0 : n * D);
+    l->q = ar_carve(&c, keyquery ? n * dh * D : 0);
+    l->k = ar_carve(&c, keyquery ? n * dh * D : 0);
+    return c.used;
 }
 
-static size_t workspace(const ar_point *p) { return carve(p, NULL, NULL); }
+static size_t workspace(const ar_point *p)
+{
+    layout sizing;
+    return carve(p, NULL, &sizing);
+}
 
 static double cost(const ar_point *p)
 {
     double n = ar_point_int(p, P_N);
     return full_spectrum(p) ? 4.0 * n * n * n : 40.0 * 4 * n * n;
-}
-
-static int check(const ar_point *p, char *why, size_t len)
-{
-    (void)p, (void)why, (void)len;
-    return -1;
 }
 
 void ar_markov_sample(const ar_point *p, ar_rng *rng, double *a, double *q, double *k)
@@ -225,7 +217,7 @@ const ar_sim ar_sim_markov_spectrum = {
     .n_params = (int)(sizeof params / sizeof params[0]),
     .outputs = outputs,
     .n_outputs = (int)(sizeof outputs / sizeof outputs[0]),
-    .check = check,
+    .check = NULL,
     .workspace_bytes = workspace,
     .cost = cost,
     .trial = trial,

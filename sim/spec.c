@@ -448,10 +448,10 @@ static int read_experiment(const context *c, const config_setting_t *g, ar_exper
 
     /* Cross-field rules, point by point, blaming the field the simulator names. */
     char why[256];
-    for (long p = 0; p < exp->n_points; ++p) {
+    for (long p = 0; exp->sim->check && p < exp->n_points; ++p) {
         ar_point point;
         ar_experiment_point(exp, p, &point);
-        int bad = exp->sim->check(&point, why, sizeof why);
+        int bad = exp->sim->check ? exp->sim->check(&point, why, sizeof why) : -1;
         if (bad >= 0) {
             const char *field_at = exp->param_where[bad][0] ? exp->param_where[bad] : exp->where;
             char desc[256];

@@ -45,8 +45,8 @@ typedef struct ar_sim {
     int n_params;
     const ar_output *outputs;
     int n_outputs;
-    /* Cross-field rules. Returns -1 if the point is valid, else the index of the
-     * parameter at fault with a reason in why. */
+    /* Cross-field rules, or NULL if there are none. Returns -1 if the point is valid,
+     * else the index of the parameter at fault with a reason in why. */
     int (*check)(const ar_point *point, char *why, size_t why_len);
     /* Bytes of scratch one thread needs for one trial at this point. */
     size_t (*workspace_bytes)(const ar_point *point);
@@ -69,6 +69,21 @@ struct ar_point {
 static inline int ar_point_int(const ar_point *p, int param) { return (int)p->value[param]; }
 static inline double ar_point_real(const ar_point *p, int param) { return p->value[param]; }
 static inline int ar_point_choice(const ar_point *p, int param) { return (int)p->value[param]; }
+
+/* Carving a trial's workspace into 64-byte aligned blocks. The same code serves to
+ * size the workspace (base NULL: every block is NULL, only the total grows) and to lay
+ * it out, so the two cannot disagree. */
+typedef struct ar_carver {
+    char *base;
+    size_t used;
+} ar_carver;
+
+static inline void *ar_carve(ar_carver *c, size_t bytes)
+{
+    void *block = c->base && bytes ? c->base + c->used : NULL;
+    c->used += (bytes + 63) & ~(size_t)63;
+    return block;
+}
 
 /* Value of the named parameter, NaN if the point's simulator has none by that name. */
 double ar_point_value(const ar_point *point, const char *name);
