@@ -67,6 +67,19 @@ int ar_singular_values(int m, int n, double *a, double *s, double *work, int *iw
                                     work, lwork, iwork);
 }
 
+size_t ar_eigenvalues_workspace(int n)
+{
+    /* dgeev without vectors needs 3n; 34n leaves room for its blocked Hessenberg step. */
+    return 34u * (size_t)(n > 0 ? n : 1);
+}
+
+int ar_eigenvalues(int n, double *a, double *wr, double *wi, double *work)
+{
+    /* Row-major a is column-major a^T: same eigenvalues. */
+    return (int)LAPACKE_dgeev_work(LAPACK_COL_MAJOR, 'N', 'N', n, a, n, wr, wi, NULL, 1, NULL, 1, work,
+                                   (lapack_int)ar_eigenvalues_workspace(n));
+}
+
 size_t ar_top_singular_values_workspace(int m, int n, int max_steps)
 {
     size_t k = (size_t)max_steps + 1;

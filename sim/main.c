@@ -78,9 +78,10 @@ static void print_verdicts(FILE *f, const ar_verdict_row *rows, int n)
             snprintf(est, sizeof est, "-");
         else
             snprintf(est, sizeof est, "%.4g [%.4g, %.4g]", r->estimate, r->ci_lo, r->ci_hi);
-        const char *mark = strcmp(r->verdict, r->expected) == 0 ? ""
+        const char *mark = strcmp(r->verdict, r->expected) == 0       ? ""
                            : strcmp(r->verdict, "INCONCLUSIVE") == 0 ? " <-- inconclusive"
-                                                                      : " <-- differs from expected";
+                           : strcmp(r->verdict, "NOT RUN") == 0      ? " <-- no point of the grid to judge"
+                                                                     : " <-- differs from expected";
         fprintf(f, "%-6s %-12s %-13s %-13s %12.4g  %-31s %8lld  %s%s\n", r->claim, r->experiment, r->verdict,
                 r->expected, r->prediction, est, r->trials, r->point[0] ? r->point : "-", mark);
     }

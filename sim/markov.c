@@ -5,7 +5,8 @@
  * or the key-query attention softmax(Q K^T / sqrt(d_h)) with Q, K iid N(0, scale^2)
  * (exactly X W_Q, X W_K for orthonormal X). "gap = remove" studies A - 11^T/n.
  * Theory (Naderi, Nait Saada, Tanner, "Mind the Gap"): sigma_1 -> 1, the other singular
- * values of sqrt(n) A fill the quarter circle on [0, 2 s/m], stable rank -> 1 + s^2/m^2,
+ * values of sqrt(n) A fill the quarter circle on [0, 2 s/m], its other eigenvalues fill
+ * the disc of radius s/m uniformly, stable rank -> 1 + s^2/m^2,
  * while without the gap the stable rank grows like n/4.
  *
  * "spectrum = top2" asks only for sigma_1, sigma_2 and the stable rank: Lanczos at
@@ -20,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { P_N, P_ENTRIES, P_GAP, P_SPECTRUM, P_DH, P_SCALE };
+enum { P_N, P_ENTRIES, P_GAP, P_SPECTRUM, P_DH, P_SCALE, P_EIGENVALUES };
 enum { LAW_LOGNORMAL, LAW_EXPONENTIAL, LAW_UNIFORM, LAW_KEYQUERY };
 enum { GAP_KEEP, GAP_REMOVE };
 enum { SPECTRUM_FULL, SPECTRUM_TOP2 };
@@ -29,6 +30,7 @@ enum { LANCZOS_STEPS = 160 };
 static const char *const laws[] = {"lognormal", "exponential", "uniform", "keyquery", NULL};
 static const char *const gaps[] = {"keep", "remove", NULL};
 static const char *const spectra[] = {"full", "top2", NULL};
+static const char *const no_yes[] = {"no", "yes", NULL};
 
 static const ar_param params[] = {
     {"n", AR_PARAM_INT, 256, 2, 16384, 0, NULL, "tokens: A is n x n"},
@@ -40,6 +42,8 @@ static const ar_param params[] = {
      "full: every singular value (LAPACK dgesdd); top2: sigma_1, sigma_2 and the stable rank by Lanczos"},
     {"d_h", AR_PARAM_INT, 64, 1, 16384, 0, NULL, "head width (entries = keyquery)"},
     {"scale", AR_PARAM_REAL, 1, 0, 1e3, 1, NULL, "standard deviation of Q, K entries (entries = keyquery)"},
+    {"eigenvalues", AR_PARAM_CHOICE, 0, 0, 0, 0, no_yes,
+     "yes: also the eigenvalues of sqrt(n) A (LAPACK dgeev, about 3x an SVD's cost) for the disc law"},
 };
 
 /* Mean and standard deviation of an entry law; NaN for key-query attention. */
@@ -67,9 +71,15 @@ double ar_quarter_circle_cdf(double x, double r)
 
 static int full_spectrum(const ar_point *p) { return ar_point_choice(p, P_SPECTRUM) == SPECTRUM_FULL; }
 static int iid_full(const ar_point *p) { return full_spectrum(p) && ar_point_choice(p, P_ENTRIES) != LAW_KEYQUERY; }
+static int wants_eigenvalues(const ar_point *p) { return ar_point_choice(p, P_EIGENVALUES) == 1; }
+static int disc_law(const ar_point *p)
+{
+    return wants_eigenvalues(p) && ar_point_choice(p, P_ENTRIES) != LAW_KEYQUERY &&
+           ar_point_choice(p, P_GAP) == GAP_KEEP;
+}
 
 typedef struct {
-    double *a, *sv, *svd_work, *lanczos, *start, *q, *k;
+    double *a, *sv, *svd_work, *lanczos, *start, *q, *k, *copy, *wr, *wi, *eig_work;
     int *iwork;
 } layout;
 
@@ -87,6 +97,11 @@ static size_t carve(const ar_point *p, char *base, layout *l)
     l->start = ar_carve(&c, full ? 0 : n * D);
     l->q = ar_carve(&c, keyquery ? n * dh * D : 0);
     l->k = ar_carve(&c, keyquery ? n * dh * D : 0);
+    int eig = wants_eigenvalues(p);
+    l->copy = ar_carve(&c, eig ? n * n * D : 0);
+    l->wr = ar_carve(&c, eig ? n * D : 0);
+    l->wi = ar_carve(&c, eig ? n * D : 0);
+    l->eig_work = ar_carve(&c, eig ? ar_eigenvalues_workspace((int)n) * D : 0);
     return c.used;
 }
 
@@ -99,7 +114,36 @@ static size_t workspace(const ar_point *p)
 static double cost(const ar_point *p)
 {
     double n = ar_point_int(p, P_N);
-    return full_spectrum(p) ? 4.0 * n * n * n : 40.0 * 4 * n * n;
+    return (full_spectrum(p) ? 4.0 * n * n * n : 40.0 * 4 * n * n) + (wants_eigenvalues(p) ? 12.0 * n * n * n : 0);
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The disc law: the eigenvalues of sqrt(n) A other than the Perron one (A 1 = 1) fill
+ * the disc of radius s/m uniformly, so their moduli over s/m have CDF r^2 on [0, 1].
+ * Writes the bulk's largest modulus over s/m and the KS distance of the moduli from r^2. */
+static int disc_statistics(const ar_point *p, const layout *l, int n, double *radius, double *ks)
+{
+    double m, s;
+    ar_markov_law_moments(ar_point_choice(p, P_ENTRIES), &m, &s);
+    if (ar_eigenvalues(n, l->copy, l->wr, l->wi, l->eig_work) != 0)
+        return 1;
+    double *r = l->wr; /* reused for the moduli */
+    for (int i = 0; i < n; ++i)
+        r[i] = sqrt((double)n) * hypot(l->wr[i], l->wi[i]) / (s / m);
+    qsort(r, (size_t)n, sizeof *r, compare_doubles);
+    int count = n - 1; /* the largest is the Perron eigenvalue sqrt(n) */
+    *radius = r[count - 1];
+    *ks = 0;
+    for (int i = 0; i < count; ++i) {
+        double f = r[i] < 1 ? r[i] * r[i] : 1;
+        *ks = fmax(*ks, fmax(fabs(f - (double)i / count), fabs(f - (double)(i + 1) / count)));
+    }
+    return 0;
 }
 
 void ar_markov_sample(const ar_point *p, ar_rng *rng, double *a, double *q, double *k)
@@ -170,8 +214,13 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
     int n = ar_point_int(p, P_N);
     size_t nn = (size_t)n * n;
     ar_markov_sample(p, rng, l.a, l.q, l.k);
-    for (int o = 0; o < 6; ++o)
+    for (int o = 0; o < 8; ++o)
         out[o] = NAN;
+    if (wants_eigenvalues(p)) {
+        memcpy(l.copy, l.a, nn * sizeof *l.a);
+        if (disc_law(p) && disc_statistics(p, &l, n, &out[6], &out[7]) != 0)
+            return 1;
+    }
     if (!full_spectrum(p)) {
         double frob2 = 0;
         for (size_t i = 0; i < nn; ++i)
@@ -207,12 +256,16 @@ static const ar_output outputs[] = {
     {"ks_quarter_circle", "Kolmogorov-Smirnov distance of the singular values of sqrt(n) A (outlier "
                           "excluded) from the quarter-circle law on [0, 2 s/m] (iid entries, spectrum = full)",
      NULL, iid_full},
+    {"bulk_radius", "largest modulus of the eigenvalues of sqrt(n) A other than the Perron one, over s/m "
+                    "(eigenvalues = yes, iid entries, gap = keep)", NULL, disc_law},
+    {"ks_disc", "Kolmogorov-Smirnov distance of those moduli over s/m from the uniform-disc law (CDF r^2)",
+     NULL, disc_law},
 };
 
 const ar_sim ar_sim_markov_spectrum = {
     .name = "markov_spectrum",
     .summary = "singular values of random Markov (softmax-at-init) attention A, or of A - 11^T/n",
-    .claims = "S1 S2 S2ks S4 S4perp",
+    .claims = "S1 S2 S2ks S3 S3ks S4 S4perp",
     .params = params,
     .n_params = (int)(sizeof params / sizeof params[0]),
     .outputs = outputs,

@@ -304,13 +304,26 @@ static int read_claims(const context *c, ar_experiment *exp, const config_settin
     return 0;
 }
 
+/* Does the claim predict anything at some point of the grid? */
+static int speaks_on_grid(const ar_claim *claim, const ar_experiment *exp)
+{
+    for (long p = 0; p < exp->n_points; ++p) {
+        ar_point point;
+        ar_experiment_point(exp, p, &point);
+        if (isfinite(claim->predict(&point)))
+            return 1;
+    }
+    return 0;
+}
+
+/* Unlisted claims: the simulator's checkable ones that apply somewhere on the grid. */
 static void default_claims(ar_experiment *exp)
 {
     int count;
     const ar_claim *const *claims = ar_claims_all(&count);
     for (int i = 0; i < count && exp->n_claims < AR_MAX_CLAIMS; ++i) {
         if (strcmp(claims[i]->simulator, exp->sim->name) == 0 && claims[i]->rule != AR_RULE_REFERENCE &&
-            !claims[i]->on_request) {
+            !claims[i]->on_request && speaks_on_grid(claims[i], exp)) {
             exp->claims[exp->n_claims] = claims[i];
             exp->expect[exp->n_claims++] = AR_HOLDS;
         }
@@ -432,12 +445,6 @@ static int read_experiment(const context *c, const config_setting_t *g, ar_exper
     }
     /* Axes in the order the spec wrote them, overrides keeping their field's place. */
     qsort(exp->axes, (size_t)exp->n_axes, sizeof exp->axes[0], by_position);
-    if (!exp->claims_listed)
-        default_claims(exp);
-    const config_setting_t *expect = config_setting_get_member(g, "expect");
-    if (expect && read_expect(c, exp, expect))
-        return -1;
-
     double points = 1;
     for (int a = 0; a < exp->n_axes; ++a)
         points *= exp->axes[a].count;
@@ -445,6 +452,11 @@ static int read_experiment(const context *c, const config_setting_t *g, ar_exper
         return fail(c->err, exp->where, exp->name, "the grid has %.3g points; the limit is %d: "
                     "split it into several experiments or runs", points, MAX_GRID_POINTS);
     exp->n_points = (long)points;
+    if (!exp->claims_listed)
+        default_claims(exp);
+    const config_setting_t *expect = config_setting_get_member(g, "expect");
+    if (expect && read_expect(c, exp, expect))
+        return -1;
 
     /* Cross-field rules, point by point, blaming the field the simulator names. */
     char why[256];

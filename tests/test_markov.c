@@ -100,8 +100,38 @@ static void lanczos_matches_svd(void)
     }
 }
 
+static void eigenvalues_by_hand(void)
+{
+    double sym[4] = {2, 1, 1, 2}, rot[4] = {0, -1, 1, 0}, wr[2], wi[2], work[68];
+    CHECK(ar_eigenvalues_workspace(2) <= 68);
+    CHECK(ar_eigenvalues(2, sym, wr, wi, work) == 0);
+    CHECK_NEAR(fmax(wr[0], wr[1]), 3, 1e-14);
+    CHECK_NEAR(fmin(wr[0], wr[1]), 1, 1e-14);
+    CHECK(wi[0] == 0 && wi[1] == 0);
+    CHECK(ar_eigenvalues(2, rot, wr, wi, work) == 0);
+    CHECK_NEAR(fabs(wi[0]), 1, 1e-14);
+    CHECK_NEAR(wr[0], 0, 1e-14);
+    /* A Markov matrix has the eigenvalue 1 (A 1 = 1), and none of larger modulus. */
+    ar_point p;
+    point_of("n = 50;", &p);
+    double *a = malloc(50 * 50 * sizeof *a), big_wr[50], big_wi[50], *big_work = malloc(34 * 50 * sizeof *big_work);
+    ar_rng r;
+    ar_rng_init(&r, 7, 7, 7, 0);
+    ar_markov_sample(&p, &r, a, NULL, NULL);
+    CHECK(ar_eigenvalues(50, a, big_wr, big_wi, big_work) == 0);
+    double largest = 0, closest = 1;
+    for (int i = 0; i < 50; ++i) {
+        largest = fmax(largest, hypot(big_wr[i], big_wi[i]));
+        closest = fmin(closest, hypot(big_wr[i] - 1, big_wi[i]));
+    }
+    CHECK_NEAR(largest, 1, 1e-12);
+    CHECK(closest < 1e-12);
+    free(a), free(big_work);
+}
+
 int main(void)
 {
+    eigenvalues_by_hand();
     row_sums();
     quarter_circle();
     lanczos_matches_svd();

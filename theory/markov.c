@@ -1,4 +1,4 @@
-/* theory/markov: claims S1, S2, S4 (Naderi, Nait Saada, Tanner, "Mind the Gap: a
+/* theory/markov: claims S1-S4 (Naderi, Nait Saada, Tanner, "Mind the Gap: a
  * Spectral Analysis of Rank Collapse and Signal Propagation in Attention Layers"). */
 #include "attnrank/markov.h"
 #include "attnrank/theory.h"
@@ -33,6 +33,18 @@ static double s2_ks(const ar_point *p)
     return isfinite(ratio(p)) && ar_point_value(p, "spectrum") == 0 ? 0.0 : NAN;
 }
 
+/* S3: the bulk eigenvalues of sqrt(n) A fill the disc of radius s/m: the largest
+ * modulus (in units of s/m) -> 1, and the moduli follow the uniform-disc law. */
+static double s3_radius(const ar_point *p)
+{
+    return keeps_gap(p) && isfinite(ratio(p)) && ar_point_value(p, "eigenvalues") == 1 ? 1.0 : NAN;
+}
+
+static double s3_ks(const ar_point *p)
+{
+    return isfinite(s3_radius(p)) ? 0.0 : NAN;
+}
+
 /* S4: stable_rank(A) -> 1 + s^2/m^2 (||A||_F^2 -> 1 + s^2/m^2, sigma_1 -> 1). */
 static double s4_stable(const ar_point *p)
 {
@@ -57,6 +69,14 @@ const ar_claim ar_claim_s2ks = {
     "S2ks", "markov_spectrum", "ks_quarter_circle",
     "the singular values of sqrt(n) A approach the quarter-circle law: KS distance falls with n",
     "0 (the limit)", AR_RULE_DECREASING, s2_ks, 0, 0, "n"};
+const ar_claim ar_claim_s3 = {
+    "S3", "markov_spectrum", "bulk_radius",
+    "the eigenvalues of sqrt(n) A but the outlier lie in the disc of radius s/m: max modulus / (s/m) -> 1",
+    "1", AR_RULE_LIMIT, s3_radius, 0.1, 0, "n"};
+const ar_claim ar_claim_s3ks = {
+    "S3ks", "markov_spectrum", "ks_disc",
+    "...and fill it uniformly: KS distance of their moduli from the disc law falls with n",
+    "0 (the limit)", AR_RULE_DECREASING, s3_ks, 0, 0, "n"};
 const ar_claim ar_claim_s4 = {
     "S4", "markov_spectrum", "stable_rank", "stable_rank(A) -> 1 + s^2/m^2", "1 + (s / m)^2",
     AR_RULE_LIMIT, s4_stable, 0.05, 0, "n"};

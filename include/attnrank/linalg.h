@@ -27,6 +27,11 @@ int ar_haar_rows(int n, int d, double *x, double *work);
 size_t ar_singular_values_workspace(int m, int n);
 int ar_singular_values(int m, int n, double *a, double *s, double *work, int *iwork);
 
+/* Eigenvalues (wr + i wi, unordered) of the n x n matrix a, which is destroyed.
+ * work: ar_eigenvalues_workspace(n) doubles. Returns LAPACK info (> 0: no convergence). */
+size_t ar_eigenvalues_workspace(int n);
+int ar_eigenvalues(int n, double *a, double *wr, double *wi, double *work);
+
 /* The largest `want` singular values (descending) of the m x n matrix a, by Golub-
  * Kahan-Lanczos bidiagonalization with full reorthogonalization: O(m n) per step, no
  * O(n^3) SVD. start: n numbers (e.g. normals) for the first right vector. Stops when

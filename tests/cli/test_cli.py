@@ -345,7 +345,7 @@ def case_markov_layout(tmp):
     spec = os.path.join(os.environ["ATTNRANK_SOURCE_ROOT"], "runs", "markov_spectrum.cfg")
     out = f"{tmp}/m.h5"
     proc = run(["run", spec, "-o", out, "-q", "--set", "spectrum.n=[32,64]", "--set", "top2.n=[128,256]",
-                "--set", "trials=12", "--set", "keyquery.scale=[0.1,1.0]"], expect=0)
+                "--set", "disc.n=[32,64]", "--set", "trials=12", "--set", "keyquery.scale=[0.1,1.0]"], expect=0)
     check("S4perp" in proc.stdout, "markov verdicts printed")
     with h5py.File(out) as f:
         g = f["spectrum"]
@@ -366,6 +366,11 @@ def case_markov_layout(tmp):
         rows = [(r["experiment"].decode(), r["claim"].decode()) for r in f["verdicts"][...]]
         check(not any(e == "keyquery" for e, _ in rows), "claims = [] gives no verdict rows")
         check(("top2", "S2ks") not in rows and ("spectrum", "S2ks") in rows, "claims as listed")
+        d = f["disc"]
+        check(d["bulk_radius/mean"].shape == (2, 2) and np.isfinite(d["bulk_radius/mean"][...]).all(),
+              "disc: bulk radius over (n, entries)")
+        check(np.isnan(g["bulk_radius/mean"][...]).all(), "no eigenvalues unless asked")
+        check(("disc", "S3") in rows and ("disc", "S3ks") in rows, "S3 verdicts")
         kq = f["keyquery/sigma1/mean"][...]
         check(kq.shape == (2,) and (kq >= 1 - 1e-12).all(), "key-query attention has the outlier")
 
