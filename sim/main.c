@@ -82,8 +82,14 @@ static void print_verdicts(FILE *f, const ar_verdict_row *rows, int n)
                            : strcmp(r->verdict, "INCONCLUSIVE") == 0 ? " <-- inconclusive"
                            : strcmp(r->verdict, "NOT RUN") == 0      ? " <-- no point of the grid to judge"
                                                                      : " <-- differs from expected";
-        fprintf(f, "%-6s %-12s %-13s %-13s %12.4g  %-31s %8lld  %s%s\n", r->claim, r->experiment, r->verdict,
-                r->expected, r->prediction, est, r->trials, r->point[0] ? r->point : "-", mark);
+        /* Trend claims compare sizes with each other; their theory value is only a reference. */
+        char prediction[32];
+        if (strncmp(r->rule, "increasing", 10) == 0 || strncmp(r->rule, "decreasing", 10) == 0)
+            snprintf(prediction, sizeof prediction, "%s", r->rule[0] == 'i' ? "increasing" : "decreasing");
+        else
+            snprintf(prediction, sizeof prediction, "%.4g", r->prediction);
+        fprintf(f, "%-6s %-12s %-13s %-13s %12s  %-31s %8lld  %s%s\n", r->claim, r->experiment, r->verdict,
+                r->expected, prediction, est, r->trials, r->point[0] ? r->point : "-", mark);
     }
     fprintf(f, "\nclaims:\n");
     for (int i = 0; i < n; ++i) {

@@ -148,9 +148,11 @@ static int disc_statistics(const ar_point *p, const layout *l, int n, double *ra
 
 void ar_markov_sample(const ar_point *p, ar_rng *rng, double *a, double *q, double *k)
 {
-    int n = ar_point_int(p, P_N);
+    /* By name, so every simulator with these parameters can draw the same matrices. */
+    int n = (int)ar_point_value(p, "n"), law = (int)ar_point_value(p, "entries");
+    int remove_gap = ar_point_value(p, "gap") == GAP_REMOVE;
     size_t nn = (size_t)n * n;
-    switch (ar_point_choice(p, P_ENTRIES)) {
+    switch (law) {
     case LAW_LOGNORMAL: {
         const double mu = -0.5 * log(2.0), sigma = sqrt(log(2.0));
         ar_rng_normals(rng, a, nn);
@@ -167,8 +169,8 @@ void ar_markov_sample(const ar_point *p, ar_rng *rng, double *a, double *q, doub
             a[i] = ar_rng_uniform(rng);
         break;
     default: { /* key-query attention: softmax rows are already stochastic */
-        int dh = ar_point_int(p, P_DH);
-        double scale = ar_point_real(p, P_SCALE);
+        int dh = (int)ar_point_value(p, "d_h");
+        double scale = ar_point_value(p, "scale");
         ar_rng_normals(rng, q, (size_t)n * dh);
         ar_rng_normals(rng, k, (size_t)n * dh);
         for (size_t i = 0; i < (size_t)n * dh; ++i)
@@ -177,14 +179,14 @@ void ar_markov_sample(const ar_point *p, ar_rng *rng, double *a, double *q, doub
         ar_softmax_rows(n, n, a, sqrt((double)dh), a);
     }
     }
-    for (int i = 0; ar_point_choice(p, P_ENTRIES) != LAW_KEYQUERY && i < n; ++i) {
+    for (int i = 0; law != LAW_KEYQUERY && i < n; ++i) {
         double *row = a + (size_t)i * n, sum = 0;
         for (int j = 0; j < n; ++j)
             sum += row[j];
         for (int j = 0; j < n; ++j)
             row[j] /= sum;
     }
-    if (ar_point_choice(p, P_GAP) == GAP_REMOVE)
+    if (remove_gap)
         for (size_t i = 0; i < nn; ++i)
             a[i] -= 1.0 / n;
 }

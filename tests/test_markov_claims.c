@@ -77,5 +77,32 @@ int main(void)
     printf("S2ks: KS at n = 64: %.4f +- %.4f, at n = 512: %.4f +- %.4f\n", ks64.mean, ks64.sem, ks512.mean,
            ks512.sem);
     CHECK(ks512.mean + 4 * ks512.sem < ks64.mean - 4 * ks64.sem);
+    /* S5: with the gap one layer collapses the stable rank to about 1 + s^2/m^2 = 2;
+     * without it the stable rank grows with n. */
+    double keep512[2] = {NAN, NAN}, remove[2][2] = {{NAN, NAN}, {NAN, NAN}};
+    const char *width = "seed = 32; experiments = ( { name = \"w\"; simulator = \"width_collapse\"; trials = 40;"
+                        " n = [128, 512]; gamma = 0.5; gap = [\"keep\", \"remove\"]; } );";
+    ar_spec spec;
+    char err[AR_ERR_LEN];
+    if (ar_spec_load_text(width, "test", NULL, NULL, 0, &spec, err) != 0) {
+        fprintf(stderr, "%s\n", err);
+        return 2;
+    }
+    double *v = malloc(40 * 2 * sizeof *v);
+    for (long p = 0; p < 4; ++p) {
+        ar_summary s;
+        ar_engine_point_values(&spec, &spec.experiments[0], p, 2, v);
+        ar_summarize(v, 40, &s);
+        if (p == 2)
+            keep512[0] = s.mean, keep512[1] = s.sem;
+        if (p % 2 == 1)
+            remove[p / 2][0] = s.mean, remove[p / 2][1] = s.sem;
+    }
+    free(v);
+    ar_spec_free(&spec);
+    printf("S5: stable rank with the gap at n = 512: %.4f +- %.4f; without: n = 128 %.2f, n = 512 %.2f\n", keep512[0],
+           keep512[1], remove[0][0], remove[1][0]);
+    CHECK(fabs(keep512[0] - 2) <= 0.05 * 2 + 4 * keep512[1]);
+    CHECK(remove[1][0] - 4 * remove[1][1] > remove[0][0] + 4 * remove[0][1]);
     return check_report("markov_claims");
 }

@@ -1,4 +1,4 @@
-/* theory/markov: claims S1-S4 (Naderi, Nait Saada, Tanner, "Mind the Gap: a
+/* theory/markov: claims S1-S5 (Naderi, Nait Saada, Tanner, "Mind the Gap: a
  * Spectral Analysis of Rank Collapse and Signal Propagation in Attention Layers"). */
 #include "attnrank/markov.h"
 #include "attnrank/theory.h"
@@ -58,6 +58,19 @@ static double s4_perp(const ar_point *p)
     return !keeps_gap(p) && isfinite(ratio(p)) ? ar_point_value(p, "n") / 4 : NAN;
 }
 
+/* S5: one layer X_1 = A X_0 W_V: ||X_1||_F^2 ~ d (1 + s^2/m^2) and ||X_1||_2^2 ~ d, so
+ * the stable rank tends to 1 + s^2/m^2 for any width; without the gap it grows with n. */
+static double s5_collapse(const ar_point *p) { return keeps_gap(p) ? 1 + ratio(p) * ratio(p) : NAN; }
+static double s5_perp(const ar_point *p) { return keeps_gap(p) ? NAN : 1.0; }
+
+const ar_claim ar_claim_s5 = {
+    "S5", "width_collapse", "stable_rank",
+    "rank collapse in width: stable_rank(A X_0 W_V) -> 1 + s^2/m^2 as n grows at fixed n/d", "1 + (s / m)^2",
+    AR_RULE_LIMIT, s5_collapse, 0.1, 0, "n"};
+const ar_claim ar_claim_s5perp = {
+    "S5perp", "width_collapse", "stable_rank",
+    "without the gap, stable_rank((A - 11^T/n) X_0 W_V) grows with n", "grows (no closed form)",
+    AR_RULE_INCREASING, s5_perp, 0, 0, "n"};
 const ar_claim ar_claim_s1 = {
     "S1", "markov_spectrum", "sigma1", "sigma_1(A) -> 1 as n grows (the Perron outlier)", "1",
     AR_RULE_LIMIT, s1_outlier, 0.02, 0, "n"};

@@ -345,7 +345,8 @@ def case_markov_layout(tmp):
     spec = os.path.join(os.environ["ATTNRANK_SOURCE_ROOT"], "runs", "markov_spectrum.cfg")
     out = f"{tmp}/m.h5"
     proc = run(["run", spec, "-o", out, "-q", "--set", "spectrum.n=[32,64]", "--set", "top2.n=[128,256]",
-                "--set", "disc.n=[32,64]", "--set", "trials=12", "--set", "keyquery.scale=[0.1,1.0]"], expect=0)
+                "--set", "disc.n=[32,64]", "--set", "width.n=[32,64]", "--set", "trials=12",
+                "--set", "keyquery.scale=[0.1,1.0]"], expect=0)
     check("S4perp" in proc.stdout, "markov verdicts printed")
     with h5py.File(out) as f:
         g = f["spectrum"]
@@ -371,6 +372,9 @@ def case_markov_layout(tmp):
               "disc: bulk radius over (n, entries)")
         check(np.isnan(g["bulk_radius/mean"][...]).all(), "no eigenvalues unless asked")
         check(("disc", "S3") in rows and ("disc", "S3ks") in rows, "S3 verdicts")
+        w = f["width"]
+        check(w["stable_rank/mean"].shape == (2, 2, 2), "width: stable rank over (n, gamma, gap)")
+        check(("width", "S5") in rows and ("width", "S5perp") in rows, "S5 verdicts")
         kq = f["keyquery/sigma1/mean"][...]
         check(kq.shape == (2,) and (kq >= 1 - 1e-12).all(), "key-query attention has the outlier")
 

@@ -1,0 +1,107 @@
+/* width: rank collapse in width (claim S5, "Mind the Gap").
+ *
+ * X_0 (n x d, d = ceil(n / gamma) >= n) has orthonormal rows, W_V (d x d) iid N(0, 1),
+ * and X_1 = A X_0 W_V with A a random Markov matrix (or A - 11^T/n). Since
+ * X_0 X_0^T = I, X_0 W_V has iid N(0, 1) entries: the trial draws that n x d matrix G
+ * directly (exact in distribution) and forms X_1 = A G. With the gap, X_1 is close to
+ * the rank-one 1 (1^T G)/n: its stable rank tends to 1 + s^2/m^2 however wide the
+ * layer; without the gap it grows with n.
+ *
+ * The stable rank needs only ||X||_F and sigma_1: Lanczos, no SVD. */
+#include "attnrank/linalg.h"
+#include "attnrank/markov.h"
+#include "attnrank/sim.h"
+
+#include <math.h>
+
+enum { P_N, P_GAMMA, P_ENTRIES, P_GAP };
+enum { LANCZOS_STEPS = 160 };
+
+static const char *const laws[] = {"lognormal", "exponential", "uniform", NULL}; /* markov_spectrum's order */
+static const char *const gaps[] = {"keep", "remove", NULL};
+
+static const ar_param params[] = {
+    {"n", AR_PARAM_INT, 256, 2, 8192, 0, NULL, "tokens"},
+    {"gamma", AR_PARAM_REAL, 1, 0, 1, 1, NULL, "n / d: the width is d = ceil(n / gamma) >= n"},
+    {"entries", AR_PARAM_CHOICE, 0, 0, 0, 0, laws, "law of A's entries before row normalisation (as markov_spectrum)"},
+    {"gap", AR_PARAM_CHOICE, 0, 0, 0, 0, gaps, "keep: A; remove: A - 11^T/n"},
+};
+
+static size_t width_of(const ar_point *p)
+{
+    return (size_t)ceil(ar_point_int(p, P_N) / ar_point_real(p, P_GAMMA) - 1e-9);
+}
+
+typedef struct {
+    double *a, *g, *x1, *start, *lanczos;
+} layout;
+
+static size_t carve(const ar_point *p, char *base, layout *l)
+{
+    size_t n = (size_t)ar_point_int(p, P_N), d = width_of(p);
+    const size_t D = sizeof(double);
+    ar_carver c = {base, 0};
+    l->a = ar_carve(&c, n * n * D);
+    l->g = ar_carve(&c, n * d * D);
+    l->x1 = ar_carve(&c, n * d * D);
+    l->start = ar_carve(&c, d * D);
+    l->lanczos = ar_carve(&c, ar_top_singular_values_workspace((int)n, (int)d, LANCZOS_STEPS) * D);
+    return c.used;
+}
+
+static size_t workspace(const ar_point *p)
+{
+    layout sizing;
+    return carve(p, NULL, &sizing);
+}
+
+static double cost(const ar_point *p)
+{
+    double n = ar_point_int(p, P_N), d = (double)width_of(p);
+    return 2 * n * n * d + 2 * 60 * 4 * n * d;
+}
+
+/* ||X||_F^2 / sigma_1(X)^2 for the n x d matrix x. */
+static int stable_rank(int n, int d, const double *x, ar_rng *rng, const layout *l, double *out)
+{
+    double frob2 = 0, top;
+    for (size_t i = 0; i < (size_t)n * d; ++i)
+        frob2 += x[i] * x[i];
+    ar_rng_normals(rng, l->start, (size_t)d);
+    if (ar_top_singular_values(n, d, x, 1, l->start, LANCZOS_STEPS, 1e-12, &top, l->lanczos) < 0)
+        return 1;
+    *out = frob2 / (top * top);
+    return 0;
+}
+
+static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
+{
+    layout l;
+    carve(p, ws, &l);
+    int n = ar_point_int(p, P_N), d = (int)width_of(p);
+    ar_markov_sample(p, rng, l.a, NULL, NULL);
+    ar_rng_normals(rng, l.g, (size_t)n * d);
+    ar_gemm_nn(n, d, n, l.a, l.g, l.x1);
+    if (stable_rank(n, d, l.x1, rng, &l, &out[0]) || stable_rank(n, d, l.g, rng, &l, &out[1]))
+        return 1;
+    return 0;
+}
+
+static const ar_output outputs[] = {
+    {"stable_rank", "stable rank of X_1 = A X_0 W_V (||X_1||_F^2 / ||X_1||_2^2)", NULL, NULL},
+    {"stable_rank_input", "stable rank of X_0 W_V, before attention (for comparison)", NULL, NULL},
+};
+
+const ar_sim ar_sim_width_collapse = {
+    .name = "width_collapse",
+    .summary = "stable rank of one attention layer's output A X_0 W_V, against n at fixed n/d",
+    .claims = "S5 S5perp",
+    .params = params,
+    .n_params = (int)(sizeof params / sizeof params[0]),
+    .outputs = outputs,
+    .n_outputs = (int)(sizeof outputs / sizeof outputs[0]),
+    .check = NULL,
+    .workspace_bytes = workspace,
+    .cost = cost,
+    .trial = trial,
+};
