@@ -37,15 +37,26 @@ static int thread_count(int requested)
     return requested > 0 ? requested : omp_get_max_threads();
 }
 
+static int values_per_trial(const ar_sim *sim, const ar_point *pt);
+
 double ar_engine_point_memory(const ar_experiment *exp, const ar_point *point, int threads)
 {
     double workspace = (double)exp->sim->workspace_bytes(point) + 64;
-    double values = (double)exp->trials * exp->sim->n_outputs * sizeof(double);
+    double values = (double)exp->trials * values_per_trial(exp->sim, point) * sizeof(double);
     double hist = 0;
     for (int o = 0; o < exp->sim->n_outputs; ++o)
         if (exp->sim->outputs[o].hist_max)
             hist += (exp->sim->outputs[o].hist_max(point) + 1.0) * sizeof(long);
     return thread_count(threads) * workspace + values + hist;
+}
+
+/* Values per trial of all outputs at a point: scalars count one, vectors their length. */
+static int values_per_trial(const ar_sim *sim, const ar_point *pt)
+{
+    int total = 0;
+    for (int o = 0; o < sim->n_outputs; ++o)
+        total += ar_output_length(&sim->outputs[o], pt);
+    return total;
 }
 
 static long point_values(const ar_spec *spec, const ar_experiment *exp, long point, int threads,
@@ -56,7 +67,7 @@ static long point_values(const ar_spec *spec, const ar_experiment *exp, long poi
     ar_experiment_point(exp, point, &pt);
     uint64_t key = ar_point_key(&pt);
     long trials = exp->trials, failed = 0;
-    int n_out = sim->n_outputs, out_of_memory = 0;
+    int width = values_per_trial(sim, &pt), out_of_memory = 0;
     size_t bytes = (sim->workspace_bytes(&pt) + 63) & ~(size_t)63;
     int team = thread_count(threads);
     long chunk = trials / (16L * team);
@@ -66,26 +77,28 @@ static long point_values(const ar_spec *spec, const ar_experiment *exp, long poi
     ar_blas_set_threads(1);
 #pragma omp parallel num_threads(team) reduction(+ : failed)
     {
+        /* Per thread, once per point: the workspace and the trial's output row. */
         void *workspace = aligned_alloc(64, bytes ? bytes : 64);
-        double out[AR_MAX_OUTPUTS];
+        double *out = malloc((size_t)width * sizeof *out);
         ar_rng rng;
-        if (!workspace) {
+        if (!workspace || !out) {
 #pragma omp atomic write
             out_of_memory = 1;
         }
 #pragma omp for schedule(dynamic, chunk)
         for (long t = 0; t < trials; ++t) {
-            if (!workspace || ar_stop_signal)
+            if (!workspace || !out || ar_stop_signal)
                 continue;
             ar_rng_init(&rng, spec->seed, key, (uint64_t)t, 0);
             int bad = sim->trial(&pt, &rng, workspace, out);
-            for (int o = 0; o < n_out; ++o)
-                values[(size_t)o * trials + t] = bad ? NAN : out[o];
+            for (int v = 0; v < width; ++v)
+                values[(size_t)v * trials + t] = bad ? NAN : out[v];
             failed += bad != 0;
             if (progress)
                 ar_progress_trial_done(progress);
         }
         free(workspace);
+        free(out);
     }
     return out_of_memory ? -1 : failed;
 }
@@ -167,8 +180,12 @@ double ar_engine_output_bytes(const ar_spec *spec)
     for (int e = 0; e < spec->n_experiments; ++e) {
         const ar_experiment *x = &spec->experiments[e];
         double per_point = 1 + 8.0 * n_claims; /* done ledger, theory (upper bound) */
+        ar_point last;
+        ar_experiment_point(x, x->n_points - 1, &last);
         for (int o = 0; o < x->sim->n_outputs; ++o) {
-            per_point += 9 * 8.0; /* seven statistics, count, failed */
+            /* seven statistics, count, failed; per element of a vector (the last point's
+             * length stands for all: lengths grow along axes) */
+            per_point += 9 * 8.0 * ar_output_length(&x->sim->outputs[o], &last);
             if (x->sim->outputs[o].hist_max) {
                 /* Widest histogram, from a sample of at most ~1000 points. */
                 ar_point pt;
@@ -235,7 +252,7 @@ int ar_engine_verdicts(ar_store *store, ar_verdict_row *rows, char *err)
             int output = 0;
             while (strcmp(x->sim->outputs[output].name, claim->output) != 0)
                 output++;
-            if (ar_store_read_summaries(store, e, output, est, err) < 0 ||
+            if (ar_store_read_summaries(store, e, output, claim->element, est, err) < 0 ||
                 ar_store_read_theory(store, e, claim, prediction, err) < 0) {
                 free(est), free(prediction), free(along), free(line);
                 return -1;
@@ -380,7 +397,15 @@ int ar_engine_run(const ar_spec *spec, const ar_run_options *opt, ar_verdict_row
     for (int e = 0; e < spec->n_experiments && status == AR_EXIT_OK; ++e) {
         const ar_experiment *x = &spec->experiments[e];
         const ar_sim *sim = x->sim;
-        double *values = malloc((size_t)x->trials * sim->n_outputs * sizeof *values);
+        int widest = 1;
+        for (long p = 0; p < x->n_points; ++p) {
+            ar_point pt;
+            ar_experiment_point(x, p, &pt);
+            if (values_per_trial(sim, &pt) > widest)
+                widest = values_per_trial(sim, &pt);
+        }
+        double *values = malloc((size_t)x->trials * widest * sizeof *values);
+        ar_summary *sums = malloc((size_t)widest * sizeof *sums);
         long *hists[AR_MAX_OUTPUTS] = {0};
         for (int o = 0; o < sim->n_outputs; ++o) {
             if (sim->outputs[o].hist_max) {
@@ -402,26 +427,23 @@ int ar_engine_run(const ar_spec *spec, const ar_run_options *opt, ar_verdict_row
             ar_point pt;
             ar_experiment_point(x, p, &pt);
             ar_progress_point_begin(&progress, work_of(x, p), x->trials);
-            if (!values || point_values(spec, x, p, opt->threads, values, &progress) < 0) {
+            if (!values || !sums || point_values(spec, x, p, opt->threads, values, &progress) < 0) {
                 snprintf(err, AR_ERR_LEN, "%s: out of memory at experiment %s point %ld", opt->output, x->name, p);
                 status = AR_EXIT_IO;
                 break;
             }
             if (ar_stop_signal)
                 break; /* the point is incomplete: not written, recomputed on resume */
-            ar_summary sums[AR_MAX_OUTPUTS];
+            /* One summary per value: sums[offset .. offset + length) for each output. */
+            int offset = 0;
             for (int o = 0; o < sim->n_outputs; ++o) {
                 const ar_output *out = &sim->outputs[o];
-                const double *v = values + (size_t)o * x->trials;
-                if (out->applies && !out->applies(&pt)) {
-                    ar_summarize(v, 0, &sums[o]);
-                    if (hists[o])
-                        ar_histogram(v, 0, out->hist_max(&pt), hists[o]);
-                    continue;
-                }
-                ar_summarize(v, x->trials, &sums[o]);
+                int applies = !out->applies || out->applies(&pt);
+                for (int i = 0; i < ar_output_length(out, &pt); ++i, ++offset)
+                    ar_summarize(values + (size_t)offset * x->trials, applies ? x->trials : 0, &sums[offset]);
                 if (hists[o])
-                    ar_histogram(v, x->trials, out->hist_max(&pt), hists[o]);
+                    ar_histogram(values + (size_t)(offset - 1) * x->trials, applies ? x->trials : 0,
+                                 out->hist_max(&pt), hists[o]);
             }
             if (ar_store_write_point(store, e, p, sums, hists, err) < 0) {
                 status = AR_EXIT_IO;
@@ -432,6 +454,7 @@ int ar_engine_run(const ar_spec *spec, const ar_run_options *opt, ar_verdict_row
         for (int o = 0; o < sim->n_outputs; ++o)
             free(hists[o]);
         free(values);
+        free(sums);
     }
     ar_progress_finish(&progress);
 

@@ -229,6 +229,19 @@ static int hist_width(const ar_experiment *x, const ar_output *o)
     return width;
 }
 
+/* Longest vector of an output over the grid (1 for scalars). */
+static int vector_width(const ar_experiment *x, const ar_output *o)
+{
+    int width = 1;
+    for (long p = 0; o->length && p < x->n_points; ++p) {
+        ar_point point;
+        ar_experiment_point(x, p, &point);
+        if (o->length(&point) > width)
+            width = o->length(&point);
+    }
+    return width;
+}
+
 static int create_output(hid_t group, const ar_experiment *x, const ar_output *o, const hid_t *scales)
 {
     hid_t og = make_group(group, o->name);
@@ -241,22 +254,40 @@ static int create_output(hid_t group, const ar_experiment *x, const ar_output *o
         return -1;
     hsize_t dims[AR_MAX_PARAMS + 1];
     axis_dims(x, dims);
+    /* A vector output has one more dimension, with its own index scale. */
+    int rank = x->n_axes;
+    hid_t index = -1;
+    if (o->length) {
+        hsize_t width = (hsize_t)vector_width(x, o);
+        long long *values = malloc(width * sizeof *values);
+        for (hsize_t v = 0; v < width; ++v)
+            values[v] = (long long)v;
+        index = make_dataset(og, o->index_name, H5T_NATIVE_LLONG, 1, &width, NULL, "index of the value in a trial");
+        herr_t st = index < 0 ? -1 : H5Dwrite(index, H5T_NATIVE_LLONG, H5S_ALL, H5S_ALL, H5P_DEFAULT, values);
+        free(values);
+        if (st < 0 || H5DSset_scale(index, o->index_name) < 0)
+            return -1;
+        dims[rank++] = width;
+    }
     double nan = NAN;
-    for (int s = 0; s < N_STATS; ++s) {
-        hid_t ds = make_dataset(og, STAT_NAMES[s], H5T_NATIVE_DOUBLE, x->n_axes, dims, &nan, STAT_DOCS[s]);
+    long long zero = 0;
+    for (int s = 0; s < N_STATS + 2; ++s) {
+        int is_count = s >= N_STATS;
+        const char *name = s < N_STATS ? STAT_NAMES[s] : s == N_STATS ? "count" : "failed";
+        const char *doc = s < N_STATS ? STAT_DOCS[s]
+                          : s == N_STATS ? "trials with a finite value (the n behind mean and stderr)"
+                                         : "trials that failed (non-finite value); never averaged";
+        hid_t ds = make_dataset(og, name, is_count ? H5T_NATIVE_LLONG : H5T_NATIVE_DOUBLE, rank, dims,
+                                is_count ? (const void *)&zero : (const void *)&nan, doc);
         if (ds < 0 || attach_scales(ds, x, scales) < 0)
+            return -1;
+        if (index >= 0 && (H5DSattach_scale(ds, index, (unsigned)x->n_axes) < 0 ||
+                           H5DSset_label(ds, (unsigned)x->n_axes, o->index_name) < 0))
             return -1;
         H5Dclose(ds);
     }
-    long long zero = 0;
-    hid_t count = make_dataset(og, "count", H5T_NATIVE_LLONG, x->n_axes, dims, &zero,
-                               "trials with a finite value (the n behind mean and stderr)");
-    hid_t failed = make_dataset(og, "failed", H5T_NATIVE_LLONG, x->n_axes, dims, &zero,
-                                "trials that failed (non-finite value); never averaged");
-    if (count < 0 || failed < 0 || attach_scales(count, x, scales) < 0 || attach_scales(failed, x, scales) < 0)
-        return -1;
-    H5Dclose(count);
-    H5Dclose(failed);
+    if (index >= 0)
+        H5Dclose(index);
     if (o->hist_max) {
         hsize_t width = (hsize_t)hist_width(x, o);
         long long *values = malloc(width * sizeof *values);
@@ -623,17 +654,33 @@ int ar_store_write_point(ar_store *store, int experiment, long point, const ar_s
     const ar_experiment *x = &store->spec.experiments[experiment];
     hid_t g = H5Gopen2(store->file, x->name, H5P_DEFAULT);
     int ok = g >= 0;
+    ar_point pt;
+    ar_experiment_point(x, point, &pt);
+    int offset = 0;
     for (int o = 0; ok && o < x->sim->n_outputs; ++o) {
         const ar_output *out = &x->sim->outputs[o];
         hid_t og = H5Gopen2(g, out->name, H5P_DEFAULT);
-        const ar_summary *s = &summaries[o];
-        double stats[N_STATS] = {s->mean, s->sem, s->std, s->ci_lo, s->ci_hi, s->min, s->max};
-        long long count = s->count, failed = s->failed;
+        int width = ar_output_length(out, &pt);
+        const ar_summary *s = &summaries[offset];
+        offset += width;
+        /* Statistics as rows over the output's values: one value for a scalar. */
+        double *stats = malloc((size_t)N_STATS * width * sizeof *stats);
+        long long *counts = malloc(2 * (size_t)width * sizeof *counts);
+        for (int i = 0; i < width; ++i) {
+            const double row[N_STATS] = {s[i].mean, s[i].sem, s[i].std, s[i].ci_lo, s[i].ci_hi, s[i].min, s[i].max};
+            for (int k = 0; k < N_STATS; ++k)
+                stats[(size_t)k * width + i] = row[k];
+            counts[i] = s[i].count;
+            counts[width + i] = s[i].failed;
+        }
+        hsize_t extra = out->length ? (hsize_t)width : 0;
         ok = og >= 0;
         for (int k = 0; ok && k < N_STATS; ++k)
-            ok = write_cell(og, STAT_NAMES[k], x, point, H5T_NATIVE_DOUBLE, &stats[k], 0) == 0;
-        ok = ok && write_cell(og, "count", x, point, H5T_NATIVE_LLONG, &count, 0) == 0;
-        ok = ok && write_cell(og, "failed", x, point, H5T_NATIVE_LLONG, &failed, 0) == 0;
+            ok = write_cell(og, STAT_NAMES[k], x, point, H5T_NATIVE_DOUBLE, stats + (size_t)k * width, extra) == 0;
+        ok = ok && write_cell(og, "count", x, point, H5T_NATIVE_LLONG, counts, extra) == 0;
+        ok = ok && write_cell(og, "failed", x, point, H5T_NATIVE_LLONG, counts + width, extra) == 0;
+        free(stats);
+        free(counts);
         if (ok && out->hist_max && histograms[o]) {
             hid_t ds = H5Dopen2(og, "hist", H5P_DEFAULT);
             hid_t space = H5Dget_space(ds);
@@ -642,8 +689,6 @@ int ar_store_write_point(ar_store *store, int experiment, long point, const ar_s
             H5Sclose(space);
             H5Dclose(ds);
             long long *row = malloc(dims[x->n_axes] * sizeof *row);
-            ar_point pt;
-            ar_experiment_point(x, point, &pt);
             int max_value = out->hist_max(&pt);
             for (hsize_t v = 0; v < dims[x->n_axes]; ++v)
                 row[v] = (int)v <= max_value ? histograms[o][v] : 0;
@@ -677,32 +722,40 @@ static int read_full(hid_t file, const char *name, hid_t type, void *out)
     return st < 0 ? -1 : 0;
 }
 
-int ar_store_read_summaries(ar_store *store, int experiment, int output, ar_summary *out, char *err)
+int ar_store_read_summaries(ar_store *store, int experiment, int output, int element, ar_summary *out,
+                            char *err)
 {
     const ar_experiment *x = &store->spec.experiments[experiment];
-    const char *oname = x->sim->outputs[output].name;
-    size_t n = (size_t)x->n_points;
-    double *buf = malloc(n * sizeof *buf);
-    long long *counts = malloc(n * sizeof *counts);
+    const ar_output *o = &x->sim->outputs[output];
+    size_t n = (size_t)x->n_points, width = (size_t)vector_width(x, o);
+    double *buf = malloc(n * width * sizeof *buf);
+    long long *counts = malloc(n * width * sizeof *counts);
     char name[256];
     int status = 0;
     for (int k = 0; k < N_STATS + 2 && status == 0; ++k) {
         const char *stat = k < N_STATS ? STAT_NAMES[k] : k == N_STATS ? "count" : "failed";
-        snprintf(name, sizeof name, "%s/%s/%s", x->name, oname, stat);
+        snprintf(name, sizeof name, "%s/%s/%s", x->name, o->name, stat);
         status = read_full(store->file, name, k < N_STATS ? H5T_NATIVE_DOUBLE : H5T_NATIVE_LLONG,
                            k < N_STATS ? (void *)buf : (void *)counts);
         for (size_t p = 0; status == 0 && p < n; ++p) {
+            /* The chosen value of this point's vector; negative counts from its end. */
+            ar_point pt;
+            ar_experiment_point(x, (long)p, &pt);
+            int length = ar_output_length(o, &pt), i = element < 0 ? length + element : element;
+            if (i < 0 || i >= length)
+                i = length - 1;
+            size_t at = p * width + (size_t)i;
             ar_summary *s = &out[p];
             switch (k) {
-            case 0: s->mean = buf[p]; break;
-            case 1: s->sem = buf[p]; break;
-            case 2: s->std = buf[p]; break;
-            case 3: s->ci_lo = buf[p]; break;
-            case 4: s->ci_hi = buf[p]; break;
-            case 5: s->min = buf[p]; break;
-            case 6: s->max = buf[p]; break;
-            case 7: s->count = store->done[experiment][p] ? (long)counts[p] : 0; break;
-            default: s->failed = (long)counts[p];
+            case 0: s->mean = buf[at]; break;
+            case 1: s->sem = buf[at]; break;
+            case 2: s->std = buf[at]; break;
+            case 3: s->ci_lo = buf[at]; break;
+            case 4: s->ci_hi = buf[at]; break;
+            case 5: s->min = buf[at]; break;
+            case 6: s->max = buf[at]; break;
+            case 7: s->count = store->done[experiment][p] ? (long)counts[at] : 0; break;
+            default: s->failed = (long)counts[at];
             }
         }
     }

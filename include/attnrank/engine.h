@@ -42,8 +42,9 @@ void ar_install_signal_handlers(void);
 int ar_engine_run(const ar_spec *spec, const ar_run_options *opt, ar_verdict_row **rows, int *n_rows,
                   char *err);
 
-/* Compute one point's per-trial values: values[o * trials + t]. For tests and
- * benchmarks; threads as in ar_run_options. Returns the number of failed trials. */
+/* Compute one point's per-trial values: values[v * trials + t], v running over the
+ * outputs' values in order (output o's at o * trials when all are scalars). For tests
+ * and benchmarks; threads as in ar_run_options. Returns the number of failed trials. */
 long ar_engine_point_values(const ar_spec *spec, const ar_experiment *exp, long point, int threads,
                             double *values);
 

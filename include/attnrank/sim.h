@@ -35,7 +35,16 @@ typedef struct ar_output {
     int (*hist_max)(const ar_point *point);
     /* NULL, or whether the output is measured at this point (else it is left NaN). */
     int (*applies)(const ar_point *point);
+    /* Vector outputs (one value per layer, say): the count per trial at this point, and
+     * the name of the extra dimension, indexed 0..count-1. NULL for a scalar output. */
+    int (*length)(const ar_point *point);
+    const char *index_name;
 } ar_output;
+
+static inline int ar_output_length(const ar_output *o, const ar_point *p)
+{
+    return o->length ? o->length(p) : 1;
+}
 
 typedef struct ar_sim {
     const char *name;
@@ -53,7 +62,8 @@ typedef struct ar_sim {
     /* Relative cost of one trial (e.g. its flop count), for progress and planning;
      * NULL means every trial costs the same. */
     double (*cost)(const ar_point *point);
-    /* Draw one trial: write n_outputs values to out (NaN where an output does not
+    /* Draw one trial: write each output's values to out, one after the other (one
+     * value for a scalar, length(point) for a vector; NaN where an output does not
      * apply). Returns 0, or non-zero if the trial failed (e.g. LAPACK did not
      * converge); a failed trial is counted, never averaged. No allocation here. */
     int (*trial)(const ar_point *point, ar_rng *rng, void *workspace, double *out);

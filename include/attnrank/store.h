@@ -6,6 +6,7 @@
  *   /<experiment>/         attributes: simulator, claims, trials, fixed parameters
  *     <axis>               1-D coordinates of each swept parameter, a dimension scale
  *     <output>/mean, stderr, std, ci_lo, ci_hi, min, max, count, failed   over the axes
+ *                          (+ the output's index, e.g. layer, for vector outputs)
  *     <output>/hist        integer outputs: counts over axes + (value), value scale beside
  *     theory/<claim>       predictions on the same axes (NaN where the claim is silent)
  *     done                 uint8 over the axes: the resume ledger
@@ -46,11 +47,15 @@ const ar_spec *ar_store_spec(const ar_store *store);
 int ar_store_done(const ar_store *store, int experiment, long point);
 long ar_store_done_count(const ar_store *store, int experiment);
 
-/* Write one point: a summary per output, a histogram per integer output (NULL for the
- * others), then flush and mark it done. */
+/* Write one point: summaries of every output's values one after the other (one for a
+ * scalar, one per element for a vector), a histogram per integer output (NULL for the
+ * others); then flush and mark it done. */
 int ar_store_write_point(ar_store *store, int experiment, long point, const ar_summary *summaries,
                          long *const *histograms, char *err);
-int ar_store_read_summaries(ar_store *store, int experiment, int output, ar_summary *out, char *err);
+/* Summaries of one output over the grid; for a vector output of the given element
+ * (negative: from the end of each point's vector). */
+int ar_store_read_summaries(ar_store *store, int experiment, int output, int element, ar_summary *out,
+                            char *err);
 int ar_store_read_theory(ar_store *store, int experiment, const ar_claim *claim, double *out, char *err);
 int ar_store_write_verdicts(ar_store *store, const ar_verdict_row *rows, int n_rows, char *err);
 int ar_store_read_verdicts(ar_store *store, ar_verdict_row **rows, int *n_rows, char *err);

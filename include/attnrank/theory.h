@@ -47,6 +47,7 @@ typedef struct ar_claim {
     double rel_tol;         /* equality and limit rules */
     int on_request;         /* checked only when a spec lists it (assumption stress) */
     const char *trend_axis; /* limit, decreasing, increasing: the parameter swept */
+    int element;            /* vector outputs: which value; negative counts from the end */
 } ar_claim;
 
 typedef struct ar_judgement {
