@@ -9,12 +9,14 @@ extern const ar_sim ar_sim_hardmax_rank;
 extern const ar_sim ar_sim_softmax_rank;
 extern const ar_sim ar_sim_markov_spectrum;
 extern const ar_sim ar_sim_width_collapse;
+extern const ar_sim ar_sim_depth_collapse;
 
 static const ar_sim *const all_sims[] = {
     &ar_sim_hardmax_rank,
     &ar_sim_softmax_rank,
     &ar_sim_markov_spectrum,
     &ar_sim_width_collapse,
+    &ar_sim_depth_collapse,
 };
 
 const ar_sim *const *ar_sim_all(int *count)

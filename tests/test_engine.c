@@ -36,6 +36,24 @@ static void threads_do_not_matter(void)
     ar_spec_free(&spec);
 }
 
+/* Vector outputs (one value per layer) are laid out output by output and are, too,
+ * independent of the thread count. */
+static void vector_outputs(void)
+{
+    ar_spec spec;
+    load("seed = 5; experiments = ( { name = \"d\"; simulator = \"depth_collapse\"; trials = 21;"
+         " n = 12; layers = 4; } );", &spec);
+    size_t per_trial = 3 * 5; /* three outputs, layers 0..4 */
+    double *one = malloc(21 * per_trial * sizeof *one), *two = malloc(21 * per_trial * sizeof *two);
+    CHECK(ar_engine_point_values(&spec, &spec.experiments[0], 0, 1, one) == 0);
+    CHECK(ar_engine_point_values(&spec, &spec.experiments[0], 0, 2, two) == 0);
+    CHECK(memcmp(one, two, 21 * per_trial * sizeof *one) == 0);
+    /* Layer 0's mean |cosine| (value 5) is that of Gaussian tokens: < 1; by layer 4 they align. */
+    CHECK(one[5 * 21] < 0.9 && one[9 * 21] > 0.99);
+    free(one), free(two);
+    ar_spec_free(&spec);
+}
+
 static void points_are_keyed_by_values(void)
 {
     ar_spec small, large;
@@ -106,6 +124,7 @@ static void samplers_agree(void)
 int main(void)
 {
     threads_do_not_matter();
+    vector_outputs();
     points_are_keyed_by_values();
     samplers_agree();
     return check_report("engine");

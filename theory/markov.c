@@ -1,4 +1,4 @@
-/* theory/markov: claims S1-S5 (Naderi, Nait Saada, Tanner, "Mind the Gap: a
+/* theory/markov: claims S1-S6 (Naderi, Nait Saada, Tanner, "Mind the Gap: a
  * Spectral Analysis of Rank Collapse and Signal Propagation in Attention Layers"). */
 #include "attnrank/markov.h"
 #include "attnrank/theory.h"
@@ -71,6 +71,21 @@ const ar_claim ar_claim_s5perp = {
     "S5perp", "width_collapse", "stable_rank",
     "without the gap, stable_rank((A - 11^T/n) X_0 W_V) grows with n", "grows (no closed form)",
     AR_RULE_INCREASING, s5_perp, 0, 0, "n"};
+/* S6: depth. With the gap and no skip connection, L layers X_{l+1} = A_l X_l W_l align
+ * the tokens: the stable rank of X_L falls to 1 (within 5%); removing the gap slows the
+ * collapse, so at the last layer the stable rank is larger without it. */
+static int plain_stack(const ar_point *p) { return ar_point_value(p, "skip") == 0; }
+static double s6_collapse(const ar_point *p) { return keeps_gap(p) && plain_stack(p) ? 1.05 : NAN; }
+static double s6_perp(const ar_point *p) { return plain_stack(p) ? 1.0 : NAN; }
+
+const ar_claim ar_claim_s6 = {
+    "S6", "depth_collapse", "stable_rank",
+    "rank collapse in depth: with the gap and no skip, stable_rank(X_L) <= 1.05 (tokens aligned)", "1.05",
+    AR_RULE_UPPER_BOUND, s6_collapse, 0, 0, NULL, -1};
+const ar_claim ar_claim_s6perp = {
+    "S6perp", "depth_collapse", "stable_rank",
+    "removing the gap slows the collapse: stable_rank(X_L) larger with A - 11^T/n than with A",
+    "larger without the gap", AR_RULE_INCREASING, s6_perp, 0, 0, "gap", -1};
 const ar_claim ar_claim_s1 = {
     "S1", "markov_spectrum", "sigma1", "sigma_1(A) -> 1 as n grows (the Perron outlier)", "1",
     AR_RULE_LIMIT, s1_outlier, 0.02, 0, "n"};

@@ -345,7 +345,8 @@ def case_markov_layout(tmp):
     spec = os.path.join(os.environ["ATTNRANK_SOURCE_ROOT"], "runs", "markov_spectrum.cfg")
     out = f"{tmp}/m.h5"
     proc = run(["run", spec, "-o", out, "-q", "--set", "spectrum.n=[32,64]", "--set", "top2.n=[128,256]",
-                "--set", "disc.n=[32,64]", "--set", "width.n=[32,64]", "--set", "trials=12",
+                "--set", "disc.n=[32,64]", "--set", "width.n=[32,64]", "--set", "depth.n=[16,32]",
+                "--set", "depth.layers=5", "--set", "trials=12",
                 "--set", "keyquery.scale=[0.1,1.0]"], expect=0)
     check("S4perp" in proc.stdout, "markov verdicts printed")
     with h5py.File(out) as f:
@@ -375,6 +376,13 @@ def case_markov_layout(tmp):
         w = f["width"]
         check(w["stable_rank/mean"].shape == (2, 2, 2), "width: stable rank over (n, gamma, gap)")
         check(("width", "S5") in rows and ("width", "S5perp") in rows, "S5 verdicts")
+        dp = f["depth/stable_rank/mean"]
+        check(dp.shape == (2, 2, 2, 3, 6), "depth: stable rank over (n, gap, norm, skip, layer)")
+        check(dp.dims[4].label == "layer" and dp.dims[4][0].name == "/depth/stable_rank/layer",
+              "the layer dimension has its scale")
+        check(list(f["depth/stable_rank/layer"][...]) == list(range(6)), "layers 0..L")
+        check((f["depth/stable_rank/count"][...] == 12).all(), "per-layer counts")
+        check(("depth", "S6") in rows and ("depth", "S6perp") in rows, "S6 verdicts")
         kq = f["keyquery/sigma1/mean"][...]
         check(kq.shape == (2,) and (kq >= 1 - 1e-12).all(), "key-query attention has the outlier")
 

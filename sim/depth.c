@@ -1,0 +1,175 @@
+/* depth: rank collapse in depth (claim S6, "Mind the Gap").
+ *
+ * X_0 (n x d) has iid N(0, 1/d) entries (rows of norm about 1); each of L layers draws a
+ * fresh random Markov matrix A_l (or A_l - 11^T/n) and W_l (d x d, iid N(0, 1/d)) and
+ * sets X_{l+1} = A_l X_l W_l, optionally with a skip connection (X_l + ..., or the
+ * "upscaled" X_l + .../sqrt(d)) and LayerNorm (each row centred and scaled to unit
+ * variance). Per layer it measures the stable rank of X_l, the mean |cosine| between
+ * its tokens and ||X_l||_F. With the gap the tokens align within a few layers (stable
+ * rank -> 1, |cos| -> 1); removing the gap slows that. */
+#include "attnrank/linalg.h"
+#include "attnrank/markov.h"
+#include "attnrank/sim.h"
+
+#include <math.h>
+
+enum { P_N, P_D, P_LAYERS, P_ENTRIES, P_GAP, P_NORM, P_SKIP };
+enum { NORM_NONE, NORM_LAYERNORM };
+enum { SKIP_NONE, SKIP_PLAIN, SKIP_UPSCALED };
+enum { LANCZOS_STEPS = 120 };
+
+static const char *const laws[] = {"lognormal", "exponential", "uniform", NULL}; /* markov_spectrum's order */
+static const char *const gaps[] = {"keep", "remove", NULL};
+static const char *const norms[] = {"none", "layernorm", NULL};
+static const char *const skips[] = {"none", "plain", "upscaled", NULL};
+
+static const ar_param params[] = {
+    {"n", AR_PARAM_INT, 64, 2, 4096, 0, NULL, "tokens"},
+    {"d", AR_PARAM_INT, 0, 0, 4096, 0, NULL, "width; 0 means d = n"},
+    {"layers", AR_PARAM_INT, 16, 1, 1000, 0, NULL, "depth L: outputs are measured at layers 0..L"},
+    {"entries", AR_PARAM_CHOICE, 0, 0, 0, 0, laws, "law of A_l's entries before row normalisation"},
+    {"gap", AR_PARAM_CHOICE, 0, 0, 0, 0, gaps, "keep: A_l; remove: A_l - 11^T/n"},
+    {"norm", AR_PARAM_CHOICE, NORM_NONE, 0, 0, 0, norms, "layernorm: centre and scale each token after a layer"},
+    {"skip", AR_PARAM_CHOICE, SKIP_NONE, 0, 0, 0, skips,
+     "none: X A W; plain: X + A X W; upscaled: X + A X W / sqrt(d)"},
+};
+
+static int width_of(const ar_point *p)
+{
+    int d = ar_point_int(p, P_D);
+    return d == 0 ? ar_point_int(p, P_N) : d;
+}
+
+static int per_layer(const ar_point *p) { return ar_point_int(p, P_LAYERS) + 1; }
+
+typedef struct {
+    double *x, *y, *w, *a, *gram, *unit, *start, *lanczos;
+} layout;
+
+static size_t carve(const ar_point *p, char *base, layout *l)
+{
+    size_t n = (size_t)ar_point_int(p, P_N), d = (size_t)width_of(p);
+    const size_t D = sizeof(double);
+    ar_carver c = {base, 0};
+    l->x = ar_carve(&c, n * d * D);
+    l->y = ar_carve(&c, n * d * D);
+    l->w = ar_carve(&c, d * d * D);
+    l->a = ar_carve(&c, n * n * D);
+    l->gram = ar_carve(&c, n * n * D);
+    l->unit = ar_carve(&c, n * d * D);
+    l->start = ar_carve(&c, d * D);
+    l->lanczos = ar_carve(&c, ar_top_singular_values_workspace((int)n, (int)d, LANCZOS_STEPS) * D);
+    return c.used;
+}
+
+static size_t workspace(const ar_point *p)
+{
+    layout sizing;
+    return carve(p, NULL, &sizing);
+}
+
+static double cost(const ar_point *p)
+{
+    double n = ar_point_int(p, P_N), d = width_of(p), layers = ar_point_int(p, P_LAYERS);
+    return layers * (4 * n * n * d + 2 * n * d * d + 400 * n * d);
+}
+
+/* Stable rank, mean |cosine| between distinct tokens, and ||X||_F of the n x d matrix x. */
+static int measure(int n, int d, const double *x, ar_rng *rng, const layout *l, double *stable, double *cosine,
+                   double *frob)
+{
+    double frob2 = 0, top;
+    for (size_t i = 0; i < (size_t)n * d; ++i)
+        frob2 += x[i] * x[i];
+    *frob = sqrt(frob2);
+    ar_rng_normals(rng, l->start, (size_t)d);
+    if (ar_top_singular_values(n, d, x, 1, l->start, LANCZOS_STEPS, 1e-10, &top, l->lanczos) < 0)
+        return 1;
+    *stable = top > 0 ? frob2 / (top * top) : NAN;
+    for (int i = 0; i < n; ++i) {
+        const double *row = x + (size_t)i * d;
+        double norm = 0;
+        for (int j = 0; j < d; ++j)
+            norm += row[j] * row[j];
+        norm = norm > 0 ? 1 / sqrt(norm) : 0;
+        for (int j = 0; j < d; ++j)
+            l->unit[(size_t)i * d + j] = row[j] * norm;
+    }
+    ar_gemm_nt(n, n, d, l->unit, l->unit, l->gram);
+    double sum = 0;
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j)
+            sum += i == j ? 0 : fabs(l->gram[(size_t)i * n + j]);
+    *cosine = n > 1 ? sum / ((double)n * (n - 1)) : 1;
+    return 0;
+}
+
+static void layernorm(int n, int d, double *x)
+{
+    for (int i = 0; i < n; ++i) {
+        double *row = x + (size_t)i * d, mean = 0, var = 0;
+        for (int j = 0; j < d; ++j)
+            mean += row[j];
+        mean /= d;
+        for (int j = 0; j < d; ++j)
+            var += (row[j] - mean) * (row[j] - mean);
+        double scale = var > 0 ? 1 / sqrt(var / d) : 0;
+        for (int j = 0; j < d; ++j)
+            row[j] = (row[j] - mean) * scale;
+    }
+}
+
+static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
+{
+    layout l;
+    carve(p, ws, &l);
+    int n = ar_point_int(p, P_N), d = width_of(p), layers = ar_point_int(p, P_LAYERS);
+    int skip = ar_point_choice(p, P_SKIP), count = layers + 1;
+    double *stable = out, *cosine = out + count, *frob = out + 2 * count;
+    size_t nd = (size_t)n * d;
+    ar_rng_normals(rng, l.x, nd);
+    for (size_t i = 0; i < nd; ++i)
+        l.x[i] /= sqrt((double)d);
+    if (measure(n, d, l.x, rng, &l, &stable[0], &cosine[0], &frob[0]))
+        return 1;
+    for (int layer = 1; layer <= layers; ++layer) {
+        ar_markov_sample(p, rng, l.a, NULL, NULL);
+        ar_rng_normals(rng, l.w, (size_t)d * d);
+        for (size_t i = 0; i < (size_t)d * d; ++i)
+            l.w[i] /= sqrt((double)d);
+        ar_gemm_nn(n, d, n, l.a, l.x, l.y);          /* Y = A X */
+        if (skip == SKIP_NONE) {
+            ar_gemm_nn(n, d, d, l.y, l.w, l.x);      /* X = A X W */
+        } else {
+            ar_gemm_nn(n, d, d, l.y, l.w, l.unit);   /* unit: scratch for A X W */
+            double weight = skip == SKIP_UPSCALED ? 1 / sqrt((double)d) : 1;
+            for (size_t i = 0; i < nd; ++i)
+                l.x[i] += weight * l.unit[i];
+        }
+        if (ar_point_choice(p, P_NORM) == NORM_LAYERNORM)
+            layernorm(n, d, l.x);
+        if (measure(n, d, l.x, rng, &l, &stable[layer], &cosine[layer], &frob[layer]))
+            return 1;
+    }
+    return 0;
+}
+
+static const ar_output outputs[] = {
+    {"stable_rank", "stable rank of X_l, per layer l = 0..L", NULL, NULL, per_layer, "layer"},
+    {"mean_abs_cosine", "mean |cosine| between distinct tokens of X_l, per layer", NULL, NULL, per_layer, "layer"},
+    {"frobenius", "||X_l||_F per layer", NULL, NULL, per_layer, "layer"},
+};
+
+const ar_sim ar_sim_depth_collapse = {
+    .name = "depth_collapse",
+    .summary = "L layers X_{l+1} = A_l X_l W_l of random Markov attention: stable rank and token alignment per layer",
+    .claims = "S6 S6perp",
+    .params = params,
+    .n_params = (int)(sizeof params / sizeof params[0]),
+    .outputs = outputs,
+    .n_outputs = (int)(sizeof outputs / sizeof outputs[0]),
+    .check = NULL,
+    .workspace_bytes = workspace,
+    .cost = cost,
+    .trial = trial,
+};
