@@ -79,7 +79,7 @@ int main(int argc, char **argv)
         return 2;
     }
     const ar_experiment *x = &spec.experiments[0];
-    double *values = malloc((size_t)trials * x->sim->n_outputs * sizeof *values);
+    double *values = malloc((size_t)trials * ar_engine_values_per_trial(x, 0) * sizeof *values);
     ar_engine_point_values(&spec, x, 0, threads, values); /* warm-up: page faults, OpenBLAS init */
     double best = 1e300;
     for (int rep = 0; rep < 3; ++rep) {

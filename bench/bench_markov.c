@@ -49,7 +49,7 @@ int main(int argc, char **argv)
         return 2;
     }
     const ar_experiment *x = &spec.experiments[0];
-    double *values = malloc((size_t)trials * x->sim->n_outputs * sizeof *values);
+    double *values = malloc((size_t)trials * ar_engine_values_per_trial(x, 0) * sizeof *values);
     double t0 = omp_get_wtime();
     ar_engine_point_values(&spec, x, 0, threads, values);
     double engine = (omp_get_wtime() - t0) / trials;

@@ -109,6 +109,13 @@ long ar_engine_point_values(const ar_spec *spec, const ar_experiment *exp, long 
     return point_values(spec, exp, point, threads, values, NULL);
 }
 
+int ar_engine_values_per_trial(const ar_experiment *exp, long point)
+{
+    ar_point pt;
+    ar_experiment_point(exp, point, &pt);
+    return values_per_trial(exp->sim, &pt);
+}
+
 static int file_exists(const char *path)
 {
     struct stat st;

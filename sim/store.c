@@ -259,11 +259,18 @@ static int create_output(hid_t group, const ar_experiment *x, const ar_output *o
     hid_t index = -1;
     if (o->length) {
         hsize_t width = (hsize_t)vector_width(x, o);
-        long long *values = malloc(width * sizeof *values);
-        for (hsize_t v = 0; v < width; ++v)
-            values[v] = (long long)v;
-        index = make_dataset(og, o->index_name, H5T_NATIVE_LLONG, 1, &width, NULL, "index of the value in a trial");
-        herr_t st = index < 0 ? -1 : H5Dwrite(index, H5T_NATIVE_LLONG, H5S_ALL, H5S_ALL, H5P_DEFAULT, values);
+        /* Integer indices (layers), or the coordinates the simulator gives (bin centres). */
+        hid_t type = o->index_value ? H5T_NATIVE_DOUBLE : H5T_NATIVE_LLONG;
+        void *values = malloc(width * 8);
+        for (hsize_t v = 0; v < width; ++v) {
+            if (o->index_value)
+                ((double *)values)[v] = o->index_value((int)v);
+            else
+                ((long long *)values)[v] = (long long)v;
+        }
+        index = make_dataset(og, o->index_name, type, 1, &width, NULL,
+                             o->index_value ? "coordinate of each value in a trial" : "index of the value in a trial");
+        herr_t st = index < 0 ? -1 : H5Dwrite(index, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values);
         free(values);
         if (st < 0 || H5DSset_scale(index, o->index_name) < 0)
             return -1;

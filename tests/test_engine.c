@@ -18,7 +18,7 @@ static void load(const char *text, ar_spec *spec)
 static double *values_of(const ar_spec *spec, int e, long point, int threads)
 {
     const ar_experiment *x = &spec->experiments[e];
-    double *v = malloc((size_t)x->trials * x->sim->n_outputs * sizeof *v);
+    double *v = malloc((size_t)x->trials * ar_engine_values_per_trial(x, point) * sizeof *v);
     CHECK(ar_engine_point_values(spec, x, point, threads, v) == 0);
     return v;
 }

@@ -18,7 +18,7 @@ static void summarize_point(const char *text, long point, ar_summary *s)
         exit(2);
     }
     const ar_experiment *x = &spec.experiments[0];
-    double *v = malloc((size_t)x->trials * x->sim->n_outputs * sizeof *v);
+    double *v = malloc((size_t)x->trials * ar_engine_values_per_trial(x, 0) * sizeof *v);
     ar_engine_point_values(&spec, x, point, 2, v);
     ar_summarize(v, x->trials, s); /* output 0: argmax_rank */
     free(v);

@@ -24,7 +24,7 @@ static void summarize(int n, long trials, int output, ar_summary *s)
         exit(2);
     }
     const ar_experiment *x = &spec.experiments[0];
-    double *v = malloc((size_t)trials * x->sim->n_outputs * sizeof *v);
+    double *v = malloc((size_t)trials * ar_engine_values_per_trial(x, 0) * sizeof *v);
     ar_engine_point_values(&spec, x, 0, 2, v);
     ar_summarize(v + (size_t)output * trials, trials, s);
     free(v);

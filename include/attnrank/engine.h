@@ -47,6 +47,8 @@ int ar_engine_run(const ar_spec *spec, const ar_run_options *opt, ar_verdict_row
  * and benchmarks; threads as in ar_run_options. Returns the number of failed trials. */
 long ar_engine_point_values(const ar_spec *spec, const ar_experiment *exp, long point, int threads,
                             double *values);
+/* Values per trial at a point (the values buffer holds trials times this many). */
+int ar_engine_values_per_trial(const ar_experiment *exp, long point);
 
 /* Bytes one point needs: per-thread workspaces plus per-trial value arrays. */
 double ar_engine_point_memory(const ar_experiment *exp, const ar_point *point, int threads);

@@ -39,6 +39,8 @@ typedef struct ar_output {
      * the name of the extra dimension, indexed 0..count-1. NULL for a scalar output. */
     int (*length)(const ar_point *point);
     const char *index_name;
+    /* NULL (the index is 0, 1, ...), or the coordinate of value i, e.g. a bin centre. */
+    double (*index_value)(int i);
 } ar_output;
 
 static inline int ar_output_length(const ar_output *o, const ar_point *p)

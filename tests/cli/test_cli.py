@@ -361,6 +361,12 @@ def case_markov_layout(tmp):
         check((s1[:, :, 0] == 1).all() and np.isnan(s1[:, :, 1]).all(), "S1 speaks only where the gap is kept")
         s2 = g["theory/S2"][...]
         check(np.allclose(s2[:, 2, 0], 2 / np.sqrt(3)), "S2 edge 2 s/m for uniform entries")
+        dens = g["sv_density/mean"]
+        check(dens.shape == (2, 3, 2, 60) and dens.dims[3].label == "x", "density over (n, entries, gap, x)")
+        x = g["sv_density/x"][...]
+        check(np.allclose(x[:2], [0.025, 0.075]), "bin centres as the x scale")
+        mass = dens[...].sum(axis=3) * (x[1] - x[0])
+        check(np.all(mass <= 1 + 1e-12) and np.all(mass > 0.95), f"densities integrate to about 1: {mass}")
         t = f["top2"]
         check(np.isnan(t["stable_rank_gram/mean"][...]).all() and (t["stable_rank_gram/count"][...] == 0).all(),
               "top2 computes no full-spectrum output")
