@@ -32,10 +32,10 @@ int ar_singular_values(int m, int n, double *a, double *s, double *work, int *iw
 size_t ar_eigenvalues_workspace(int n);
 int ar_eigenvalues(int n, double *a, double *wr, double *wi, double *work);
 
-/* The largest `want` singular values (descending) of the m x n matrix a, by Golub-
- * Kahan-Lanczos bidiagonalization with full reorthogonalization: O(m n) per step, no
- * O(n^3) SVD. start: n numbers (e.g. normals) for the first right vector. Stops when
- * the wanted values change by less than rel_tol between checks, or after max_steps.
+/* The largest `want` singular values (descending) of the m x n matrix a, by Lanczos on
+ * A^T A with full reorthogonalization: one pass over A per step (O(m n)), no O(n^3)
+ * SVD. start: n numbers (e.g. normals) for the first vector. Stops when the wanted
+ * values change by less than rel_tol * sigma_1^2 between checks, or after max_steps.
  * work: ar_top_singular_values_workspace(m, n, max_steps) doubles.
  * Returns the steps taken, or -1 on a LAPACK failure. */
 size_t ar_top_singular_values_workspace(int m, int n, int max_steps);
