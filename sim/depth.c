@@ -31,7 +31,7 @@ static const ar_param params[] = {
     {"gap", AR_PARAM_CHOICE, 0, 0, 0, 0, gaps, "keep: A_l; remove: A_l - 11^T/n"},
     {"norm", AR_PARAM_CHOICE, NORM_NONE, 0, 0, 0, norms, "layernorm: centre and scale each token after a layer"},
     {"skip", AR_PARAM_CHOICE, SKIP_NONE, 0, 0, 0, skips,
-     "none: X A W; plain: X + A X W; upscaled: X + A X W / sqrt(d)"},
+     "none: A X W; plain: X + A X W; upscaled: X + A X W / sqrt(d)"},
 };
 
 static int width_of(const ar_point *p)

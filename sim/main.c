@@ -366,9 +366,13 @@ static int cmd_list(int argc, char **argv)
         for (int i = 0; i < sim->n_params; ++i)
             print_param(&sim->params[i]);
         printf("  outputs (per trial; stored as mean, stderr, std, ci_lo, ci_hi, min, max, count, failed):\n");
-        for (int o = 0; o < sim->n_outputs; ++o)
-            printf("    %-17s %-10s %s\n", sim->outputs[o].name, sim->outputs[o].hist_max ? "integer" : "real",
-                   sim->outputs[o].description);
+        for (int o = 0; o < sim->n_outputs; ++o) {
+            const ar_output *out = &sim->outputs[o];
+            char kind[32];
+            snprintf(kind, sizeof kind, "%s%s%s", out->hist_max ? "integer" : "real", out->length ? " x " : "",
+                     out->length ? out->index_name : "");
+            printf("    %-17s %-12s %s\n", out->name, kind, out->description);
+        }
         printf("  claim checks:\n");
         for (int c = 0; c < n_claims; ++c)
             if (strcmp(claims[c]->simulator, sim->name) == 0)
