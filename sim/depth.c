@@ -9,6 +9,7 @@
  * rank -> 1, |cos| -> 1); removing the gap slows that. */
 #include "attnrank/linalg.h"
 #include "attnrank/markov.h"
+#include "attnrank/rank.h"
 #include "attnrank/sim.h"
 
 #include <math.h>
@@ -16,7 +17,6 @@
 enum { P_N, P_D, P_LAYERS, P_ENTRIES, P_GAP, P_NORM, P_SKIP };
 enum { NORM_NONE, NORM_LAYERNORM };
 enum { SKIP_NONE, SKIP_PLAIN, SKIP_UPSCALED };
-enum { LANCZOS_STEPS = 120 };
 
 static const char *const laws[] = {"lognormal", "exponential", "uniform", NULL}; /* markov_spectrum's order */
 static const char *const gaps[] = {"keep", "remove", NULL};
@@ -58,7 +58,7 @@ static size_t carve(const ar_point *p, char *base, layout *l)
     l->gram = ar_carve(&c, n * n * D);
     l->unit = ar_carve(&c, n * d * D);
     l->start = ar_carve(&c, d * D);
-    l->lanczos = ar_carve(&c, ar_top_singular_values_workspace((int)n, (int)d, LANCZOS_STEPS) * D);
+    l->lanczos = ar_carve(&c, ar_top_singular_values_workspace((int)n, (int)d, AR_STABLE_RANK_STEPS) * D);
     return c.used;
 }
 
@@ -78,14 +78,14 @@ static double cost(const ar_point *p)
 static int measure(int n, int d, const double *x, ar_rng *rng, const layout *l, double *stable, double *cosine,
                    double *frob)
 {
-    double frob2 = 0, top;
+    double frob2 = 0;
     for (size_t i = 0; i < (size_t)n * d; ++i)
         frob2 += x[i] * x[i];
     *frob = sqrt(frob2);
     ar_rng_normals(rng, l->start, (size_t)d);
-    if (ar_top_singular_values(n, d, x, 1, l->start, LANCZOS_STEPS, 1e-10, &top, l->lanczos) < 0)
+    *stable = ar_stable_rank_of(n, d, x, l->start, l->lanczos);
+    if (isnan(*stable))
         return 1;
-    *stable = top > 0 ? frob2 / (top * top) : NAN;
     for (int i = 0; i < n; ++i) {
         const double *row = x + (size_t)i * d;
         double norm = 0;

@@ -1,6 +1,8 @@
 /* rank: rank measures from singular values, argmax rank, planar hull vertices. */
 #include "attnrank/rank.h"
 
+#include "attnrank/linalg.h"
+
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -60,6 +62,18 @@ double ar_effective_rank(const double *sv, int count)
             entropy -= p * log(p);
     }
     return exp(entropy);
+}
+
+double ar_stable_rank_of(int m, int n, const double *x, const double *start, double *work)
+{
+    double frob2 = 0, top;
+    for (size_t i = 0; i < (size_t)m * n; ++i)
+        frob2 += x[i] * x[i];
+    if (frob2 == 0)
+        return 0;
+    if (ar_top_singular_values(m, n, x, 1, start, AR_STABLE_RANK_STEPS, 1e-12, &top, work) < 0 || top == 0)
+        return NAN;
+    return frob2 / (top * top);
 }
 
 int ar_argmax_rank(int rows, const int *argmax, int cols, unsigned char *seen)

@@ -10,12 +10,12 @@
  * The stable rank needs only ||X||_F and sigma_1: Lanczos, no SVD. */
 #include "attnrank/linalg.h"
 #include "attnrank/markov.h"
+#include "attnrank/rank.h"
 #include "attnrank/sim.h"
 
 #include <math.h>
 
 enum { P_N, P_GAMMA, P_ENTRIES, P_GAP };
-enum { LANCZOS_STEPS = 160 };
 
 static const char *const laws[] = {"lognormal", "exponential", "uniform", NULL}; /* markov_spectrum's order */
 static const char *const gaps[] = {"keep", "remove", NULL};
@@ -45,7 +45,7 @@ static size_t carve(const ar_point *p, char *base, layout *l)
     l->g = ar_carve(&c, n * d * D);
     l->x1 = ar_carve(&c, n * d * D);
     l->start = ar_carve(&c, d * D);
-    l->lanczos = ar_carve(&c, ar_top_singular_values_workspace((int)n, (int)d, LANCZOS_STEPS) * D);
+    l->lanczos = ar_carve(&c, ar_top_singular_values_workspace((int)n, (int)d, AR_STABLE_RANK_STEPS) * D);
     return c.used;
 }
 
@@ -61,19 +61,6 @@ static double cost(const ar_point *p)
     return 2 * n * n * d + 2 * 60 * 4 * n * d;
 }
 
-/* ||X||_F^2 / sigma_1(X)^2 for the n x d matrix x. */
-static int stable_rank(int n, int d, const double *x, ar_rng *rng, const layout *l, double *out)
-{
-    double frob2 = 0, top;
-    for (size_t i = 0; i < (size_t)n * d; ++i)
-        frob2 += x[i] * x[i];
-    ar_rng_normals(rng, l->start, (size_t)d);
-    if (ar_top_singular_values(n, d, x, 1, l->start, LANCZOS_STEPS, 1e-12, &top, l->lanczos) < 0)
-        return 1;
-    *out = frob2 / (top * top);
-    return 0;
-}
-
 static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
 {
     layout l;
@@ -82,9 +69,10 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
     ar_markov_sample(p, rng, l.a, NULL, NULL);
     ar_rng_normals(rng, l.g, (size_t)n * d);
     ar_gemm_nn(n, d, n, l.a, l.g, l.x1);
-    if (stable_rank(n, d, l.x1, rng, &l, &out[0]) || stable_rank(n, d, l.g, rng, &l, &out[1]))
-        return 1;
-    return 0;
+    ar_rng_normals(rng, l.start, (size_t)d);
+    out[0] = ar_stable_rank_of(n, d, l.x1, l.start, l.lanczos);
+    out[1] = ar_stable_rank_of(n, d, l.g, l.start, l.lanczos);
+    return isnan(out[0]) || isnan(out[1]);
 }
 
 static const ar_output outputs[] = {

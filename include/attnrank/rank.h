@@ -16,6 +16,13 @@ double ar_stable_rank_gram(const double *sv, int count);
 /* exp(entropy of sv / sum sv) (Roy & Vetterli 2007). */
 double ar_effective_rank(const double *sv, int count);
 
+/* Stable rank of the m x n matrix x straight from the matrix: ||x||_F^2 / sigma_1^2 with
+ * sigma_1 by Lanczos (no SVD). start: n numbers for the first Lanczos vector; work:
+ * ar_top_singular_values_workspace(m, n, AR_STABLE_RANK_STEPS) doubles. NaN if the
+ * iteration fails, 0 for a zero matrix. */
+enum { AR_STABLE_RANK_STEPS = 160 };
+double ar_stable_rank_of(int m, int n, const double *x, const double *start, double *work);
+
 /* Distinct values among argmax[0..rows): the exact rank of the one-hot matrix whose
  * row i has its 1 in column argmax[i]. seen: cols bytes of scratch. */
 int ar_argmax_rank(int rows, const int *argmax, int cols, unsigned char *seen);
