@@ -112,6 +112,17 @@ static void grids_and_overrides(void)
     ar_spec_free(&again);
     ar_spec_free(&spec);
 
+    /* claims = [] means report only; unlisted claims are those that apply on the grid. */
+    CHECK(ar_spec_load_text("seed = 1; experiments = ( { name = \"a\"; simulator = \"hardmax_rank\"; claims = []; },"
+                            " { name = \"b\"; simulator = \"hardmax_rank\"; d_h = 4; } );",
+                            "t.cfg", NULL, NULL, 0, &spec, err) == 0);
+    CHECK(spec.experiments[0].n_claims == 0);
+    CHECK(spec.experiments[1].n_claims == 2); /* H1, H2; H3 speaks only where d_h = 1 */
+    CHECK(ar_spec_load_text(spec.canonical, "c", NULL, NULL, 0, &again, err) == 0);
+    CHECK(again.experiments[0].n_claims == 0 && again.hash == spec.hash);
+    ar_spec_free(&again);
+    ar_spec_free(&spec);
+
     /* A huge seed survives the canonical round trip. */
     CHECK(ar_spec_load_text("seed = 9007199254740993L; experiments = ( { name = \"a\"; simulator = \"hardmax_rank\"; } );",
                             "t.cfg", NULL, NULL, 0, &spec, err) == 0);

@@ -1,4 +1,4 @@
-/* theory/markov: claims S1-S6 (Naderi, Nait Saada, Tanner, "Mind the Gap: a
+/* theory/markov: claims S1-S6 and S8 (Naderi, Nait Saada, Tanner, "Mind the Gap: a
  * Spectral Analysis of Rank Collapse and Signal Propagation in Attention Layers"). */
 #include "attnrank/markov.h"
 #include "attnrank/theory.h"
@@ -86,6 +86,19 @@ const ar_claim ar_claim_s6perp = {
     "S6perp", "depth_collapse", "stable_rank",
     "removing the gap slows the collapse: stable_rank(X_L) larger with A - 11^T/n than with A",
     "larger without the gap", AR_RULE_INCREASING, s6_perp, 0, 0, "gap", -1};
+/* S8: key-query attention softmax(X W_Q (X W_K)^T / sqrt(d_h)) on orthonormal X has the
+ * same Perron outlier: sigma_1 -> 1. Judged where the weights are not so large that
+ * softmax turns into hardmax (scale <= 1); beyond, the outlier dissolves (reported). */
+static double s8_keyquery(const ar_point *p)
+{
+    int keyquery = !isfinite(ratio(p)) && ar_point_value(p, "entries") == 3;
+    return keyquery && keeps_gap(p) && ar_point_value(p, "scale") <= 1 ? 1.0 : NAN;
+}
+
+const ar_claim ar_claim_s8 = {
+    "S8", "markov_spectrum", "sigma1",
+    "key-query attention on orthonormal inputs has the same outlier: sigma_1 -> 1 (for scale <= 1)", "1",
+    AR_RULE_LIMIT, s8_keyquery, 0.02, 0, "n"};
 const ar_claim ar_claim_s1 = {
     "S1", "markov_spectrum", "sigma1", "sigma_1(A) -> 1 as n grows (the Perron outlier)", "1",
     AR_RULE_LIMIT, s1_outlier, 0.02, 0, "n"};

@@ -348,7 +348,7 @@ def case_markov_layout(tmp):
     proc = run(["run", spec, "-o", out, "-q", "--set", "spectrum.n=[32,64]", "--set", "top2.n=[128,256]",
                 "--set", "disc.n=[32,64]", "--set", "width.n=[32,64]", "--set", "depth.n=[16,32]",
                 "--set", "depth.layers=5", "--set", "trials=12",
-                "--set", "keyquery.scale=[0.1,1.0]"], expect=0)
+                "--set", "keyquery.scale=[0.1,1.0]", "--set", "keyquery.n=[32,64]"], expect=0)
     check("S4perp" in proc.stdout, "markov verdicts printed")
     with h5py.File(out) as f:
         g = f["spectrum"]
@@ -373,7 +373,7 @@ def case_markov_layout(tmp):
               "top2 computes no full-spectrum output")
         check(np.isfinite(t["stable_rank/mean"][...]).all(), "top2 stable rank")
         rows = [(r["experiment"].decode(), r["claim"].decode()) for r in f["verdicts"][...]]
-        check(not any(e == "keyquery" for e, _ in rows), "claims = [] gives no verdict rows")
+        check([c for e, c in rows if e == "keyquery"] == ["S8"], "keyquery: the S8 verdict only")
         check(("top2", "S2ks") not in rows and ("spectrum", "S2ks") in rows, "claims as listed")
         d = f["disc"]
         check(d["bulk_radius/mean"].shape == (2, 2) and np.isfinite(d["bulk_radius/mean"][...]).all(),
@@ -391,7 +391,7 @@ def case_markov_layout(tmp):
         check((f["depth/stable_rank/count"][...] == 12).all(), "per-layer counts")
         check(("depth", "S6") in rows and ("depth", "S6perp") in rows, "S6 verdicts")
         kq = f["keyquery/sigma1/mean"][...]
-        check(kq.shape == (2,) and (kq >= 1 - 1e-12).all(), "key-query attention has the outlier")
+        check(kq.shape == (2, 2) and (kq >= 1 - 1e-12).all(), "key-query attention has the outlier")
 
 
 def case_xarray(tmp):
