@@ -9,8 +9,8 @@
  * value to an axis leaves the other points' streams unchanged.
  *
  * Normals come from a 128-layer ziggurat (Marsaglia & Tsang, in Doornik's ZIGNOR form),
- * about 3.2 ns a number here against 38 ns for gsl_ran_gaussian. ar_rng_gsl_* expose a stream
- * as a gsl_rng so GSL's distributions work unchanged. */
+ * about 3.2 ns a number here against 38 ns for gsl_ran_gaussian. ar_rng_gsl_* expose
+ * a stream as a gsl_rng so GSL's distributions work unchanged. */
 #ifndef ATTNRANK_RNG_H
 #define ATTNRANK_RNG_H
 
