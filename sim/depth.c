@@ -6,7 +6,9 @@
  * "upscaled" X_l + .../sqrt(d)) and LayerNorm (each row centred and scaled to unit
  * variance). Per layer it measures the stable rank of X_l, the mean |cosine| between
  * its tokens and ||X_l||_F. With the gap the tokens align within a few layers (stable
- * rank -> 1, |cos| -> 1); removing the gap slows that. */
+ * rank -> 1, |cos| -> 1); removing the gap slows that. Without skip and LayerNorm the
+ * stack is linear in each W_l and ||dX_L/dW_l||_F has a closed form (gradient.h). */
+#include "attnrank/gradient.h"
 #include "attnrank/linalg.h"
 #include "attnrank/markov.h"
 #include "attnrank/rank.h"
@@ -41,9 +43,16 @@ static int width_of(const ar_point *p)
 }
 
 static int per_layer(const ar_point *p) { return ar_point_int(p, P_LAYERS) + 1; }
+static int per_weight(const ar_point *p) { return ar_point_int(p, P_LAYERS); }
+/* The plain linear stack, where ||dX_L/dW_l||_F has a closed form (gradient.h). */
+static int linear_stack(const ar_point *p)
+{
+    return ar_point_choice(p, P_SKIP) == SKIP_NONE && ar_point_choice(p, P_NORM) == NORM_NONE;
+}
 
 typedef struct {
     double *x, *y, *w, *a, *gram, *unit, *start, *lanczos;
+    double *a_stack, *y_stack, *w_stack, *gradient_work; /* linear stack: every layer kept */
 } layout;
 
 static size_t carve(const ar_point *p, char *base, layout *l)
@@ -59,6 +68,11 @@ static size_t carve(const ar_point *p, char *base, layout *l)
     l->unit = ar_carve(&c, n * d * D);
     l->start = ar_carve(&c, d * D);
     l->lanczos = ar_carve(&c, ar_top_singular_values_workspace((int)n, (int)d, AR_STABLE_RANK_STEPS) * D);
+    size_t kept = linear_stack(p) ? (size_t)ar_point_int(p, P_LAYERS) : 0;
+    l->a_stack = ar_carve(&c, kept * n * n * D);
+    l->y_stack = ar_carve(&c, kept * n * d * D);
+    l->w_stack = ar_carve(&c, kept * d * d * D);
+    l->gradient_work = ar_carve(&c, kept ? ar_linear_stack_gradient_workspace((int)n, (int)d) * D : 0);
     return c.used;
 }
 
@@ -71,7 +85,8 @@ static size_t workspace(const ar_point *p)
 static double cost(const ar_point *p)
 {
     double n = ar_point_int(p, P_N), d = width_of(p), layers = ar_point_int(p, P_LAYERS);
-    return layers * (4 * n * n * d + 2 * n * d * d + 400 * n * d);
+    double gradient = linear_stack(p) ? layers * (2 * n * n * n + 2 * n * n * d + 2 * d * d * d) : 0;
+    return layers * (4 * n * n * d + 2 * n * d * d + 400 * n * d) + gradient;
 }
 
 /* Stable rank, mean |cosine| between distinct tokens, and ||X||_F of the n x d matrix x. */
@@ -125,7 +140,8 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
     carve(p, ws, &l);
     int n = ar_point_int(p, P_N), d = width_of(p), layers = ar_point_int(p, P_LAYERS);
     int skip = ar_point_choice(p, P_SKIP), count = layers + 1;
-    double *stable = out, *cosine = out + count, *frob = out + 2 * count;
+    double *stable = out, *cosine = out + count, *frob = out + 2 * count, *gradient = out + 3 * count;
+    int keep = linear_stack(p);
     size_t nd = (size_t)n * d;
     ar_rng_normals(rng, l.x, nd);
     for (size_t i = 0; i < nd; ++i)
@@ -133,6 +149,11 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
     if (measure(n, d, l.x, rng, &l, &stable[0], &cosine[0], &frob[0]))
         return 1;
     for (int layer = 1; layer <= layers; ++layer) {
+        if (keep) { /* the backward sweep of the gradient needs every A_l, Y_l, W_l */
+            l.a = l.a_stack + (size_t)(layer - 1) * n * n;
+            l.y = l.y_stack + (size_t)(layer - 1) * nd;
+            l.w = l.w_stack + (size_t)(layer - 1) * d * d;
+        }
         ar_markov_sample(p, rng, l.a, NULL, NULL);
         ar_rng_normals(rng, l.w, (size_t)d * d);
         for (size_t i = 0; i < (size_t)d * d; ++i)
@@ -151,6 +172,11 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
         if (measure(n, d, l.x, rng, &l, &stable[layer], &cosine[layer], &frob[layer]))
             return 1;
     }
+    if (keep)
+        ar_linear_stack_gradient_norms(n, d, layers, l.a_stack, l.y_stack, l.w_stack, gradient, l.gradient_work);
+    else
+        for (int i = 0; i < layers; ++i)
+            gradient[i] = NAN;
     return 0;
 }
 
@@ -158,12 +184,14 @@ static const ar_output outputs[] = {
     {"stable_rank", "stable rank of X_l, per layer l = 0..L", NULL, NULL, per_layer, "layer"},
     {"mean_abs_cosine", "mean |cosine| between distinct tokens of X_l, per layer", NULL, NULL, per_layer, "layer"},
     {"frobenius", "||X_l||_F per layer", NULL, NULL, per_layer, "layer"},
+    {"grad_norm", "||dX_L/dW_l||_F for l = 0..L-1, closed form (no skip, no LayerNorm)", NULL, linear_stack,
+     per_weight, "weight_layer"},
 };
 
 const ar_sim ar_sim_depth_collapse = {
     .name = "depth_collapse",
     .summary = "L layers X_{l+1} = A_l X_l W_l of random Markov attention: stable rank and token alignment per layer",
-    .claims = "S6 S6perp",
+    .claims = "S6 S6perp S7 S7perp",
     .params = params,
     .n_params = (int)(sizeof params / sizeof params[0]),
     .outputs = outputs,

@@ -304,9 +304,15 @@ static int read_claims(const context *c, ar_experiment *exp, const config_settin
     return 0;
 }
 
-/* Does the claim predict anything at some point of the grid? */
+/* Does the claim predict anything at some point of the grid (and, for a trend claim,
+ * does the grid sweep its axis)? */
 static int speaks_on_grid(const ar_claim *claim, const ar_experiment *exp)
 {
+    if (claim->trend_axis) {
+        int param = ar_sim_param_index(exp->sim, claim->trend_axis);
+        if (param < 0 || ar_experiment_axis_of(exp, param) < 0 || exp->axes[ar_experiment_axis_of(exp, param)].count < 2)
+            return 0;
+    }
     for (long p = 0; p < exp->n_points; ++p) {
         ar_point point;
         ar_experiment_point(exp, p, &point);

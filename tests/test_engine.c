@@ -43,7 +43,8 @@ static void vector_outputs(void)
     ar_spec spec;
     load("seed = 5; experiments = ( { name = \"d\"; simulator = \"depth_collapse\"; trials = 21;"
          " n = 12; layers = 4; } );", &spec);
-    size_t per_trial = 3 * 5; /* three outputs, layers 0..4 */
+    size_t per_trial = (size_t)ar_engine_values_per_trial(&spec.experiments[0], 0);
+    CHECK(per_trial == 3 * 5 + 4); /* three outputs at layers 0..4, gradients for W_0..W_3 */
     double *one = malloc(21 * per_trial * sizeof *one), *two = malloc(21 * per_trial * sizeof *two);
     CHECK(ar_engine_point_values(&spec, &spec.experiments[0], 0, 1, one) == 0);
     CHECK(ar_engine_point_values(&spec, &spec.experiments[0], 0, 2, two) == 0);

@@ -1,4 +1,4 @@
-/* theory/markov: claims S1-S6 and S8 (Naderi, Nait Saada, Tanner, "Mind the Gap: a
+/* theory/markov: claims S1-S8 (Naderi, Nait Saada, Tanner, "Mind the Gap: a
  * Spectral Analysis of Rank Collapse and Signal Propagation in Attention Layers"). */
 #include "attnrank/markov.h"
 #include "attnrank/theory.h"
@@ -99,6 +99,20 @@ const ar_claim ar_claim_s8 = {
     "S8", "markov_spectrum", "sigma1",
     "key-query attention on orthonormal inputs has the same outlier: sigma_1 -> 1 (for scale <= 1)", "1",
     AR_RULE_LIMIT, s8_keyquery, 0.02, 0, "n"};
+/* S7: gradients of the linear stack. With the gap, A_{L-1} ... A_{l+1} tends to the
+ * rank-one 1 pi^T of norm about sqrt(n), so ||dX_L/dW_0||_F grows with n; without it the
+ * product of L - 1 centred matrices of norm ~ 2 s/(m sqrt n) makes it shrink with n. */
+static int linear(const ar_point *p) { return plain_stack(p) && ar_point_value(p, "norm") == 0; }
+static double s7_grows(const ar_point *p) { return keeps_gap(p) && linear(p) ? 1.0 : NAN; }
+static double s7_perp(const ar_point *p) { return !keeps_gap(p) && linear(p) ? 1.0 : NAN; }
+
+const ar_claim ar_claim_s7 = {
+    "S7", "depth_collapse", "grad_norm",
+    "with the gap, the gradient ||dX_L/dW_0||_F grows with n (no skip, no LayerNorm)", "grows with n",
+    AR_RULE_INCREASING, s7_grows, 0, 0, "n", 0};
+const ar_claim ar_claim_s7perp = {
+    "S7perp", "depth_collapse", "grad_norm",
+    "without the gap, ||dX_L/dW_0||_F falls with n", "falls with n", AR_RULE_DECREASING, s7_perp, 0, 0, "n", 0};
 const ar_claim ar_claim_s1 = {
     "S1", "markov_spectrum", "sigma1", "sigma_1(A) -> 1 as n grows (the Perron outlier)", "1",
     AR_RULE_LIMIT, s1_outlier, 0.02, 0, "n"};

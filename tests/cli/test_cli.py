@@ -347,7 +347,7 @@ def case_markov_layout(tmp):
     out = f"{tmp}/m.h5"
     proc = run(["run", spec, "-o", out, "-q", "--set", "spectrum.n=[32,64]", "--set", "top2.n=[128,256]",
                 "--set", "disc.n=[32,64]", "--set", "width.n=[32,64]", "--set", "depth.n=[16,32]",
-                "--set", "depth.layers=5", "--set", "trials=12",
+                "--set", "depth.layers=5", "--set", "gradient.n=[16,32]", "--set", "trials=12",
                 "--set", "keyquery.scale=[0.1,1.0]", "--set", "keyquery.n=[32,64]"], expect=0)
     check("S4perp" in proc.stdout, "markov verdicts printed")
     with h5py.File(out) as f:
@@ -390,6 +390,12 @@ def case_markov_layout(tmp):
         check(list(f["depth/stable_rank/layer"][...]) == list(range(6)), "layers 0..L")
         check((f["depth/stable_rank/count"][...] == 12).all(), "per-layer counts")
         check(("depth", "S6") in rows and ("depth", "S6perp") in rows, "S6 verdicts")
+        grad = f["depth/grad_norm/mean"]
+        check(grad.shape == (2, 2, 2, 3, 5) and grad.dims[4].label == "weight_layer", "gradient per weight layer")
+        g_ok = np.isfinite(grad[...])
+        check(g_ok[:, :, 0, 0].all() and not g_ok[:, :, :, 1:].any() and not g_ok[:, :, 1, :].any(),
+              "gradient norms only for the linear stack (no skip, no LayerNorm)")
+        check(("gradient", "S7") in rows and ("gradient", "S7perp") in rows, "S7 verdicts")
         kq = f["keyquery/sigma1/mean"][...]
         check(kq.shape == (2, 2) and (kq >= 1 - 1e-12).all(), "key-query attention has the outlier")
 
