@@ -91,6 +91,13 @@ static void print_verdicts(FILE *f, const ar_verdict_row *rows, int n)
         fprintf(f, "%-6s %-12s %-13s %-13s %12s  %-31s %8lld  %s%s\n", r->claim, r->experiment, r->verdict,
                 r->expected, prediction, est, r->trials, r->point[0] ? r->point : "-", mark);
     }
+    int fits = 0; /* power laws fitted along trend claims' axes, on the deciding line */
+    for (int i = 0; i < n; ++i) {
+        const char *fit = strstr(rows[i].rule, "fitted ~ ");
+        if (fit)
+            fprintf(f, "%s%-6s %-12s %s\n", fits++ ? "" : "\npower laws on the deciding line:\n", rows[i].claim,
+                    rows[i].experiment, fit + strlen("fitted ~ "));
+    }
     fprintf(f, "\nclaims:\n");
     for (int i = 0; i < n; ++i) {
         int seen = 0;

@@ -172,6 +172,48 @@ static ar_verdict judge_line(const ar_claim *claim, const double *f, const ar_su
     return AR_INCONCLUSIVE;
 }
 
+/* Exponent b of E[X] ~ c along^b on the line through p0: weighted least squares of
+ * log(mean) on log(along), weights 1/se(log mean)^2 = (mean/stderr)^2, and the slope's
+ * standard error inflated by the fit's reduced chi-square when the points scatter more
+ * than their errors allow. Returns the number of points used (< 2: no fit). */
+static int fit_exponent(long n, const double *f, const ar_summary *est, const long *line, const double *along,
+                        long p0, double *b, double *se)
+{
+    double sw = 0, sx = 0, sy = 0;
+    int k = 0;
+    for (long p = 0; p < n; ++p) {
+        if (line[p] != line[p0] || !isfinite(f[p]) || est[p].count < 2 || !(est[p].mean > 0) || !(along[p] > 0) ||
+            !(est[p].sem > 0))
+            continue;
+        double w = (est[p].mean / est[p].sem) * (est[p].mean / est[p].sem);
+        sw += w, sx += w * log(along[p]), sy += w * log(est[p].mean), k++;
+    }
+    if (k < 2)
+        return k;
+    double mx = sx / sw, my = sy / sw, sxx = 0, sxy = 0;
+    for (long p = 0; p < n; ++p) {
+        if (line[p] != line[p0] || !isfinite(f[p]) || est[p].count < 2 || !(est[p].mean > 0) || !(along[p] > 0) ||
+            !(est[p].sem > 0))
+            continue;
+        double w = (est[p].mean / est[p].sem) * (est[p].mean / est[p].sem);
+        double dx = log(along[p]) - mx, dy = log(est[p].mean) - my;
+        sxx += w * dx * dx, sxy += w * dx * dy;
+    }
+    *b = sxy / sxx;
+    double chi2 = 0;
+    for (long p = 0; p < n; ++p) {
+        if (line[p] != line[p0] || !isfinite(f[p]) || est[p].count < 2 || !(est[p].mean > 0) || !(along[p] > 0) ||
+            !(est[p].sem > 0))
+            continue;
+        double w = (est[p].mean / est[p].sem) * (est[p].mean / est[p].sem);
+        double r = log(est[p].mean) - (my + *b * (log(along[p]) - mx));
+        chi2 += w * r * r;
+    }
+    double inflation = k > 2 && chi2 / (k - 2) > 1 ? sqrt(chi2 / (k - 2)) : 1;
+    *se = inflation / sqrt(sxx);
+    return k;
+}
+
 static void judge_trend(const ar_claim *claim, long n, const double *f, const ar_summary *est, const long *line,
                         const double *along, ar_judgement *j)
 {
@@ -201,12 +243,17 @@ static void judge_trend(const ar_claim *claim, long n, const double *f, const ar
                  "limit along %s over %d line(s): at the largest %s the 95%% CI within %g x |prediction|, "
                  "distance not growing since the smallest (%s=%g: %.4g)", claim->trend_axis, lines,
                  claim->trend_axis, claim->rel_tol, claim->trend_axis, along[worst_lo], est[worst_lo].mean);
-    else
+    else {
+        double b = NAN, se = NAN;
+        char fit[96] = "";
+        if (fit_exponent(n, f, est, line, along, worst_lo, &b, &se) >= 2)
+            snprintf(fit, sizeof fit, "; fitted ~ %s^b: b = %.3f +- %.3f (95%%)", claim->trend_axis, b, 1.96 * se);
         snprintf(j->rule, sizeof j->rule,
                  "%s along %s over %d line(s): 95%% CIs at the smallest and largest %s separate "
-                 "(smallest %s=%g: %.4g [%.4g, %.4g])", claim->rule == AR_RULE_DECREASING ? "decreasing" : "increasing",
+                 "(smallest %s=%g: %.4g)%s", claim->rule == AR_RULE_DECREASING ? "decreasing" : "increasing",
                  claim->trend_axis, lines, claim->trend_axis, claim->trend_axis, along[worst_lo],
-                 est[worst_lo].mean, est[worst_lo].ci_lo, est[worst_lo].ci_hi);
+                 est[worst_lo].mean, fit);
+    }
 }
 
 void ar_judge(const ar_claim *claim, long n_points, const double *prediction, const ar_summary *est,
