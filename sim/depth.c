@@ -1,13 +1,15 @@
 /* depth: rank collapse in depth (claim S6, "Mind the Gap").
  *
  * X_0 (n x d) has iid N(0, 1/d) entries (rows of norm about 1); each of L layers draws a
- * fresh random Markov matrix A_l (or A_l - 11^T/n) and W_l (d x d, iid N(0, 1/d)) and
+ * fresh random Markov matrix A_l, or key-query attention A_l(X_l) (either with the gap
+ * removed, A_l - 11^T/n, if asked), and W_l (d x d, iid N(0, 1/d)) and
  * sets X_{l+1} = A_l X_l W_l, optionally with a skip connection (X_l + ..., or the
  * "upscaled" X_l + .../sqrt(d)) and LayerNorm (each row centred and scaled to unit
  * variance). Per layer it measures the stable rank of X_l, the mean |cosine| between
  * its tokens and ||X_l||_F. With the gap the tokens align within a few layers (stable
  * rank -> 1, |cos| -> 1); removing the gap slows that. Without skip and LayerNorm the
  * stack is linear in each W_l and ||dX_L/dW_l||_F has a closed form (gradient.h). */
+#include "attnrank/attention.h"
 #include "attnrank/gradient.h"
 #include "attnrank/linalg.h"
 #include "attnrank/markov.h"
@@ -16,7 +18,8 @@
 
 #include <math.h>
 
-enum { P_N, P_D, P_LAYERS, P_ENTRIES, P_GAP, P_NORM, P_SKIP };
+enum { P_N, P_D, P_LAYERS, P_ENTRIES, P_GAP, P_NORM, P_SKIP, P_ATTENTION, P_SCALE };
+enum { ATTENTION_MARKOV, ATTENTION_KEYQUERY };
 enum { NORM_NONE, NORM_LAYERNORM };
 enum { SKIP_NONE, SKIP_PLAIN, SKIP_UPSCALED };
 
@@ -24,6 +27,7 @@ static const char *const laws[] = {"lognormal", "exponential", "uniform", NULL};
 static const char *const gaps[] = {"keep", "remove", NULL};
 static const char *const norms[] = {"none", "layernorm", NULL};
 static const char *const skips[] = {"none", "plain", "upscaled", NULL};
+static const char *const attentions[] = {"markov", "keyquery", NULL};
 
 static const ar_param params[] = {
     {"n", AR_PARAM_INT, 64, 2, 4096, 0, NULL, "tokens"},
@@ -34,6 +38,10 @@ static const ar_param params[] = {
     {"norm", AR_PARAM_CHOICE, NORM_NONE, 0, 0, 0, norms, "layernorm: centre and scale each token after a layer"},
     {"skip", AR_PARAM_CHOICE, SKIP_NONE, 0, 0, 0, skips,
      "none: A X W; plain: X + A X W; upscaled: X + A X W / sqrt(d)"},
+    {"attention", AR_PARAM_CHOICE, ATTENTION_MARKOV, 0, 0, 0, attentions,
+     "markov: a fresh random Markov A_l per layer (entries); keyquery: A_l = softmax(X_l W_Q (X_l W_K)^T / "
+     "sqrt(d)) with fresh W_Q, W_K of iid N(0, scale^2 / d) entries"},
+    {"scale", AR_PARAM_REAL, 1, 0, 1e3, 1, NULL, "key-query weights' scale (attention = keyquery)"},
 };
 
 static int width_of(const ar_point *p)
@@ -47,12 +55,14 @@ static int per_weight(const ar_point *p) { return ar_point_int(p, P_LAYERS); }
 /* The plain linear stack, where ||dX_L/dW_l||_F has a closed form (gradient.h). */
 static int linear_stack(const ar_point *p)
 {
-    return ar_point_choice(p, P_SKIP) == SKIP_NONE && ar_point_choice(p, P_NORM) == NORM_NONE;
+    return ar_point_choice(p, P_SKIP) == SKIP_NONE && ar_point_choice(p, P_NORM) == NORM_NONE &&
+           ar_point_choice(p, P_ATTENTION) == ATTENTION_MARKOV;
 }
 
 typedef struct {
     double *x, *y, *w, *a, *gram, *unit, *start, *lanczos;
     double *a_stack, *y_stack, *w_stack, *gradient_work; /* linear stack: every layer kept */
+    double *wq, *wk, *q, *k;                                /* key-query attention */
 } layout;
 
 static size_t carve(const ar_point *p, char *base, layout *l)
@@ -73,6 +83,11 @@ static size_t carve(const ar_point *p, char *base, layout *l)
     l->y_stack = ar_carve(&c, kept * n * d * D);
     l->w_stack = ar_carve(&c, kept * d * d * D);
     l->gradient_work = ar_carve(&c, kept ? ar_linear_stack_gradient_workspace((int)n, (int)d) * D : 0);
+    int keyquery = ar_point_choice(p, P_ATTENTION) == ATTENTION_KEYQUERY;
+    l->wq = ar_carve(&c, keyquery ? d * d * D : 0);
+    l->wk = ar_carve(&c, keyquery ? d * d * D : 0);
+    l->q = ar_carve(&c, keyquery ? n * d * D : 0);
+    l->k = ar_carve(&c, keyquery ? n * d * D : 0);
     return c.used;
 }
 
@@ -134,6 +149,23 @@ static void layernorm(int n, int d, double *x)
     }
 }
 
+/* A = softmax(X W_Q (X W_K)^T / sqrt(d)) for fresh W_Q, W_K; gap removed if asked. */
+static void keyquery_attention(const ar_point *p, ar_rng *rng, const layout *l, int n, int d)
+{
+    double sd = ar_point_real(p, P_SCALE) / sqrt((double)d);
+    ar_rng_normals(rng, l->wq, (size_t)d * d);
+    ar_rng_normals(rng, l->wk, (size_t)d * d);
+    for (size_t i = 0; i < (size_t)d * d; ++i)
+        l->wq[i] *= sd, l->wk[i] *= sd;
+    ar_gemm_nn(n, d, d, l->x, l->wq, l->q);
+    ar_gemm_nn(n, d, d, l->x, l->wk, l->k);
+    ar_gemm_nt(n, n, d, l->q, l->k, l->a);
+    ar_softmax_rows(n, n, l->a, sqrt((double)d), l->a);
+    if (ar_point_choice(p, P_GAP) == 1)
+        for (size_t i = 0; i < (size_t)n * n; ++i)
+            l->a[i] -= 1.0 / n;
+}
+
 static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
 {
     layout l;
@@ -154,7 +186,10 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
             l.y = l.y_stack + (size_t)(layer - 1) * nd;
             l.w = l.w_stack + (size_t)(layer - 1) * d * d;
         }
-        ar_markov_sample(p, rng, l.a, NULL, NULL);
+        if (ar_point_choice(p, P_ATTENTION) == ATTENTION_KEYQUERY)
+            keyquery_attention(p, rng, &l, n, d);
+        else
+            ar_markov_sample(p, rng, l.a, NULL, NULL);
         ar_rng_normals(rng, l.w, (size_t)d * d);
         for (size_t i = 0; i < (size_t)d * d; ++i)
             l.w[i] /= sqrt((double)d);
@@ -184,7 +219,8 @@ static const ar_output outputs[] = {
     {"stable_rank", "stable rank of X_l, per layer l = 0..L", NULL, NULL, per_layer, "layer"},
     {"mean_abs_cosine", "mean |cosine| between distinct tokens of X_l, per layer", NULL, NULL, per_layer, "layer"},
     {"frobenius", "||X_l||_F per layer", NULL, NULL, per_layer, "layer"},
-    {"grad_norm", "||dX_L/dW_l||_F for l = 0..L-1, closed form (no skip, no LayerNorm)", NULL, linear_stack,
+    {"grad_norm", "||dX_L/dW_l||_F for l = 0..L-1, closed form (Markov attention, no skip, no LayerNorm)",
+     NULL, linear_stack,
      per_weight, "weight_layer"},
 };
 

@@ -53,6 +53,16 @@ static void vector_outputs(void)
     CHECK(one[5 * 21] < 0.9 && one[9 * 21] > 0.99);
     free(one), free(two);
     ar_spec_free(&spec);
+
+    /* Key-query attention A_l(X_l) aligns the tokens too; it has no closed-form gradient. */
+    load("seed = 5; experiments = ( { name = \"k\"; simulator = \"depth_collapse\"; trials = 9;"
+         " n = 12; layers = 4; attention = \"keyquery\"; scale = 0.5; } );", &spec);
+    double *v = malloc(9 * (3 * 5 + 4) * sizeof *v);
+    CHECK(ar_engine_point_values(&spec, &spec.experiments[0], 0, 2, v) == 0);
+    CHECK(v[9 * 9] > 0.99); /* mean |cosine| at layer 4, first trial */
+    CHECK(isnan(v[15 * 9])); /* grad_norm: not for key-query attention */
+    free(v);
+    ar_spec_free(&spec);
 }
 
 static void points_are_keyed_by_values(void)

@@ -74,7 +74,10 @@ const ar_claim ar_claim_s5perp = {
 /* S6: depth. With the gap and no skip connection, L layers X_{l+1} = A_l X_l W_l align
  * the tokens: the stable rank of X_L falls to 1 (within 5%); removing the gap slows the
  * collapse, so at the last layer the stable rank is larger without it. */
-static int plain_stack(const ar_point *p) { return ar_point_value(p, "skip") == 0; }
+static int plain_stack(const ar_point *p)
+{
+    return ar_point_value(p, "skip") == 0 && ar_point_value(p, "attention") == 0; /* random Markov A_l */
+}
 static double s6_collapse(const ar_point *p) { return keeps_gap(p) && plain_stack(p) ? 1.05 : NAN; }
 static double s6_perp(const ar_point *p) { return plain_stack(p) ? 1.0 : NAN; }
 

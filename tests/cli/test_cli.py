@@ -347,7 +347,8 @@ def case_markov_layout(tmp):
     out = f"{tmp}/m.h5"
     proc = run(["run", spec, "-o", out, "-q", "--set", "spectrum.n=[32,64]", "--set", "top2.n=[128,256]",
                 "--set", "disc.n=[32,64]", "--set", "width.n=[32,64]", "--set", "depth.n=[16,32]",
-                "--set", "depth.layers=5", "--set", "gradient.n=[16,32]", "--set", "trials=12",
+                "--set", "depth.layers=5", "--set", "gradient.n=[16,32]", "--set", "depth_keyquery.n=[16]",
+                "--set", "depth_keyquery.layers=3", "--set", "trials=12",
                 "--set", "keyquery.scale=[0.1,1.0]", "--set", "keyquery.n=[32,64]"], expect=0)
     check("S4perp" in proc.stdout, "markov verdicts printed")
     with h5py.File(out) as f:
