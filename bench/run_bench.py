@@ -9,28 +9,14 @@ NumPy runs on one thread (OPENBLAS_NUM_THREADS=1): the figures are per core. The
 environment is otherwise left as it is; the OpenBLAS core each side uses is printed,
 since OPENBLAS_CORETYPE can change gemm speed by up to 1.6x.
 """
-import json
 import os
-import subprocess
-import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def run(cmd, env_extra=None):
-    env = dict(os.environ)
-    env.update(env_extra or {})
-    out = subprocess.run(cmd, capture_output=True, text=True, env=env, check=True).stdout
-    return json.loads(out.strip().splitlines()[-1])
+from benchlib import HERE, ONE_THREAD as one, command_line, run
 
 
 def main():
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    quick = "--quick" in sys.argv
-    exe = args[0] if args else os.path.join(HERE, "..", "build", "bench", "bench_hardmax")
-    one = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
+    exe, quick = command_line("bench_hardmax")
     sizes = [(64, 20000 if not quick else 2000, 1000), (256, 1000 if not quick else 100, 100)]
-    print(f"OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '(unset)')}")
     rows = []
     for n, trials, batch in sizes:
         numpy_trials = max(batch, trials // 10)

@@ -8,27 +8,13 @@ spectrum (1 and 2 threads) and its top-2 path; LAPACK's own dgesdd time on the s
 matrices; dgesdd's GFLOP/s against dgemm's (the machine's peak for dense kernels). At
 n = 4096 only attnrank's full and top-2 paths (NumPy's SVD would take minutes).
 """
-import json
 import os
-import subprocess
-import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def run(cmd, env_extra=None):
-    env = dict(os.environ)
-    env.update(env_extra or {})
-    out = subprocess.run(cmd, capture_output=True, text=True, env=env, check=True).stdout
-    return json.loads(out.strip().splitlines()[-1])
+from benchlib import HERE, ONE_THREAD as one, command_line, run
 
 
 def main():
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    quick = "--quick" in sys.argv
-    exe = args[0] if args else os.path.join(HERE, "..", "build", "bench", "bench_markov")
-    one = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
-    print(f"OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '(unset)')}")
+    exe, quick = command_line("bench_markov")
     rows = []
     for n, trials in [(256, 40), (1024, 4)] + ([] if quick else [(4096, 2)]):
         r = {}
