@@ -16,8 +16,6 @@
 #include "attnrank/sim.h"
 
 #include <math.h>
-#include <stdalign.h>
-#include <string.h>
 
 enum { P_N, P_D, P_DH, P_INPUTS, P_WEIGHTS, P_RHO, P_SIGMA, P_SAMPLER, P_TAU, P_RANK_TOL };
 enum { INPUTS_ORTHONORMAL, INPUTS_GAUSSIAN };
@@ -253,9 +251,9 @@ const ar_sim ar_sim_hardmax_rank = {
     .summary = "rank of hardmax(X W_q W_k^T X^T) for Haar-orthonormal X and Gaussian weights",
     .claims = "H1 H2 H3 H4",
     .params = hardmax_params,
-    .n_params = (int)(sizeof hardmax_params / sizeof hardmax_params[0]),
+    .n_params = AR_COUNT(hardmax_params),
     .outputs = hardmax_outputs,
-    .n_outputs = (int)(sizeof hardmax_outputs / sizeof hardmax_outputs[0]),
+    .n_outputs = AR_COUNT(hardmax_outputs),
     .check = check_point,
     .workspace_bytes = hardmax_workspace,
     .cost = hardmax_cost,
@@ -267,9 +265,9 @@ const ar_sim ar_sim_softmax_rank = {
     .summary = "rank measures of softmax(X W_q W_k^T X^T / (tau sqrt(d_h))) against temperature",
     .claims = "H5a H5b",
     .params = softmax_params,
-    .n_params = (int)(sizeof softmax_params / sizeof softmax_params[0]),
+    .n_params = AR_COUNT(softmax_params),
     .outputs = softmax_outputs,
-    .n_outputs = (int)(sizeof softmax_outputs / sizeof softmax_outputs[0]),
+    .n_outputs = AR_COUNT(softmax_outputs),
     .check = check_point,
     .workspace_bytes = softmax_workspace,
     .cost = softmax_cost,

@@ -3,17 +3,9 @@
 #include "attnrank/engine.h"
 #include "attnrank/stats.h"
 #include "check.h"
+#include "support.h"
 
 #include <stdlib.h>
-
-static void load(const char *text, ar_spec *spec)
-{
-    char err[AR_ERR_LEN];
-    if (ar_spec_load_text(text, "test", NULL, NULL, 0, spec, err) != 0) {
-        fprintf(stderr, "%s\n", err);
-        exit(2);
-    }
-}
 
 static double *values_of(const ar_spec *spec, int e, long point, int threads)
 {
@@ -26,7 +18,7 @@ static double *values_of(const ar_spec *spec, int e, long point, int threads)
 static void threads_do_not_matter(void)
 {
     ar_spec spec;
-    load("seed = 5; experiments = ( { name = \"a\"; simulator = \"softmax_rank\"; trials = 301;"
+    load_spec("seed = 5; experiments = ( { name = \"a\"; simulator = \"softmax_rank\"; trials = 301;"
          " n = 24; d_h = 6; tau = 0.3; } );", &spec);
     size_t bytes = 301 * 6 * sizeof(double);
     double *one = values_of(&spec, 0, 0, 1), *two = values_of(&spec, 0, 0, 2), *three = values_of(&spec, 0, 0, 3);
@@ -41,7 +33,7 @@ static void threads_do_not_matter(void)
 static void vector_outputs(void)
 {
     ar_spec spec;
-    load("seed = 5; experiments = ( { name = \"d\"; simulator = \"depth_collapse\"; trials = 21;"
+    load_spec("seed = 5; experiments = ( { name = \"d\"; simulator = \"depth_collapse\"; trials = 21;"
          " n = 12; layers = 4; } );", &spec);
     size_t per_trial = (size_t)ar_engine_values_per_trial(&spec.experiments[0], 0);
     CHECK(per_trial == 3 * 5 + 4); /* three outputs at layers 0..4, gradients for W_0..W_3 */
@@ -55,7 +47,7 @@ static void vector_outputs(void)
     ar_spec_free(&spec);
 
     /* Key-query attention A_l(X_l) aligns the tokens too; it has no closed-form gradient. */
-    load("seed = 5; experiments = ( { name = \"k\"; simulator = \"depth_collapse\"; trials = 9;"
+    load_spec("seed = 5; experiments = ( { name = \"k\"; simulator = \"depth_collapse\"; trials = 9;"
          " n = 12; layers = 4; attention = \"keyquery\"; scale = 0.5; } );", &spec);
     double *v = malloc(9 * (3 * 5 + 4) * sizeof *v);
     CHECK(ar_engine_point_values(&spec, &spec.experiments[0], 0, 2, v) == 0);
@@ -68,9 +60,9 @@ static void vector_outputs(void)
 static void points_are_keyed_by_values(void)
 {
     ar_spec small, large;
-    load("seed = 5; experiments = ( { name = \"a\"; simulator = \"hardmax_rank\"; trials = 200;"
+    load_spec("seed = 5; experiments = ( { name = \"a\"; simulator = \"hardmax_rank\"; trials = 200;"
          " n = [16]; d_h = 3; } );", &small);
-    load("seed = 5; experiments = ( { name = \"b\"; simulator = \"hardmax_rank\"; trials = 200;"
+    load_spec("seed = 5; experiments = ( { name = \"b\"; simulator = \"hardmax_rank\"; trials = 200;"
          " n = [8, 16, 32]; d_h = [3]; } );", &large);
     double *a = values_of(&small, 0, 0, 2), *b = values_of(&large, 0, 1, 2);
     CHECK(memcmp(a, b, 200 * 2 * sizeof(double)) == 0);
@@ -79,9 +71,9 @@ static void points_are_keyed_by_values(void)
     ar_spec_free(&large);
     /* Another seed gives other draws. */
     ar_spec other;
-    load("seed = 6; experiments = ( { name = \"a\"; simulator = \"hardmax_rank\"; trials = 200;"
+    load_spec("seed = 6; experiments = ( { name = \"a\"; simulator = \"hardmax_rank\"; trials = 200;"
          " n = 16; d_h = 3; } );", &other);
-    load("seed = 5; experiments = ( { name = \"a\"; simulator = \"hardmax_rank\"; trials = 200;"
+    load_spec("seed = 5; experiments = ( { name = \"a\"; simulator = \"hardmax_rank\"; trials = 200;"
          " n = 16; d_h = 3; } );", &small);
     a = values_of(&other, 0, 0, 1);
     b = values_of(&small, 0, 0, 1);
@@ -104,7 +96,7 @@ static void samplers_agree(void)
                  " n = 12; d = 20; d_h = 3; weights = \"%s\"; rho = 0.7; sampler = (\"auto\", \"faithful\"); } );",
                  couplings[c]);
         ar_spec spec;
-        load(text, &spec);
+        load_spec(text, &spec);
         double *direct = values_of(&spec, 0, 0, 2), *faithful = values_of(&spec, 0, 1, 2);
         ar_summary a, b;
         ar_summarize(direct, 6000, &a);

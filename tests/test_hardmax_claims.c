@@ -6,22 +6,15 @@
 #include "attnrank/rank.h"
 #include "attnrank/stats.h"
 #include "check.h"
+#include "support.h"
 
 #include <stdlib.h>
 
 static void summarize_point(const char *text, long point, ar_summary *s)
 {
     ar_spec spec;
-    char err[AR_ERR_LEN];
-    if (ar_spec_load_text(text, "test", NULL, NULL, 0, &spec, err) != 0) {
-        fprintf(stderr, "%s\n", err);
-        exit(2);
-    }
-    const ar_experiment *x = &spec.experiments[0];
-    double *v = malloc((size_t)x->trials * ar_engine_values_per_trial(x, 0) * sizeof *v);
-    ar_engine_point_values(&spec, x, point, 2, v);
-    ar_summarize(v, x->trials, s); /* output 0: argmax_rank */
-    free(v);
+    load_spec(text, &spec);
+    summarize_value(&spec, point, 0, 2, s); /* value 0: argmax_rank */
     ar_spec_free(&spec);
 }
 

@@ -4,19 +4,17 @@
 #include "attnrank/markov.h"
 #include "attnrank/spec.h"
 #include "check.h"
+#include "support.h"
 
 #include <stdlib.h>
 
 static void point_of(const char *params, ar_point *p)
 {
-    char text[512], err[AR_ERR_LEN];
+    char text[512];
     snprintf(text, sizeof text, "seed = 1; experiments = ( { name = \"m\"; simulator = \"markov_spectrum\"; %s } );",
              params);
     ar_spec spec;
-    if (ar_spec_load_text(text, "test", NULL, NULL, 0, &spec, err) != 0) {
-        fprintf(stderr, "%s\n", err);
-        exit(2);
-    }
+    load_spec(text, &spec);
     ar_experiment_point(&spec.experiments[0], 0, p);
     ar_spec_free(&spec);
 }

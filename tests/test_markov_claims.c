@@ -5,6 +5,7 @@
 #include "attnrank/rank.h"
 #include "attnrank/stats.h"
 #include "check.h"
+#include "support.h"
 
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
@@ -14,20 +15,13 @@ enum { OUT_SIGMA1, OUT_SQRT_N_SIGMA2, OUT_STABLE_RANK, OUT_GRAM, OUT_EFFECTIVE, 
 
 static void summarize(int n, long trials, int output, ar_summary *s)
 {
-    char text[256], err[AR_ERR_LEN];
+    char text[256];
     snprintf(text, sizeof text,
              "seed = 31; experiments = ( { name = \"m\"; simulator = \"markov_spectrum\"; trials = %ld; n = %d; } );",
              trials, n);
     ar_spec spec;
-    if (ar_spec_load_text(text, "test", NULL, NULL, 0, &spec, err) != 0) {
-        fprintf(stderr, "%s\n", err);
-        exit(2);
-    }
-    const ar_experiment *x = &spec.experiments[0];
-    double *v = malloc((size_t)trials * ar_engine_values_per_trial(x, 0) * sizeof *v);
-    ar_engine_point_values(&spec, x, 0, 2, v);
-    ar_summarize(v + (size_t)output * trials, trials, s);
-    free(v);
+    load_spec(text, &spec);
+    summarize_value(&spec, 0, output, 2, s);
     ar_spec_free(&spec);
 }
 
@@ -83,22 +77,15 @@ int main(void)
     const char *width = "seed = 32; experiments = ( { name = \"w\"; simulator = \"width_collapse\"; trials = 40;"
                         " n = [128, 512]; gamma = 0.5; gap = [\"keep\", \"remove\"]; } );";
     ar_spec spec;
-    char err[AR_ERR_LEN];
-    if (ar_spec_load_text(width, "test", NULL, NULL, 0, &spec, err) != 0) {
-        fprintf(stderr, "%s\n", err);
-        return 2;
-    }
-    double *v = malloc(40 * 2 * sizeof *v);
+    load_spec(width, &spec);
     for (long p = 0; p < 4; ++p) {
         ar_summary s;
-        ar_engine_point_values(&spec, &spec.experiments[0], p, 2, v);
-        ar_summarize(v, 40, &s);
+        summarize_value(&spec, p, 0, 2, &s);
         if (p == 2)
             keep512[0] = s.mean, keep512[1] = s.sem;
         if (p % 2 == 1)
             remove[p / 2][0] = s.mean, remove[p / 2][1] = s.sem;
     }
-    free(v);
     ar_spec_free(&spec);
     printf("S5: stable rank with the gap at n = 512: %.4f +- %.4f; without: n = 128 %.2f, n = 512 %.2f\n", keep512[0],
            keep512[1], remove[0][0], remove[1][0]);

@@ -14,6 +14,9 @@
 
 enum { AR_MAX_PARAMS = 24, AR_MAX_OUTPUTS = 16 };
 
+/* Entries of a static table (parameters, outputs). */
+#define AR_COUNT(table) ((int)(sizeof(table) / sizeof((table)[0])))
+
 typedef enum { AR_PARAM_INT, AR_PARAM_REAL, AR_PARAM_CHOICE } ar_param_type;
 
 typedef struct ar_param {
