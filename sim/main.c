@@ -60,6 +60,7 @@ static const char run_help[] =
 
 static const char verify_help[] =
     "usage: attnrank verify [--quick|--full] [-o FILE] [--threads N] [--set KEY=VALUE]...\n"
+    "                       [--resume] [--force] [--quiet] [--max-memory SIZE]   (as for run)\n"
     "\n"
     "Runs the built-in verification suite (runs/verify.cfg): every claim with a verdict,\n"
     "including one deliberately broken assumption (tied weights, H4) that must come out\n"
