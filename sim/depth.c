@@ -1,16 +1,16 @@
-/* depth: rank collapse in depth (claim S6, "Mind the Gap").
+/* depth: rank collapse in depth (claims S6, S7, "Mind the Gap").
  *
  * X_0 (n x d) has iid N(0, 1/d) entries (rows of norm about 1); each of L layers draws a
  * fresh random Markov matrix A_l, or key-query attention A_l(X_l) (either with the gap
- * removed, A_l - 11^T/n, if asked), and W_l (d x d, iid N(0, 1/d)) and
- * sets X_{l+1} = A_l X_l W_l, optionally with a skip connection (X_l + ..., or the
- * "upscaled" X_l + .../sqrt(d)) and LayerNorm (each row centred and scaled to unit
- * variance). Per layer it measures the stable rank of X_l, the mean |cosine| between
- * its tokens and ||X_l||_F. With the gap the tokens align within a few layers (stable
- * rank -> 1, |cos| -> 1); removing the gap slows that. Without skip and LayerNorm the
- * stack is linear in each W_l and ||dX_L/dW_l||_F has a closed form (gradient.h). */
-#include "attnrank/attention.h"
+ * removed, A_l - 11^T/n, if asked), and W_l (d x d, iid N(0, 1/d)) and applies the layer
+ * of layer.h: X_{l+1} = A_l X_l W_l, optionally with a skip connection (X_l + ..., or the
+ * "upscaled" X_l + .../sqrt(d)) and LayerNorm. Per layer it measures the stable rank of
+ * X_l, the mean |cosine| between its tokens and ||X_l||_F. With the gap the tokens align
+ * within a few layers (stable rank -> 1, |cos| -> 1); removing the gap slows that.
+ * ||dX_L/dW_l||_F comes from a closed form for the linear stack (gradient.h) and from
+ * reverse-mode probes otherwise (layer.h). */
 #include "attnrank/gradient.h"
+#include "attnrank/layer.h"
 #include "attnrank/linalg.h"
 #include "attnrank/markov.h"
 #include "attnrank/rank.h"
@@ -18,16 +18,18 @@
 
 #include <math.h>
 
-enum { P_N, P_D, P_LAYERS, P_ENTRIES, P_GAP, P_NORM, P_SKIP, P_ATTENTION, P_SCALE };
+enum { P_N, P_D, P_LAYERS, P_ENTRIES, P_GAP, P_NORM, P_SKIP, P_ATTENTION, P_SCALE, P_GRADIENT, P_PROBES };
 enum { ATTENTION_MARKOV, ATTENTION_KEYQUERY };
 enum { NORM_NONE, NORM_LAYERNORM };
 enum { SKIP_NONE, SKIP_PLAIN, SKIP_UPSCALED };
+enum { GRADIENT_AUTO, GRADIENT_PROBE, GRADIENT_NONE };
 
 static const char *const laws[] = {"lognormal", "exponential", "uniform", NULL}; /* markov_spectrum's order */
 static const char *const gaps[] = {"keep", "remove", NULL};
 static const char *const norms[] = {"none", "layernorm", NULL};
 static const char *const skips[] = {"none", "plain", "upscaled", NULL};
 static const char *const attentions[] = {"markov", "keyquery", NULL};
+static const char *const gradients[] = {"auto", "probe", "none", NULL};
 
 static const ar_param params[] = {
     {"n", AR_PARAM_INT, 64, 2, 4096, 0, NULL, "tokens"},
@@ -42,6 +44,11 @@ static const ar_param params[] = {
      "markov: a fresh random Markov A_l per layer (entries); keyquery: A_l = softmax(X_l W_Q (X_l W_K)^T / "
      "sqrt(d)) with fresh W_Q, W_K of iid N(0, scale^2 / d) entries"},
     {"scale", AR_PARAM_REAL, 1, 0, 1e3, 1, NULL, "key-query weights' scale (attention = keyquery)"},
+    {"gradient", AR_PARAM_CHOICE, GRADIENT_AUTO, 0, 0, 0, gradients,
+     "||dX_L/dW_l||_F: auto = closed form for the linear Markov stack, random probes otherwise; "
+     "probe = probes always; none = skip it"},
+    {"probes", AR_PARAM_INT, 4, 2, 1024, 0, NULL,
+     "Rademacher probes per trial for the reverse-mode (Hutchinson) gradient estimate"},
 };
 
 static int width_of(const ar_point *p)
@@ -58,36 +65,79 @@ static int linear_stack(const ar_point *p)
     return ar_point_choice(p, P_SKIP) == SKIP_NONE && ar_point_choice(p, P_NORM) == NORM_NONE &&
            ar_point_choice(p, P_ATTENTION) == ATTENTION_MARKOV;
 }
+static int wants_gradient(const ar_point *p) { return ar_point_choice(p, P_GRADIENT) != GRADIENT_NONE; }
+static int closed_form(const ar_point *p)
+{
+    return ar_point_choice(p, P_GRADIENT) == GRADIENT_AUTO && linear_stack(p);
+}
+static int probed(const ar_point *p) { return wants_gradient(p) && !closed_form(p); }
 
+static ar_layer_kind kind_of(const ar_point *p)
+{
+    int skip = ar_point_choice(p, P_SKIP), d = width_of(p);
+    return (ar_layer_kind){
+        .n = ar_point_int(p, P_N),
+        .d = d,
+        .keyquery = ar_point_choice(p, P_ATTENTION) == ATTENTION_KEYQUERY,
+        .remove_gap = ar_point_choice(p, P_GAP) == 1,
+        .residual = skip != SKIP_NONE,
+        .branch_scale = skip == SKIP_UPSCALED ? 1 / sqrt((double)d) : 1,
+        .layernorm = ar_point_choice(p, P_NORM) == NORM_LAYERNORM,
+    };
+}
+
+/* The forward pass keeps every layer's tape when a gradient is wanted (the backward
+ * sweep reads them all); otherwise one tape is reused and X ping-pongs between two
+ * buffers. Stacks are contiguous so the closed form can take them whole. */
 typedef struct {
-    double *x, *y, *w, *a, *gram, *unit, *start, *lanczos;
-    double *a_stack, *y_stack, *w_stack, *gradient_work; /* linear stack: every layer kept */
-    double *wq, *wk, *q, *k;                                /* key-query attention */
+    ar_layer_tape *tapes;
+    double *x_stack, *a_stack, *y_stack, *w_stack, *q_stack, *k_stack, *wq_stack, *wk_stack, *sigma_stack;
+    double *layer_work, *gradient_work;
+    double *gram, *unit, *start, *lanczos; /* measurements */
 } layout;
+
+static int kept_layers(const ar_point *p) { return wants_gradient(p) ? ar_point_int(p, P_LAYERS) : 1; }
 
 static size_t carve(const ar_point *p, char *base, layout *l)
 {
-    size_t n = (size_t)ar_point_int(p, P_N), d = (size_t)width_of(p);
-    const size_t D = sizeof(double);
+    ar_layer_kind kind = kind_of(p);
+    size_t n = (size_t)kind.n, d = (size_t)kind.d, kept = (size_t)kept_layers(p);
+    int layers = ar_point_int(p, P_LAYERS), probes = ar_point_int(p, P_PROBES);
+    size_t kq = kind.keyquery ? kept : 0, D = sizeof(double);
     ar_carver c = {base, 0};
-    l->x = ar_carve(&c, n * d * D);
-    l->y = ar_carve(&c, n * d * D);
-    l->w = ar_carve(&c, d * d * D);
-    l->a = ar_carve(&c, n * n * D);
+    l->tapes = ar_carve(&c, kept * sizeof(ar_layer_tape));
+    l->x_stack = ar_carve(&c, (kept + 1) * n * d * D);
+    l->a_stack = ar_carve(&c, kept * n * n * D);
+    l->y_stack = ar_carve(&c, kept * n * d * D);
+    l->w_stack = ar_carve(&c, kept * d * d * D);
+    l->q_stack = ar_carve(&c, kq * n * d * D);
+    l->k_stack = ar_carve(&c, kq * n * d * D);
+    l->wq_stack = ar_carve(&c, kq * d * d * D);
+    l->wk_stack = ar_carve(&c, kq * d * d * D);
+    l->sigma_stack = ar_carve(&c, kind.layernorm ? kept * n * D : 0);
+    l->layer_work = ar_carve(&c, ar_layer_workspace(&kind) * D);
+    size_t gradient = closed_form(p) ? ar_linear_stack_gradient_workspace((int)n, (int)d)
+                      : probed(p)    ? ar_probe_workspace(&kind, layers, probes)
+                                     : 0;
+    l->gradient_work = ar_carve(&c, gradient * D);
     l->gram = ar_carve(&c, n * n * D);
     l->unit = ar_carve(&c, n * d * D);
     l->start = ar_carve(&c, d * D);
     l->lanczos = ar_carve(&c, ar_top_singular_values_workspace((int)n, (int)d, AR_STABLE_RANK_STEPS) * D);
-    size_t kept = linear_stack(p) ? (size_t)ar_point_int(p, P_LAYERS) : 0;
-    l->a_stack = ar_carve(&c, kept * n * n * D);
-    l->y_stack = ar_carve(&c, kept * n * d * D);
-    l->w_stack = ar_carve(&c, kept * d * d * D);
-    l->gradient_work = ar_carve(&c, kept ? ar_linear_stack_gradient_workspace((int)n, (int)d) * D : 0);
-    int keyquery = ar_point_choice(p, P_ATTENTION) == ATTENTION_KEYQUERY;
-    l->wq = ar_carve(&c, keyquery ? d * d * D : 0);
-    l->wk = ar_carve(&c, keyquery ? d * d * D : 0);
-    l->q = ar_carve(&c, keyquery ? n * d * D : 0);
-    l->k = ar_carve(&c, keyquery ? n * d * D : 0);
+    if (base)
+        for (size_t i = 0; i < kept; ++i) {
+            size_t kqi = kind.keyquery ? i : 0;
+            l->tapes[i] = (ar_layer_tape){
+                .a = l->a_stack + i * n * n,
+                .y = l->y_stack + i * n * d,
+                .w = l->w_stack + i * d * d,
+                .q = kind.keyquery ? l->q_stack + kqi * n * d : NULL,
+                .k = kind.keyquery ? l->k_stack + kqi * n * d : NULL,
+                .wq = kind.keyquery ? l->wq_stack + kqi * d * d : NULL,
+                .wk = kind.keyquery ? l->wk_stack + kqi * d * d : NULL,
+                .inv_sigma = kind.layernorm ? l->sigma_stack + i * n : NULL,
+            };
+        }
     return c.used;
 }
 
@@ -100,8 +150,13 @@ static size_t workspace(const ar_point *p)
 static double cost(const ar_point *p)
 {
     double n = ar_point_int(p, P_N), d = width_of(p), layers = ar_point_int(p, P_LAYERS);
-    double gradient = linear_stack(p) ? layers * (2 * n * n * n + 2 * n * n * d + 2 * d * d * d) : 0;
-    return layers * (4 * n * n * d + 2 * n * d * d + 400 * n * d) + gradient;
+    int keyquery = ar_point_choice(p, P_ATTENTION) == ATTENTION_KEYQUERY;
+    double attention = keyquery ? 4 * n * d * d + 2 * n * n * d : 0;
+    double forward = layers * (4 * n * n * d + 2 * n * d * d + 400 * n * d + attention);
+    double gradient = closed_form(p) ? layers * (2 * n * n * n + 2 * n * n * d + 2 * d * d * d)
+                      : probed(p) ? ar_point_int(p, P_PROBES) * layers * (4 * n * d * d + 2 * n * n * d + 3 * attention)
+                                  : 0;
+    return forward + gradient;
 }
 
 /* Stable rank, mean |cosine| between distinct tokens, and ||X||_F of the n x d matrix x. */
@@ -134,84 +189,52 @@ static int measure(int n, int d, const double *x, ar_rng *rng, const layout *l, 
     return 0;
 }
 
-static void layernorm(int n, int d, double *x)
+/* iid N(0, sd^2) entries. */
+static void gaussian(ar_rng *rng, double sd, double *out, size_t count)
 {
-    for (int i = 0; i < n; ++i) {
-        double *row = x + (size_t)i * d, mean = 0, var = 0;
-        for (int j = 0; j < d; ++j)
-            mean += row[j];
-        mean /= d;
-        for (int j = 0; j < d; ++j)
-            var += (row[j] - mean) * (row[j] - mean);
-        double scale = var > 0 ? 1 / sqrt(var / d) : 0;
-        for (int j = 0; j < d; ++j)
-            row[j] = (row[j] - mean) * scale;
-    }
-}
-
-/* A = softmax(X W_Q (X W_K)^T / sqrt(d)) for fresh W_Q, W_K; gap removed if asked. */
-static void keyquery_attention(const ar_point *p, ar_rng *rng, const layout *l, int n, int d)
-{
-    double sd = ar_point_real(p, P_SCALE) / sqrt((double)d);
-    ar_rng_normals(rng, l->wq, (size_t)d * d);
-    ar_rng_normals(rng, l->wk, (size_t)d * d);
-    for (size_t i = 0; i < (size_t)d * d; ++i)
-        l->wq[i] *= sd, l->wk[i] *= sd;
-    ar_gemm_nn(n, d, d, l->x, l->wq, l->q);
-    ar_gemm_nn(n, d, d, l->x, l->wk, l->k);
-    ar_gemm_nt(n, n, d, l->q, l->k, l->a);
-    ar_softmax_rows(n, n, l->a, sqrt((double)d), l->a);
-    if (ar_point_choice(p, P_GAP) == 1)
-        for (size_t i = 0; i < (size_t)n * n; ++i)
-            l->a[i] -= 1.0 / n;
+    ar_rng_normals(rng, out, count);
+    for (size_t i = 0; i < count; ++i)
+        out[i] *= sd;
 }
 
 static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
 {
     layout l;
     carve(p, ws, &l);
-    int n = ar_point_int(p, P_N), d = width_of(p), layers = ar_point_int(p, P_LAYERS);
-    int skip = ar_point_choice(p, P_SKIP), count = layers + 1;
+    ar_layer_kind kind = kind_of(p);
+    int n = kind.n, d = kind.d, layers = ar_point_int(p, P_LAYERS), count = layers + 1;
     double *stable = out, *cosine = out + count, *frob = out + 2 * count, *gradient = out + 3 * count;
-    int keep = linear_stack(p);
-    size_t nd = (size_t)n * d;
-    ar_rng_normals(rng, l.x, nd);
-    for (size_t i = 0; i < nd; ++i)
-        l.x[i] /= sqrt((double)d);
-    if (measure(n, d, l.x, rng, &l, &stable[0], &cosine[0], &frob[0]))
+    double *gradient_se = gradient + layers;
+    int keep = wants_gradient(p);
+    size_t nd = (size_t)n * d, dd = (size_t)d * d;
+    double *x = l.x_stack;
+    gaussian(rng, 1 / sqrt((double)d), x, nd);
+    if (measure(n, d, x, rng, &l, &stable[0], &cosine[0], &frob[0]))
         return 1;
-    for (int layer = 1; layer <= layers; ++layer) {
-        if (keep) { /* the backward sweep of the gradient needs every A_l, Y_l, W_l */
-            l.a = l.a_stack + (size_t)(layer - 1) * n * n;
-            l.y = l.y_stack + (size_t)(layer - 1) * nd;
-            l.w = l.w_stack + (size_t)(layer - 1) * d * d;
-        }
-        if (ar_point_choice(p, P_ATTENTION) == ATTENTION_KEYQUERY)
-            keyquery_attention(p, rng, &l, n, d);
-        else
-            ar_markov_sample(p, rng, l.a, NULL, NULL);
-        ar_rng_normals(rng, l.w, (size_t)d * d);
-        for (size_t i = 0; i < (size_t)d * d; ++i)
-            l.w[i] /= sqrt((double)d);
-        ar_gemm_nn(n, d, n, l.a, l.x, l.y);          /* Y = A X */
-        if (skip == SKIP_NONE) {
-            ar_gemm_nn(n, d, d, l.y, l.w, l.x);      /* X = A X W */
+    for (int layer = 0; layer < layers; ++layer) {
+        ar_layer_tape *tape = &l.tapes[keep ? layer : 0];
+        double *next = l.x_stack + (keep ? (size_t)(layer + 1) : (size_t)(layer + 1) % 2) * nd;
+        tape->x = x;
+        if (kind.keyquery) {
+            double sd = ar_point_real(p, P_SCALE) / sqrt((double)d);
+            gaussian(rng, sd, (double *)tape->wq, dd);
+            gaussian(rng, sd, (double *)tape->wk, dd);
         } else {
-            ar_gemm_nn(n, d, d, l.y, l.w, l.unit);   /* unit: scratch for A X W */
-            double weight = skip == SKIP_UPSCALED ? 1 / sqrt((double)d) : 1;
-            for (size_t i = 0; i < nd; ++i)
-                l.x[i] += weight * l.unit[i];
+            ar_markov_sample(p, rng, tape->a, NULL, NULL);
         }
-        if (ar_point_choice(p, P_NORM) == NORM_LAYERNORM)
-            layernorm(n, d, l.x);
-        if (measure(n, d, l.x, rng, &l, &stable[layer], &cosine[layer], &frob[layer]))
+        gaussian(rng, 1 / sqrt((double)d), (double *)tape->w, dd);
+        ar_layer_forward(&kind, tape, next, l.layer_work);
+        x = next;
+        if (measure(n, d, x, rng, &l, &stable[layer + 1], &cosine[layer + 1], &frob[layer + 1]))
             return 1;
     }
-    if (keep)
+    for (int i = 0; i < layers; ++i)
+        gradient[i] = gradient_se[i] = NAN;
+    if (closed_form(p))
         ar_linear_stack_gradient_norms(n, d, layers, l.a_stack, l.y_stack, l.w_stack, gradient, l.gradient_work);
-    else
-        for (int i = 0; i < layers; ++i)
-            gradient[i] = NAN;
+    else if (probed(p))
+        ar_probe_gradient_norms(&kind, layers, l.tapes, x, ar_point_int(p, P_PROBES), rng, gradient, gradient_se,
+                                l.gradient_work);
     return 0;
 }
 
@@ -219,9 +242,11 @@ static const ar_output outputs[] = {
     {"stable_rank", "stable rank of X_l, per layer l = 0..L", NULL, NULL, per_layer, "layer"},
     {"mean_abs_cosine", "mean |cosine| between distinct tokens of X_l, per layer", NULL, NULL, per_layer, "layer"},
     {"frobenius", "||X_l||_F per layer", NULL, NULL, per_layer, "layer"},
-    {"grad_norm", "||dX_L/dW_l||_F for l = 0..L-1, closed form (Markov attention, no skip, no LayerNorm)",
-     NULL, linear_stack,
-     per_weight, "weight_layer"},
+    {"grad_norm", "||dX_L/dW_l||_F for l = 0..L-1: closed form for the linear Markov stack, else the square "
+     "root of an unbiased reverse-mode probe estimate of its square (gradient = none: absent)",
+     NULL, wants_gradient, per_weight, "weight_layer"},
+    {"grad_norm_probe_se", "standard error of one trial's probe estimate of grad_norm (from the spread of its "
+     "probes; probe estimates only)", NULL, probed, per_weight, "weight_layer"},
 };
 
 const ar_sim ar_sim_depth_collapse = {

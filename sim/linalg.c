@@ -7,6 +7,14 @@
 #include <math.h>
 #include <string.h>
 
+void ar_gemm(char op_a, char op_b, int m, int n, int k, double alpha, const double *a, const double *b,
+             double beta, double *c)
+{
+    int ta = op_a == 'T', tb = op_b == 'T';
+    cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, alpha, a,
+                ta ? m : k, b, tb ? k : n, beta, c, n);
+}
+
 void ar_gemm_nt(int m, int n, int k, const double *a, const double *b, double *c)
 {
     cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, n, k, 1.0, a, k, b, k, 0.0, c, n);

@@ -31,6 +31,9 @@ enum { LANCZOS_STEPS = 160 };
  * finite-n spill-over. Fixed bins let the engine average densities over trials. */
 enum { DENSITY_BINS = 60 };
 static const double DENSITY_TOP = 3.0;
+/* The disc law's 2-D histogram: EIG_BINS x EIG_BINS cells on [-EIG_EDGE, EIG_EDGE]^2. */
+enum { EIG_BINS = 36 };
+static const double EIG_EDGE = 1.125;
 
 static const char *const laws[] = {"lognormal", "exponential", "uniform", "keyquery", NULL};
 static const char *const gaps[] = {"keep", "remove", NULL};
@@ -77,6 +80,8 @@ double ar_quarter_circle_cdf(double x, double r)
 static int full_spectrum(const ar_point *p) { return ar_point_choice(p, P_SPECTRUM) == SPECTRUM_FULL; }
 static int density_bins(const ar_point *p) { (void)p; return DENSITY_BINS; }
 static double bin_centre(int i) { return (i + 0.5) * DENSITY_TOP / DENSITY_BINS; }
+static int eig_cells(const ar_point *p) { (void)p; return EIG_BINS * EIG_BINS; }
+static double eig_centre(int i) { return -EIG_EDGE + (i + 0.5) * 2 * EIG_EDGE / EIG_BINS; }
 static int iid_full(const ar_point *p) { return full_spectrum(p) && ar_point_choice(p, P_ENTRIES) != LAW_KEYQUERY; }
 static int wants_eigenvalues(const ar_point *p) { return ar_point_choice(p, P_EIGENVALUES) == 1; }
 static int disc_law(const ar_point *p)
@@ -133,12 +138,32 @@ static int compare_doubles(const void *a, const void *b)
 /* The disc law: the eigenvalues of sqrt(n) A other than the Perron one (A 1 = 1) fill
  * the disc of radius s/m uniformly, so their moduli over s/m have CDF r^2 on [0, 1].
  * Writes the bulk's largest modulus over s/m and the KS distance of the moduli from r^2. */
-static int disc_statistics(const ar_point *p, const layout *l, int n, double *radius, double *ks)
+/* Eigenvalues of sqrt(n) A over s/m, the Perron one (the largest modulus) left out, as a
+ * density per unit area on the EIG_BINS x EIG_BINS grid (rows: real part, columns:
+ * imaginary part); the disc law is 1/pi inside the unit circle. */
+static void eigenvalue_density(int n, double radius, const double *wr, const double *wi, double *density)
+{
+    int perron = 0;
+    for (int i = 1; i < n; ++i)
+        if (hypot(wr[i], wi[i]) > hypot(wr[perron], wi[perron]))
+            perron = i;
+    double width = 2 * EIG_EDGE / EIG_BINS, scale = sqrt((double)n) / radius;
+    for (int c = 0; c < EIG_BINS * EIG_BINS; ++c)
+        density[c] = 0;
+    for (int i = 0; i < n; ++i) {
+        int row = (int)floor((wr[i] * scale + EIG_EDGE) / width), column = (int)floor((wi[i] * scale + EIG_EDGE) / width);
+        if (i != perron && row >= 0 && row < EIG_BINS && column >= 0 && column < EIG_BINS)
+            density[row * EIG_BINS + column] += 1.0 / ((n - 1) * width * width);
+    }
+}
+
+static int disc_statistics(const ar_point *p, const layout *l, int n, double *radius, double *ks, double *density)
 {
     double m, s;
     ar_markov_law_moments(ar_point_choice(p, P_ENTRIES), &m, &s);
     if (ar_eigenvalues(n, l->copy, l->wr, l->wi, l->eig_work) != 0)
         return 1;
+    eigenvalue_density(n, s / m, l->wr, l->wi, density);
     double *r = l->wr; /* reused for the moduli */
     for (int i = 0; i < n; ++i)
         r[i] = sqrt((double)n) * hypot(l->wr[i], l->wi[i]) / (s / m);
@@ -241,11 +266,11 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
     int n = ar_point_int(p, P_N);
     size_t nn = (size_t)n * n;
     ar_markov_sample(p, rng, l.a, l.q, l.k);
-    for (int o = 0; o < 8 + DENSITY_BINS; ++o)
+    for (int o = 0; o < 8 + DENSITY_BINS + EIG_BINS * EIG_BINS; ++o)
         out[o] = NAN;
     if (wants_eigenvalues(p)) {
         memcpy(l.copy, l.a, nn * sizeof *l.a);
-        if (disc_law(p) && disc_statistics(p, &l, n, &out[6], &out[7]) != 0)
+        if (disc_law(p) && disc_statistics(p, &l, n, &out[6], &out[7], out + 8 + DENSITY_BINS) != 0)
             return 1;
     }
     if (!full_spectrum(p)) {
@@ -292,6 +317,10 @@ static const ar_output outputs[] = {
     {"sv_density", "density of the singular values of sqrt(n) A over s/m (outlier excluded) on fixed bins of "
                    "[0, 3]; the quarter-circle law is sqrt(4 - x^2) / pi on [0, 2] (iid entries, spectrum = full)",
      NULL, iid_full, density_bins, "x", bin_centre},
+    {"eig_density", "density per unit area of the eigenvalues of sqrt(n) A over s/m (Perron eigenvalue "
+                    "excluded) on a fixed grid of [-1.125, 1.125]^2; the disc law is 1/pi inside the unit "
+                    "circle (eigenvalues = yes, iid entries, gap = keep)",
+     NULL, disc_law, eig_cells, "re", eig_centre, EIG_BINS, "im", eig_centre},
 };
 
 const ar_sim ar_sim_markov_spectrum = {

@@ -242,6 +242,30 @@ static int vector_width(const ar_experiment *x, const ar_output *o)
     return width;
 }
 
+/* A vector output's index: 0, 1, ... (layers), or the coordinates the simulator gives
+ * (bin centres), as a dimension scale. */
+static hid_t index_scale(hid_t group, const char *name, hsize_t width, double (*value)(int))
+{
+    hid_t type = value ? H5T_NATIVE_DOUBLE : H5T_NATIVE_LLONG;
+    void *values = malloc(width * 8);
+    for (hsize_t v = 0; v < width; ++v) {
+        if (value)
+            ((double *)values)[v] = value((int)v);
+        else
+            ((long long *)values)[v] = (long long)v;
+    }
+    hid_t index = make_dataset(group, name, type, 1, &width, NULL,
+                               value ? "coordinate of each value in a trial" : "index of the value in a trial");
+    herr_t st = index < 0 ? -1 : H5Dwrite(index, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values);
+    free(values);
+    if (st < 0 || H5DSset_scale(index, name) < 0) {
+        if (index >= 0)
+            H5Dclose(index);
+        return -1;
+    }
+    return index;
+}
+
 static int create_output(hid_t group, const ar_experiment *x, const ar_output *o, const hid_t *scales)
 {
     hid_t og = make_group(group, o->name);
@@ -252,29 +276,26 @@ static int create_output(hid_t group, const ar_experiment *x, const ar_output *o
         definition = o->description;
     if (attr_string(og, "description", o->description) < 0 || attr_string(og, "definition", definition) < 0)
         return -1;
-    hsize_t dims[AR_MAX_PARAMS + 1];
+    hsize_t dims[AR_MAX_PARAMS + 2];
     axis_dims(x, dims);
     /* A vector output has one more dimension, with its own index scale. */
     int rank = x->n_axes;
-    hid_t index = -1;
+    hid_t index = -1, column = -1;
     if (o->length) {
         hsize_t width = (hsize_t)vector_width(x, o);
-        /* Integer indices (layers), or the coordinates the simulator gives (bin centres). */
-        hid_t type = o->index_value ? H5T_NATIVE_DOUBLE : H5T_NATIVE_LLONG;
-        void *values = malloc(width * 8);
-        for (hsize_t v = 0; v < width; ++v) {
-            if (o->index_value)
-                ((double *)values)[v] = o->index_value((int)v);
-            else
-                ((long long *)values)[v] = (long long)v;
+        if (o->columns > 0) { /* a 2-D grid: rows, then columns */
+            hsize_t columns = (hsize_t)o->columns;
+            width /= columns;
+            column = index_scale(og, o->column_name, columns, o->column_value);
+            if (column < 0)
+                return -1;
+            dims[rank + 1] = columns;
         }
-        index = make_dataset(og, o->index_name, type, 1, &width, NULL,
-                             o->index_value ? "coordinate of each value in a trial" : "index of the value in a trial");
-        herr_t st = index < 0 ? -1 : H5Dwrite(index, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values);
-        free(values);
-        if (st < 0 || H5DSset_scale(index, o->index_name) < 0)
+        index = index_scale(og, o->index_name, width, o->index_value);
+        if (index < 0)
             return -1;
-        dims[rank++] = width;
+        dims[rank] = width;
+        rank += o->columns > 0 ? 2 : 1;
     }
     double nan = NAN;
     long long zero = 0;
@@ -291,10 +312,15 @@ static int create_output(hid_t group, const ar_experiment *x, const ar_output *o
         if (index >= 0 && (H5DSattach_scale(ds, index, (unsigned)x->n_axes) < 0 ||
                            H5DSset_label(ds, (unsigned)x->n_axes, o->index_name) < 0))
             return -1;
+        if (column >= 0 && (H5DSattach_scale(ds, column, (unsigned)x->n_axes + 1) < 0 ||
+                            H5DSset_label(ds, (unsigned)x->n_axes + 1, o->column_name) < 0))
+            return -1;
         H5Dclose(ds);
     }
     if (index >= 0)
         H5Dclose(index);
+    if (column >= 0)
+        H5Dclose(column);
     if (o->hist_max) {
         hsize_t width = (hsize_t)hist_width(x, o);
         long long *values = malloc(width * sizeof *values);
@@ -624,16 +650,18 @@ static hid_t select_point(hid_t ds, const ar_experiment *x, long point, hsize_t 
     hid_t space = H5Dget_space(ds);
     if (x->n_axes == 0 && extra == 0)
         return space;
-    hsize_t start[AR_MAX_PARAMS + 1], count[AR_MAX_PARAMS + 1];
+    hsize_t start[AR_MAX_PARAMS + 2], count[AR_MAX_PARAMS + 2];
     int coords[AR_MAX_PARAMS];
     ar_experiment_coords(x, point, coords);
     for (int a = 0; a < x->n_axes; ++a)
         start[a] = (hsize_t)coords[a], count[a] = 1;
-    int rank = x->n_axes;
     if (extra) {
-        start[rank] = 0;
-        count[rank] = extra;
-        rank++;
+        /* extra values: along one more dimension, or whole rows of a 2-D grid */
+        hsize_t dims[AR_MAX_PARAMS + 2];
+        int rank = H5Sget_simple_extent_dims(space, dims, NULL);
+        start[x->n_axes] = start[x->n_axes + 1] = 0;
+        count[x->n_axes] = rank == x->n_axes + 2 ? extra / dims[x->n_axes + 1] : extra;
+        count[x->n_axes + 1] = dims[x->n_axes + 1];
     }
     H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, count, NULL);
     return space;

@@ -9,6 +9,10 @@
 
 #include <stddef.h>
 
+/* C (m x n) = alpha op(A) op(B) + beta C, where op(X) is X for 'N' and X^T for 'T';
+ * op(A) is m x k and op(B) is k x n. */
+void ar_gemm(char op_a, char op_b, int m, int n, int k, double alpha, const double *a, const double *b,
+             double beta, double *c);
 /* C (m x n) = A (m x k) * B^T, where B is n x k. */
 void ar_gemm_nt(int m, int n, int k, const double *a, const double *b, double *c);
 /* C (m x n) = A (m x k) * B (k x n). */

@@ -44,6 +44,13 @@ typedef struct ar_output {
     const char *index_name;
     /* NULL (the index is 0, 1, ...), or the coordinate of value i, e.g. a bin centre. */
     double (*index_value)(int i);
+    /* A density on a 2-D grid (eigenvalues in the complex plane): the length(point)
+     * values come row by row, `columns` to a row, and are stored with two extra
+     * dimensions, index_name for the rows and column_name for the columns, each with
+     * its coordinates. 0 for a 1-D vector. */
+    int columns;
+    const char *column_name;
+    double (*column_value)(int j);
 } ar_output;
 
 static inline int ar_output_length(const ar_output *o, const ar_point *p)

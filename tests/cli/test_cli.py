@@ -348,7 +348,8 @@ def case_markov_layout(tmp):
     proc = run(["run", spec, "-o", out, "-q", "--set", "spectrum.n=[32,64]", "--set", "top2.n=[128,256]",
                 "--set", "disc.n=[32,64]", "--set", "width.n=[32,64]", "--set", "depth.n=[16,32]",
                 "--set", "depth.layers=5", "--set", "gradient.n=[16,32]", "--set", "depth_keyquery.n=[16]",
-                "--set", "depth_keyquery.layers=3", "--set", "trials=12",
+                "--set", "depth_keyquery.layers=3", "--set", "gradient_variants.n=[16,32]",
+                "--set", "gradient_variants.layers=3", "--set", "trials=12",
                 "--set", "keyquery.scale=[0.1,1.0]", "--set", "keyquery.n=[32,64]"], expect=0)
     check("S4perp" in proc.stdout, "markov verdicts printed")
     with h5py.File(out) as f:
@@ -380,6 +381,14 @@ def case_markov_layout(tmp):
         check(d["bulk_radius/mean"].shape == (2, 2) and np.isfinite(d["bulk_radius/mean"][...]).all(),
               "disc: bulk radius over (n, entries)")
         check(np.isnan(g["bulk_radius/mean"][...]).all(), "no eigenvalues unless asked")
+        eig = d["eig_density/mean"]
+        check(eig.shape == (2, 2, 36, 36) and [eig.dims[k].label for k in (2, 3)] == ["re", "im"],
+              "disc: eigenvalue density over (n, entries, re, im)")
+        re, im = d["eig_density/re"][...], d["eig_density/im"][...]
+        check(np.allclose(re, im) and np.isclose(re[0], -1.125 + 1.125 / 36), "cell centres as the re, im scales")
+        cell = (re[1] - re[0]) ** 2
+        mass = eig[...].sum(axis=(2, 3)) * cell
+        check(np.all(mass <= 1 + 1e-12) and np.all(mass > 0.9), f"eigenvalue densities integrate to about 1: {mass}")
         check(("disc", "S3") in rows and ("disc", "S3ks") in rows, "S3 verdicts")
         w = f["width"]
         check(w["stable_rank/mean"].shape == (2, 2, 2), "width: stable rank over (n, gamma, gap)")
@@ -391,11 +400,14 @@ def case_markov_layout(tmp):
         check(list(f["depth/stable_rank/layer"][...]) == list(range(6)), "layers 0..L")
         check((f["depth/stable_rank/count"][...] == 12).all(), "per-layer counts")
         check(("depth", "S6") in rows and ("depth", "S6perp") in rows, "S6 verdicts")
-        grad = f["depth/grad_norm/mean"]
-        check(grad.shape == (2, 2, 2, 3, 5) and grad.dims[4].label == "weight_layer", "gradient per weight layer")
-        g_ok = np.isfinite(grad[...])
-        check(g_ok[:, :, 0, 0].all() and not g_ok[:, :, :, 1:].any() and not g_ok[:, :, 1, :].any(),
-              "gradient norms only for the linear stack (no skip, no LayerNorm)")
+        check(np.isnan(f["depth/grad_norm/mean"][...]).all(), "gradient = none: no gradient norms")
+        grad = f["gradient/grad_norm/mean"]
+        check(grad.dims[2].label == "weight_layer" and np.isfinite(grad[...]).all(), "closed-form gradients")
+        check(np.isnan(f["gradient/grad_norm_probe_se/mean"][...]).all(), "closed form: no probe error")
+        probe = f["gradient_variants/grad_norm/mean"]
+        check(probe.shape == (2, 2, 2, 2, 2, 3), "probed gradients over (n, gap, norm, skip, attention, layer)")
+        check(np.isfinite(probe[...]).all() and np.isfinite(f["gradient_variants/grad_norm_probe_se/mean"][...]).all(),
+              "probe estimates and their errors for every variant")
         check(("gradient", "S7") in rows and ("gradient", "S7perp") in rows, "S7 verdicts")
         kq = f["keyquery/sigma1/mean"][...]
         check(kq.shape == (2, 2) and (kq >= 1 - 1e-12).all(), "key-query attention has the outlier")
