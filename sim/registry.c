@@ -10,6 +10,7 @@ extern const ar_sim ar_sim_softmax_rank;
 extern const ar_sim ar_sim_markov_spectrum;
 extern const ar_sim ar_sim_width_collapse;
 extern const ar_sim ar_sim_depth_collapse;
+extern const ar_sim ar_sim_mask_dynamics;
 
 static const ar_sim *const all_sims[] = {
     &ar_sim_hardmax_rank,
@@ -17,6 +18,7 @@ static const ar_sim *const all_sims[] = {
     &ar_sim_markov_spectrum,
     &ar_sim_width_collapse,
     &ar_sim_depth_collapse,
+    &ar_sim_mask_dynamics,
 };
 
 const ar_sim *const *ar_sim_all(int *count)

@@ -7,6 +7,7 @@
 
 extern const ar_claim ar_claim_h1, ar_claim_h2, ar_claim_h2_hull, ar_claim_h3, ar_claim_h4,
     ar_claim_h5a, ar_claim_h5b;
+extern const ar_claim ar_claim_m1, ar_claim_m2, ar_claim_m2bound, ar_claim_m3;
 extern const ar_claim ar_claim_s1, ar_claim_s2, ar_claim_s2ks, ar_claim_s3, ar_claim_s3ks, ar_claim_s4,
     ar_claim_s4perp, ar_claim_s5, ar_claim_s5perp, ar_claim_s6, ar_claim_s6perp, ar_claim_s7,
     ar_claim_s7perp, ar_claim_s8;
@@ -15,7 +16,7 @@ static const ar_claim *const all_claims[] = {
     &ar_claim_h1, &ar_claim_h2, &ar_claim_h2_hull, &ar_claim_h3, &ar_claim_h4, &ar_claim_h5a, &ar_claim_h5b,
     &ar_claim_s1, &ar_claim_s2, &ar_claim_s2ks, &ar_claim_s3, &ar_claim_s3ks, &ar_claim_s4, &ar_claim_s4perp,
     &ar_claim_s5, &ar_claim_s5perp, &ar_claim_s6, &ar_claim_s6perp, &ar_claim_s7,
-    &ar_claim_s7perp, &ar_claim_s8,
+    &ar_claim_s7perp, &ar_claim_s8, &ar_claim_m1, &ar_claim_m2, &ar_claim_m2bound, &ar_claim_m3,
 };
 
 const ar_claim *const *ar_claims_all(int *count)
@@ -43,7 +44,8 @@ const char *ar_verdict_name(ar_verdict v)
 
 const char *ar_rule_name(ar_rule rule)
 {
-    static const char *const names[] = {"bound", "equality", "limit", "decreasing", "increasing", "reference"};
+    static const char *const names[] = {"bound",     "equality",    "limit",      "decreasing",
+                                        "increasing", "reference", "lower bound", "every trial"};
     return names[rule];
 }
 
@@ -68,31 +70,66 @@ static void take_point(ar_judgement *j, long p, double prediction, const ar_summ
     j->trials = s->count;
 }
 
-static void judge_upper_bound(long n, const double *f, const ar_summary *est, ar_judgement *j)
+/* Upper bound (sign +1) or lower bound (sign -1): signed excess of the interval's
+ * ends over the prediction. */
+static void judge_bound(int sign, long n, const double *f, const ar_summary *est, ar_judgement *j)
 {
-    long worst_lo = -1, worst_hi = -1;
-    double excess_lo = -INFINITY, excess_hi = -INFINITY;
+    long worst_far = -1, worst_near = -1;
+    double excess_far = -INFINITY, excess_near = -INFINITY;
     for (long p = 0; p < n; ++p) {
         if (!isfinite(f[p]) || est[p].count < 2)
             continue;
         j->points++;
-        if (est[p].ci_lo - f[p] > excess_lo)
-            excess_lo = est[p].ci_lo - f[p], worst_lo = p;
-        if (est[p].ci_hi - f[p] > excess_hi)
-            excess_hi = est[p].ci_hi - f[p], worst_hi = p;
+        /* far end: the interval's end away from the bound; near end: the one toward it */
+        double far = sign > 0 ? est[p].ci_lo - f[p] : f[p] - est[p].ci_hi;
+        double near = sign > 0 ? est[p].ci_hi - f[p] : f[p] - est[p].ci_lo;
+        if (far > excess_far)
+            excess_far = far, worst_far = p;
+        if (near > excess_near)
+            excess_near = near, worst_near = p;
     }
     if (j->points == 0)
         return;
-    if (excess_lo > 0) {
+    if (excess_far > 0) {
         j->verdict = AR_VIOLATED;
-        take_point(j, worst_lo, f[worst_lo], &est[worst_lo]);
+        take_point(j, worst_far, f[worst_far], &est[worst_far]);
     } else {
-        j->verdict = excess_hi <= 0 ? AR_HOLDS : AR_INCONCLUSIVE;
-        take_point(j, worst_hi, f[worst_hi], &est[worst_hi]);
+        j->verdict = excess_near < 0 || (sign > 0 && excess_near == 0) ? AR_HOLDS : AR_INCONCLUSIVE;
+        take_point(j, worst_near, f[worst_near], &est[worst_near]);
     }
     snprintf(j->rule, sizeof j->rule,
-             "upper bound: 95%% CI upper end <= prediction at all %d points; "
-             "shown: the point closest to (or past) the bound", j->points);
+             sign > 0 ? "upper bound: 95%% CI upper end <= prediction at all %d points; "
+                        "shown: the point closest to (or past) the bound"
+                      : "lower bound: 95%% CI lower end > prediction at all %d points; "
+                        "shown: the point closest to (or past) the bound",
+             j->points);
+}
+
+/* Every trial below f: the largest value seen, point by point. */
+static void judge_every_trial(long n, const double *f, const ar_summary *est, ar_judgement *j)
+{
+    long worst = -1;
+    double slack = INFINITY;
+    long trials = 0;
+    for (long p = 0; p < n; ++p) {
+        if (!isfinite(f[p]) || est[p].count < 1)
+            continue;
+        j->points++;
+        trials += est[p].count;
+        if (f[p] - est[p].max < slack)
+            slack = f[p] - est[p].max, worst = p;
+    }
+    if (j->points == 0)
+        return;
+    j->verdict = slack >= 0 ? AR_HOLDS : AR_VIOLATED;
+    take_point(j, worst, f[worst], &est[worst]);
+    j->estimate = est[worst].max; /* the largest value is what the rule reads */
+    j->ci_lo = est[worst].min;
+    j->ci_hi = est[worst].max;
+    snprintf(j->rule, sizeof j->rule,
+             "every trial: the largest of %ld values over %d points <= prediction; slack %.3g at the "
+             "tightest point (shown: its max, interval = [min, max] of its trials)",
+             trials, j->points, slack);
 }
 
 static void judge_equals(long n, const double *f, const ar_summary *est, double rel_tol,
@@ -264,8 +301,10 @@ void ar_judge(const ar_claim *claim, long n_points, const double *prediction, co
     out->point = -1;
     out->prediction = out->estimate = out->ci_lo = out->ci_hi = NAN;
     snprintf(out->rule, sizeof out->rule, "no grid point where the claim applies was computed");
-    if (claim->rule == AR_RULE_UPPER_BOUND)
-        judge_upper_bound(n_points, prediction, est, out);
+    if (claim->rule == AR_RULE_UPPER_BOUND || claim->rule == AR_RULE_LOWER_BOUND)
+        judge_bound(claim->rule == AR_RULE_UPPER_BOUND ? 1 : -1, n_points, prediction, est, out);
+    else if (claim->rule == AR_RULE_EVERY_TRIAL)
+        judge_every_trial(n_points, prediction, est, out);
     else if (claim->rule == AR_RULE_EQUALS)
         judge_equals(n_points, prediction, est, claim->rel_tol, integer_output, out);
     else if (claim->rule != AR_RULE_REFERENCE && line && along)

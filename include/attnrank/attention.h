@@ -9,6 +9,17 @@
 /* out (rows x cols) = row-wise softmax(scores / tau); out may alias scores. */
 void ar_softmax_rows(int rows, int cols, const double *scores, double tau, double *out);
 
+struct ar_mask;
+/* Masked softmax attention applied to x (n x d, out = A x): A's row i is the softmax of
+ * q_i . k_j / tau over the tokens j that row i of the mask lists, zero elsewhere; its
+ * weights go to weights[e], edge by edge in the mask's order. dense: the scores come
+ * from one n x n gemm and A x from another (scratch: n * n doubles), the fast route
+ * when most pairs are edges; else only the edges' scores are computed and A x is a
+ * sparse product, O(edges * d) (scratch unused). A row with one edge gets weight exactly
+ * 1. Returns the smallest weight on an edge. */
+double ar_masked_attention(const struct ar_mask *mask, int d, const double *q, const double *k, const double *x,
+                           double tau, int dense, double *scratch, double *weights, double *out);
+
 /* argmax[i] = column of the first maximum of row i. */
 void ar_argmax_rows(int rows, int cols, const double *scores, int *argmax);
 

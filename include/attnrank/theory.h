@@ -18,6 +18,9 @@
  *   decreasing / increasing  along an axis: per line, the interval at the largest
  *                value lies entirely below (above) the one at the smallest: HOLDS;
  *                entirely above (below): VIOLATED; overlapping: INCONCLUSIVE;
+ *   lower bound  E[X] >= f: the mirror image of the upper bound;
+ *   every trial  X <= f in every single trial (a deterministic bound): HOLDS if the
+ *                largest value seen is <= f at every point, else VIOLATED;
  *   reference    a curve drawn beside the data, no verdict.
  * A claim over several lines HOLDS if every line holds and is VIOLATED if one is. */
 #ifndef ATTNRANK_THEORY_H
@@ -33,7 +36,9 @@ typedef enum {
     AR_RULE_LIMIT,
     AR_RULE_DECREASING,
     AR_RULE_INCREASING,
-    AR_RULE_REFERENCE
+    AR_RULE_REFERENCE,
+    AR_RULE_LOWER_BOUND,
+    AR_RULE_EVERY_TRIAL
 } ar_rule;
 
 typedef struct ar_claim {
@@ -68,6 +73,10 @@ const ar_claim *const *ar_claims_all(int *count);
  * axis; NULL if the grid does not sweep that axis. */
 void ar_judge(const ar_claim *claim, long n_points, const double *prediction, const ar_summary *est,
               int integer_output, const long *line, const double *along, ar_judgement *out);
+
+/* Whether the mask of a mask_dynamics point has a directed spanning tree: 1 or 0, from
+ * the mask's definition; -1 for random masks (drawn per trial). */
+int ar_mask_connected(const ar_point *point);
 
 const char *ar_verdict_name(ar_verdict v);
 const char *ar_rule_name(ar_rule rule);

@@ -1,0 +1,396 @@
+/* masks: pure self-attention dynamics under attention masks, with or without
+ * LayerNorm (claims M1-M3, Wu, Ajorlou, Wang, Jegelka, Jadbabaie, arXiv 2405.18781).
+ *
+ * X_{t+1} = N(A_G(X_t) X_t W_V), where A_G is softmax(X W_Q (X W_K)^T / sqrt(d)) over
+ * the edges of the mask graph G (mask.h) and N is nothing, the paper's LayerNorm (each
+ * row projected onto the unit sphere) or the standard one (centre, scale to unit
+ * variance). W_Q, W_K, W_V are drawn once per trial and shared by all layers: the
+ * dynamics is one map iterated, as in the paper. Per layer it measures
+ * mu(X) = ||X - 1 mean(X)||_F (distance from the consensus subspace), mu / ||X||_F, the
+ * numerical rank and the smallest attention weight on an edge; per trial the
+ * exponential rate of mu / ||X||_F, the collapse layer, and with W_V = I and no
+ * LayerNorm the collapse bound of M2 checked window by window. */
+#include "attnrank/attention.h"
+#include "attnrank/linalg.h"
+#include "attnrank/mask.h"
+#include "attnrank/rank.h"
+#include "attnrank/sim.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+enum { P_N, P_D, P_LAYERS, P_MASK, P_W, P_STRIDE, P_GLOBALS, P_P, P_INIT, P_SCALE, P_VALUE, P_NORM, P_ROUTE };
+enum { INIT_GAUSSIAN, INIT_ORTHONORMAL, INIT_HEMISPHERE };
+enum { VALUE_GAUSSIAN, VALUE_ORTHOGONAL, VALUE_IDENTITY };
+enum { NORM_NONE, NORM_SPHERE, NORM_LAYERNORM };
+enum { ROUTE_AUTO, ROUTE_DENSE, ROUTE_SPARSE };
+
+/* mu / ||X||_F below COLLAPSED counts as collapse; rates are fitted only while it is
+ * above RATE_FLOOR, far from round-off. */
+static const double COLLAPSED = 1e-6, RATE_FLOOR = 1e-10;
+
+static const char *const inits[] = {"gaussian", "orthonormal", "hemisphere", NULL};
+static const char *const values[] = {"gaussian", "orthogonal", "identity", NULL};
+static const char *const norms[] = {"none", "sphere", "layernorm", NULL};
+static const char *const routes[] = {"auto", "dense", "sparse", NULL};
+
+static const ar_param params[] = {
+    {"n", AR_PARAM_INT, 32, 2, 4096, 0, NULL, "tokens"},
+    {"d", AR_PARAM_INT, 8, 1, 1024, 0, NULL, "width"},
+    {"layers", AR_PARAM_INT, 60, 1, 5000, 0, NULL, "depth T: outputs are measured at layers 0..T"},
+    {"mask", AR_PARAM_CHOICE, 0, 0, 0, 0, ar_mask_names,
+     "complete, causal, window (|i-j| <= w), causal_window (i-w <= j <= i), dilated (|i-j| <= w stride, "
+     "stride | i-j), global (window + the first `globals` tokens see and are seen by all), random (edges with "
+     "probability p, drawn per trial); self-loops always"},
+    {"w", AR_PARAM_INT, 2, 0, 4096, 0, NULL, "half-width of the window masks"},
+    {"stride", AR_PARAM_INT, 2, 1, 4096, 0, NULL, "stride of the dilated mask"},
+    {"globals", AR_PARAM_INT, 1, 0, 4096, 0, NULL, "global tokens of the global mask"},
+    {"p", AR_PARAM_REAL, 0.1, 0, 1, 0, NULL, "edge probability of the random mask"},
+    {"init", AR_PARAM_CHOICE, INIT_GAUSSIAN, 0, 0, 0, inits,
+     "X_0: iid N(0, 1/d) entries, orthonormal rows (n <= d), or unit rows in the hemisphere x_1 > 0"},
+    {"scale", AR_PARAM_REAL, 1, 0, 1e3, 1, NULL, "W_Q, W_K entries iid N(0, scale^2 / d): the logits' scale"},
+    {"value", AR_PARAM_CHOICE, VALUE_GAUSSIAN, 0, 0, 0, values,
+     "W_V: iid N(0, 1/d) entries, Haar orthogonal, or the identity"},
+    {"norm", AR_PARAM_CHOICE, NORM_NONE, 0, 0, 0, norms,
+     "after each layer: nothing, rows onto the unit sphere (the paper's LayerNorm), or standard LayerNorm"},
+    {"route", AR_PARAM_CHOICE, ROUTE_AUTO, 0, 0, 0, routes,
+     "scores by one dense gemm, or at the edges only (auto: dense when edges > n^2/6); results agree to 1e-12"},
+};
+
+static ar_mask_spec mask_spec(const ar_point *p)
+{
+    return (ar_mask_spec){.kind = (ar_mask_kind)ar_point_choice(p, P_MASK),
+                          .n = ar_point_int(p, P_N),
+                          .half_width = ar_point_int(p, P_W),
+                          .stride = ar_point_int(p, P_STRIDE),
+                          .globals = ar_point_int(p, P_GLOBALS),
+                          .probability = ar_point_real(p, P_P)};
+}
+
+static int check(const ar_point *p, char *why, size_t len)
+{
+    if (ar_point_choice(p, P_INIT) == INIT_ORTHONORMAL && ar_point_int(p, P_N) > ar_point_int(p, P_D)) {
+        snprintf(why, len, "orthonormal rows need n <= d (n = %d, d = %d)", ar_point_int(p, P_N),
+                 ar_point_int(p, P_D));
+        return P_INIT;
+    }
+    if (ar_point_choice(p, P_MASK) == AR_MASK_GLOBAL && ar_point_int(p, P_GLOBALS) > ar_point_int(p, P_N)) {
+        snprintf(why, len, "more global tokens (%d) than tokens (%d)", ar_point_int(p, P_GLOBALS),
+                 ar_point_int(p, P_N));
+        return P_GLOBALS;
+    }
+    return -1;
+}
+
+static int dense_route(const ar_point *p)
+{
+    int route = ar_point_choice(p, P_ROUTE);
+    if (route != ROUTE_AUTO)
+        return route == ROUTE_DENSE;
+    ar_mask_spec s = mask_spec(p);
+    return 6.0 * (double)ar_mask_max_edges(&s) > (double)s.n * s.n;
+}
+
+/* The collapse bound is exact for W_V = I without LayerNorm (convex combinations). */
+static int bound_checked(const ar_point *p)
+{
+    return ar_point_choice(p, P_VALUE) == VALUE_IDENTITY && ar_point_choice(p, P_NORM) == NORM_NONE;
+}
+
+static int per_layer(const ar_point *p) { return ar_point_int(p, P_LAYERS) + 1; }
+static int per_step(const ar_point *p) { return ar_point_int(p, P_LAYERS); }
+static int rank_max(const ar_point *p)
+{
+    int n = ar_point_int(p, P_N), d = ar_point_int(p, P_D);
+    return n < d ? n : d;
+}
+
+typedef struct {
+    double *x, *next, *q, *k, *wq, *wk, *wv, *weights, *scores, *copy, *sv, *svd_work, *haar_work;
+    double *spread, *least; /* the bound check: spreads per layer and column, epsilon per step */
+    int *iwork, *mask_storage, *radius_work;
+} layout;
+
+static size_t carve(const ar_point *p, char *base, layout *l)
+{
+    ar_mask_spec spec = mask_spec(p);
+    size_t n = (size_t)spec.n, d = (size_t)ar_point_int(p, P_D), layers = (size_t)ar_point_int(p, P_LAYERS);
+    size_t edges = (size_t)ar_mask_max_edges(&spec), m = (size_t)rank_max(p), D = sizeof(double);
+    int bound = bound_checked(p);
+    ar_carver c = {base, 0};
+    l->x = ar_carve(&c, n * d * D);
+    l->next = ar_carve(&c, n * d * D);
+    l->q = ar_carve(&c, n * d * D);
+    l->k = ar_carve(&c, n * d * D);
+    l->wq = ar_carve(&c, d * d * D);
+    l->wk = ar_carve(&c, d * d * D);
+    l->wv = ar_carve(&c, d * d * D);
+    l->weights = ar_carve(&c, edges * D);
+    l->scores = ar_carve(&c, dense_route(p) ? n * n * D : 0);
+    l->copy = ar_carve(&c, n * d * D);
+    l->sv = ar_carve(&c, m * D);
+    l->svd_work = ar_carve(&c, ar_singular_values_workspace((int)n, (int)d) * D);
+    l->haar_work = ar_carve(&c, ar_haar_rows_workspace((int)(n > d ? n : d), (int)d) * D);
+    l->spread = ar_carve(&c, bound ? (layers + 1) * d * D : 0);
+    l->least = ar_carve(&c, bound ? layers * D : 0);
+    l->iwork = ar_carve(&c, 8 * m * sizeof(int));
+    l->mask_storage = ar_carve(&c, ar_mask_storage(&spec) * sizeof(int));
+    l->radius_work = ar_carve(&c, (5 * n + 2 + edges) * sizeof(int));
+    return c.used;
+}
+
+static size_t workspace(const ar_point *p)
+{
+    layout sizing;
+    return carve(p, NULL, &sizing);
+}
+
+static double cost(const ar_point *p)
+{
+    ar_mask_spec s = mask_spec(p);
+    double n = s.n, d = ar_point_int(p, P_D), layers = ar_point_int(p, P_LAYERS);
+    double edges = (double)ar_mask_max_edges(&s), m = rank_max(p);
+    double attention = dense_route(p) ? 4 * n * n * d + 20 * edges : 4 * edges * d + 20 * edges;
+    return layers * (attention + 6 * n * d * d + 4 * n * d * m + 20 * n * d) + n * edges;
+}
+
+/* iid N(0, sd^2) entries. */
+static void gaussian(ar_rng *rng, double sd, double *out, size_t count)
+{
+    ar_rng_normals(rng, out, count);
+    for (size_t i = 0; i < count; ++i)
+        out[i] *= sd;
+}
+
+static void unit_rows(int n, int d, double *x)
+{
+    for (int i = 0; i < n; ++i) {
+        double *row = x + (size_t)i * d, norm = 0;
+        for (int c = 0; c < d; ++c)
+            norm += row[c] * row[c];
+        norm = norm > 0 ? 1 / sqrt(norm) : 0;
+        for (int c = 0; c < d; ++c)
+            row[c] *= norm;
+    }
+}
+
+static void standard_layernorm(int n, int d, double *x)
+{
+    for (int i = 0; i < n; ++i) {
+        double *row = x + (size_t)i * d, mean = 0, var = 0;
+        for (int c = 0; c < d; ++c)
+            mean += row[c];
+        mean /= d;
+        for (int c = 0; c < d; ++c)
+            var += (row[c] - mean) * (row[c] - mean);
+        double scale = var > 0 ? 1 / sqrt(var / d) : 0;
+        for (int c = 0; c < d; ++c)
+            row[c] = (row[c] - mean) * scale;
+    }
+}
+
+/* mu(X) = ||X - 1 mean(X)||_F, and ||X||_F. */
+static void consensus_distance(int n, int d, const double *x, double *mu, double *norm)
+{
+    double total = 0, spread = 0;
+    for (int c = 0; c < d; ++c) {
+        double mean = 0;
+        for (int i = 0; i < n; ++i)
+            mean += x[(size_t)i * d + c];
+        mean /= n;
+        for (int i = 0; i < n; ++i) {
+            double v = x[(size_t)i * d + c];
+            total += v * v;
+            spread += (v - mean) * (v - mean);
+        }
+    }
+    *mu = sqrt(spread);
+    *norm = sqrt(total);
+}
+
+/* Column spreads max_i x_ic - min_i x_ic. */
+static void column_spreads(int n, int d, const double *x, double *spread)
+{
+    for (int c = 0; c < d; ++c) {
+        double lo = x[c], hi = x[c];
+        for (int i = 1; i < n; ++i) {
+            double v = x[(size_t)i * d + c];
+            lo = v < lo ? v : lo;
+            hi = v > hi ? v : hi;
+        }
+        spread[c] = hi - lo;
+    }
+}
+
+/* Numerical rank: singular values above 1e-8 sigma_1. */
+static int numerical_rank(int n, int d, const double *x, const layout *l, double *rank)
+{
+    memcpy(l->copy, x, (size_t)n * d * sizeof *x);
+    if (ar_singular_values(n, d, l->copy, l->sv, l->svd_work, l->iwork) != 0)
+        return 1;
+    *rank = l->sv[0] > 0 ? ar_numrank_abs(l->sv, n < d ? n : d, 1e-8 * l->sv[0]) : 0;
+    return 0;
+}
+
+/* -slope of log(mu_rel) against the layer, over the layers before it first drops
+ * below RATE_FLOOR; NaN with fewer than two such layers. */
+static double fitted_rate(int count, const double *mu_rel)
+{
+    double st = 0, sy = 0, stt = 0, sty = 0;
+    int k = 0;
+    for (int t = 0; t < count && mu_rel[t] >= RATE_FLOOR; ++t, ++k) {
+        double y = log(mu_rel[t]);
+        st += t, sy += y, stt += (double)t * t, sty += t * y;
+    }
+    if (k < 2)
+        return NAN;
+    return -(k * sty - st * sy) / (k * stt - st * st);
+}
+
+/* M2's bound, window by window: over any r consecutive layers each column's spread
+ * falls to at most (1 - eps^r) of its value, eps the smallest edge weight in those
+ * layers. Returns the largest ratio spread_{t+r} / ((1 - eps^r) spread_t) over the
+ * windows and the columns whose spread is above 1e-8 of the initial largest one; the
+ * numerator is first lowered by a round-off allowance of 4 r n DBL_EPSILON max|X_0|. */
+static double bound_ratio(int layers, int d, int n, int radius, const double *spread, const double *least,
+                          double max_abs)
+{
+    double top = 0, worst = NAN;
+    for (int c = 0; c < d; ++c)
+        top = spread[c] > top ? spread[c] : top;
+    double allowance = 4.0 * radius * n * DBL_EPSILON * max_abs;
+    for (int t = 0; t + radius <= layers; ++t) {
+        double eps = 1;
+        for (int s = t; s < t + radius; ++s)
+            eps = least[s] < eps ? least[s] : eps;
+        double contraction = 1 - pow(eps, radius);
+        for (int c = 0; c < d; ++c) {
+            double before = spread[(size_t)t * d + c], after = spread[(size_t)(t + radius) * d + c];
+            if (before <= 1e-8 * top)
+                continue;
+            double ratio = (after - allowance) / (contraction * before);
+            if (isnan(worst) || ratio > worst)
+                worst = ratio;
+        }
+    }
+    return worst;
+}
+
+static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
+{
+    layout l;
+    carve(p, ws, &l);
+    ar_mask_spec spec = mask_spec(p);
+    int n = spec.n, d = ar_point_int(p, P_D), layers = ar_point_int(p, P_LAYERS), count = layers + 1;
+    int value = ar_point_choice(p, P_VALUE), norm = ar_point_choice(p, P_NORM), bound = bound_checked(p);
+    int dense = dense_route(p);
+    size_t nd = (size_t)n * d, dd = (size_t)d * d;
+    double *mu = out, *mu_rel = mu + count, *rank = mu_rel + count, *least = rank + count;
+    double *scalars = least + layers; /* rate, collapse_layer, collapsed, bound_ratio, radius, edges */
+
+    ar_mask mask;
+    ar_mask_build(&spec, rng, l.mask_storage, &mask);
+    int root, radius = ar_mask_radius(&mask, &root, l.radius_work);
+
+    switch (ar_point_choice(p, P_INIT)) {
+    case INIT_ORTHONORMAL:
+        ar_rng_normals(rng, l.x, nd);
+        if (ar_haar_rows(n, d, l.x, l.haar_work) != 0)
+            return 1;
+        break;
+    case INIT_HEMISPHERE:
+        ar_rng_normals(rng, l.x, nd);
+        for (int i = 0; i < n; ++i)
+            l.x[(size_t)i * d] = fabs(l.x[(size_t)i * d]);
+        unit_rows(n, d, l.x);
+        break;
+    default:
+        gaussian(rng, 1 / sqrt((double)d), l.x, nd);
+    }
+    double sd = ar_point_real(p, P_SCALE) / sqrt((double)d);
+    gaussian(rng, sd, l.wq, dd);
+    gaussian(rng, sd, l.wk, dd);
+    if (value == VALUE_ORTHOGONAL) {
+        ar_rng_normals(rng, l.wv, dd);
+        if (ar_haar_rows(d, d, l.wv, l.haar_work) != 0)
+            return 1;
+    } else if (value == VALUE_GAUSSIAN) {
+        gaussian(rng, 1 / sqrt((double)d), l.wv, dd);
+    }
+
+    double max_abs = 0, norm_x;
+    for (size_t i = 0; i < nd; ++i)
+        max_abs = fabs(l.x[i]) > max_abs ? fabs(l.x[i]) : max_abs;
+    for (int t = 0;; ++t) {
+        consensus_distance(n, d, l.x, &mu[t], &norm_x);
+        mu_rel[t] = norm_x > 0 ? mu[t] / norm_x : 0;
+        if (numerical_rank(n, d, l.x, &l, &rank[t]))
+            return 1;
+        if (bound)
+            column_spreads(n, d, l.x, l.spread + (size_t)t * d);
+        if (t == layers)
+            break;
+        ar_gemm_nn(n, d, d, l.x, l.wq, l.q);
+        ar_gemm_nn(n, d, d, l.x, l.wk, l.k);
+        double *attended = value == VALUE_IDENTITY ? l.next : l.copy;
+        least[t] = ar_masked_attention(&mask, d, l.q, l.k, l.x, sqrt((double)d), dense, l.scores, l.weights,
+                                       attended);
+        if (bound)
+            l.least[t] = least[t];
+        if (value != VALUE_IDENTITY)
+            ar_gemm_nn(n, d, d, attended, l.wv, l.next);
+        if (norm == NORM_SPHERE)
+            unit_rows(n, d, l.next);
+        else if (norm == NORM_LAYERNORM)
+            standard_layernorm(n, d, l.next);
+        double *swap = l.x;
+        l.x = l.next;
+        l.next = swap;
+    }
+    scalars[0] = fitted_rate(count, mu_rel);
+    scalars[1] = NAN;
+    for (int t = 0; t < count; ++t)
+        if (mu_rel[t] < COLLAPSED) {
+            scalars[1] = t;
+            break;
+        }
+    scalars[2] = isnan(scalars[1]) ? 0 : 1;
+    scalars[3] = bound && radius > 0 ? bound_ratio(layers, d, n, radius, l.spread, l.least, max_abs) : NAN;
+    scalars[4] = radius >= 0 ? radius : NAN;
+    scalars[5] = (double)mask.edges;
+    return 0;
+}
+
+static const ar_output outputs[] = {
+    {"mu", "mu(X_t) = ||X_t - 1 mean(X_t)||_F, distance from the consensus (rank-one) subspace, per layer", NULL,
+     NULL, per_layer, "layer"},
+    {"mu_rel", "mu(X_t) / ||X_t||_F per layer", NULL, NULL, per_layer, "layer"},
+    {"numrank", "numerical rank of X_t (singular values above 1e-8 sigma_1) per layer", NULL, NULL, per_layer,
+     "layer"},
+    {"min_weight", "epsilon_t: the smallest attention weight on an edge of the mask at step t -> t+1", NULL, NULL,
+     per_step, "step"},
+    {"rate", "exponential collapse rate: -slope of log(mu_rel) against the layer while mu_rel >= 1e-10"},
+    {"collapse_layer", "first layer with mu_rel < 1e-6 (NaN if none within the run)"},
+    {"collapsed", "1 if mu_rel fell below 1e-6 within the run, else 0"},
+    {"bound_ratio", "largest spread_{t+r} / ((1 - eps^r) spread_t) over windows of r = radius layers and "
+                    "columns (W_V = identity, no LayerNorm; M2's bound says <= 1)",
+     NULL, bound_checked},
+    {"radius", "radius of the mask graph from its best root (NaN: no directed spanning tree)"},
+    {"edges", "edges of the mask graph, self-loops included"},
+};
+
+const ar_sim ar_sim_mask_dynamics = {
+    .name = "mask_dynamics",
+    .summary = "self-attention dynamics X_{t+1} = A_G(X_t) X_t W_V under a mask graph G, with or without LayerNorm",
+    .claims = "M1 M2 M2bound M3",
+    .params = params,
+    .n_params = AR_COUNT(params),
+    .outputs = outputs,
+    .n_outputs = AR_COUNT(outputs),
+    .check = check,
+    .workspace_bytes = workspace,
+    .cost = cost,
+    .trial = trial,
+};

@@ -1,0 +1,81 @@
+/* theory/masks: claims M1-M3 (Wu, Ajorlou, Wang, Jegelka, Jadbabaie, "On the Role of
+ * Attention Masks and LayerNorm in Transformers"), and what the collapse bound needs
+ * of a mask graph. */
+#include "attnrank/mask.h"
+#include "attnrank/theory.h"
+
+#include <math.h>
+
+/* Whether the mask at this point has a directed spanning tree, from its definition
+ * (the tests check it against the breadth-first search of mask.c on small graphs):
+ * windows need w >= 1, a dilated mask with stride > 1 splits the tokens by residue,
+ * a global mask is joined by its global tokens or its window. Random masks are drawn
+ * per trial: no answer here (-1). */
+int ar_mask_connected(const ar_point *p)
+{
+    int n = (int)ar_point_value(p, "n"), w = (int)ar_point_value(p, "w");
+    if (n <= 1)
+        return 1;
+    switch ((ar_mask_kind)ar_point_value(p, "mask")) {
+    case AR_MASK_COMPLETE:
+    case AR_MASK_CAUSAL: return 1;
+    case AR_MASK_WINDOW:
+    case AR_MASK_CAUSAL_WINDOW: return w >= 1;
+    case AR_MASK_DILATED: return w >= 1 && ar_point_value(p, "stride") == 1;
+    case AR_MASK_GLOBAL: return w >= 1 || ar_point_value(p, "globals") >= 1;
+    case AR_MASK_RANDOM: return -1;
+    }
+    return -1;
+}
+
+static int no_layernorm(const ar_point *p) { return ar_point_value(p, "norm") == 0; }
+/* W_V orthogonal (1) or the identity (2): norms preserved, so mu measures alignment. */
+static int isometric_value(const ar_point *p) { return ar_point_value(p, "value") >= 1; }
+
+/* M1: pure masked attention collapses exponentially on every mask with a spanning tree. */
+static double m1_rate(const ar_point *p)
+{
+    return no_layernorm(p) && isometric_value(p) && ar_mask_connected(p) == 1 ? 0.0 : NAN;
+}
+
+/* M2: local masks allow slower collapse: on a sliding window the rate grows with w. */
+static double m2_order(const ar_point *p)
+{
+    int window = ar_point_value(p, "mask") == AR_MASK_WINDOW || ar_point_value(p, "mask") == AR_MASK_CAUSAL_WINDOW;
+    return window && !isnan(m1_rate(p)) ? 0.0 : NAN;
+}
+
+/* M2's bound itself, exact for W_V = I without LayerNorm: every window's ratio <= 1. */
+static double m2_bound(const ar_point *p)
+{
+    return no_layernorm(p) && ar_point_value(p, "value") == 2 && ar_mask_connected(p) != 0 ? 1.0 : NAN;
+}
+
+/* M3: with LayerNorm (onto the sphere) and orthogonal W_V, inputs in a common open
+ * hemisphere still collapse exponentially. */
+static double m3_rate(const ar_point *p)
+{
+    int sphere = ar_point_value(p, "norm") == 1, orthogonal = ar_point_value(p, "value") == 1;
+    int hemisphere = ar_point_value(p, "init") == 2;
+    return sphere && orthogonal && hemisphere && ar_mask_connected(p) == 1 ? 0.0 : NAN;
+}
+
+const ar_claim ar_claim_m1 = {
+    "M1", "mask_dynamics", "rate",
+    "without LayerNorm, attention on any mask with a directed spanning tree collapses to rank one "
+    "exponentially: rate of mu/||X|| > 0 (W_V orthogonal or identity)",
+    "> 0", AR_RULE_LOWER_BOUND, m1_rate, 0, 0, NULL};
+const ar_claim ar_claim_m2 = {
+    "M2", "mask_dynamics", "rate",
+    "local masks collapse more slowly: on a sliding window the rate grows with its width w", "grows with w",
+    AR_RULE_INCREASING, m2_order, 0, 0, "w"};
+const ar_claim ar_claim_m2bound = {
+    "M2bound", "mask_dynamics", "bound_ratio",
+    "the bound, where exact (W_V = I, no LayerNorm): over any r = radius layers each column's spread falls "
+    "to at most (1 - eps^r) of its value, in every trial",
+    "1", AR_RULE_EVERY_TRIAL, m2_bound, 0, 0, NULL};
+const ar_claim ar_claim_m3 = {
+    "M3", "mask_dynamics", "rate",
+    "with LayerNorm (onto the sphere) and orthogonal W_V, hemisphere inputs still collapse exponentially: "
+    "rate > 0",
+    "> 0", AR_RULE_LOWER_BOUND, m3_rate, 0, 0, NULL};
