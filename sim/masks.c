@@ -10,7 +10,7 @@
  * numerical rank and the smallest attention weight on an edge; per trial the
  * exponential rate of mu / ||X||_F, the collapse layer, and with W_V = I and no
  * LayerNorm the collapse bound of M2 checked window by window. */
-#include "attnrank/attention.h"
+#include "attnrank/dynamics.h"
 #include "attnrank/linalg.h"
 #include "attnrank/mask.h"
 #include "attnrank/rank.h"
@@ -108,7 +108,7 @@ static int rank_max(const ar_point *p)
 }
 
 typedef struct {
-    double *x, *next, *q, *k, *wq, *wk, *wv, *weights, *scores, *copy, *sv, *svd_work, *haar_work;
+    double *x, *next, *wq, *wk, *wv, *weights, *map_work, *copy, *sv, *svd_work, *haar_work;
     double *spread, *least; /* the bound check: spreads per layer and column, epsilon per step */
     int *iwork, *mask_storage, *radius_work;
 } layout;
@@ -122,13 +122,11 @@ static size_t carve(const ar_point *p, char *base, layout *l)
     ar_carver c = {base, 0};
     l->x = ar_carve(&c, n * d * D);
     l->next = ar_carve(&c, n * d * D);
-    l->q = ar_carve(&c, n * d * D);
-    l->k = ar_carve(&c, n * d * D);
     l->wq = ar_carve(&c, d * d * D);
     l->wk = ar_carve(&c, d * d * D);
     l->wv = ar_carve(&c, d * d * D);
     l->weights = ar_carve(&c, edges * D);
-    l->scores = ar_carve(&c, dense_route(p) ? n * n * D : 0);
+    l->map_work = ar_carve(&c, (3 * n * d + (dense_route(p) ? n * n : 0)) * D);
     l->copy = ar_carve(&c, n * d * D);
     l->sv = ar_carve(&c, m * D);
     l->svd_work = ar_carve(&c, ar_singular_values_workspace((int)n, (int)d) * D);
@@ -162,33 +160,6 @@ static void gaussian(ar_rng *rng, double sd, double *out, size_t count)
     ar_rng_normals(rng, out, count);
     for (size_t i = 0; i < count; ++i)
         out[i] *= sd;
-}
-
-static void unit_rows(int n, int d, double *x)
-{
-    for (int i = 0; i < n; ++i) {
-        double *row = x + (size_t)i * d, norm = 0;
-        for (int c = 0; c < d; ++c)
-            norm += row[c] * row[c];
-        norm = norm > 0 ? 1 / sqrt(norm) : 0;
-        for (int c = 0; c < d; ++c)
-            row[c] *= norm;
-    }
-}
-
-static void standard_layernorm(int n, int d, double *x)
-{
-    for (int i = 0; i < n; ++i) {
-        double *row = x + (size_t)i * d, mean = 0, var = 0;
-        for (int c = 0; c < d; ++c)
-            mean += row[c];
-        mean /= d;
-        for (int c = 0; c < d; ++c)
-            var += (row[c] - mean) * (row[c] - mean);
-        double scale = var > 0 ? 1 / sqrt(var / d) : 0;
-        for (int c = 0; c < d; ++c)
-            row[c] = (row[c] - mean) * scale;
-    }
 }
 
 /* mu(X) = ||X - 1 mean(X)||_F, and ||X||_F. */
@@ -285,7 +256,6 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
     ar_mask_spec spec = mask_spec(p);
     int n = spec.n, d = ar_point_int(p, P_D), layers = ar_point_int(p, P_LAYERS), count = layers + 1;
     int value = ar_point_choice(p, P_VALUE), norm = ar_point_choice(p, P_NORM), bound = bound_checked(p);
-    int dense = dense_route(p);
     size_t nd = (size_t)n * d, dd = (size_t)d * d;
     double *mu = out, *mu_rel = mu + count, *rank = mu_rel + count, *least = rank + count;
     double *scalars = least + layers; /* rate, collapse_layer, collapsed, bound_ratio, radius, edges */
@@ -304,7 +274,7 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
         ar_rng_normals(rng, l.x, nd);
         for (int i = 0; i < n; ++i)
             l.x[(size_t)i * d] = fabs(l.x[(size_t)i * d]);
-        unit_rows(n, d, l.x);
+        ar_rows_to_sphere(n, d, l.x);
         break;
     default:
         gaussian(rng, 1 / sqrt((double)d), l.x, nd);
@@ -320,6 +290,13 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
         gaussian(rng, 1 / sqrt((double)d), l.wv, dd);
     }
 
+    ar_attention_map map = {.mask = &mask,
+                            .d = d,
+                            .wq = l.wq,
+                            .wk = l.wk,
+                            .wv = value == VALUE_IDENTITY ? NULL : l.wv,
+                            .norm = (ar_norm_kind)norm,
+                            .dense = dense_route(p)};
     double max_abs = 0, norm_x;
     for (size_t i = 0; i < nd; ++i)
         max_abs = fabs(l.x[i]) > max_abs ? fabs(l.x[i]) : max_abs;
@@ -332,19 +309,9 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
             column_spreads(n, d, l.x, l.spread + (size_t)t * d);
         if (t == layers)
             break;
-        ar_gemm_nn(n, d, d, l.x, l.wq, l.q);
-        ar_gemm_nn(n, d, d, l.x, l.wk, l.k);
-        double *attended = value == VALUE_IDENTITY ? l.next : l.copy;
-        least[t] = ar_masked_attention(&mask, d, l.q, l.k, l.x, sqrt((double)d), dense, l.scores, l.weights,
-                                       attended);
+        least[t] = ar_attention_map_apply(&map, l.x, l.next, l.weights, l.map_work);
         if (bound)
             l.least[t] = least[t];
-        if (value != VALUE_IDENTITY)
-            ar_gemm_nn(n, d, d, attended, l.wv, l.next);
-        if (norm == NORM_SPHERE)
-            unit_rows(n, d, l.next);
-        else if (norm == NORM_LAYERNORM)
-            standard_layernorm(n, d, l.next);
         double *swap = l.x;
         l.x = l.next;
         l.next = swap;

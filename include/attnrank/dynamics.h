@@ -1,0 +1,38 @@
+/* dynamics: one step of masked self-attention dynamics, F(X) = N(A_G(X) X W_V).
+ *
+ * A_G(X) is the masked softmax of X W_Q (X W_K)^T / sqrt(d) over the edges of the mask
+ * graph G (attention.h, mask.h) and N is nothing, the paper's LayerNorm (every row
+ * onto the unit sphere) or the standard one (each row centred and scaled to unit
+ * variance). The same map serves the collapse experiments (iterated) and the search
+ * for equilibria F(X*) = X* (its residual and finite-difference Jacobian). */
+#ifndef ATTNRANK_DYNAMICS_H
+#define ATTNRANK_DYNAMICS_H
+
+#include "attnrank/mask.h"
+
+#include <stddef.h>
+
+typedef enum { AR_NORM_NONE, AR_NORM_SPHERE, AR_NORM_LAYERNORM } ar_norm_kind;
+
+typedef struct ar_attention_map {
+    const ar_mask *mask;
+    int d;
+    const double *wq, *wk; /* d x d */
+    const double *wv;      /* d x d, or NULL for the identity */
+    ar_norm_kind norm;
+    int dense;             /* scores by one n x n gemm (else at the edges only) */
+} ar_attention_map;
+
+/* Doubles of scratch ar_attention_map_apply needs. */
+size_t ar_attention_map_workspace(const ar_attention_map *map);
+
+/* out (n x d, not aliasing x) = F(x); weights (one per edge) gets A_G(x). Returns the
+ * smallest attention weight on an edge. */
+double ar_attention_map_apply(const ar_attention_map *map, const double *x, double *out, double *weights,
+                              double *work);
+
+/* Row normalisations, in place. */
+void ar_rows_to_sphere(int n, int d, double *x);
+void ar_rows_layernorm(int n, int d, double *x);
+
+#endif
