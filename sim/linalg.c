@@ -75,6 +75,17 @@ int ar_singular_values(int m, int n, double *a, double *s, double *work, int *iw
                                     work, lwork, iwork);
 }
 
+int ar_lu_factor(int n, double *a, int *ipiv)
+{
+    /* Row-major a is column-major a^T: factor a^T, then solve with its transpose. */
+    return (int)LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, a, n, ipiv);
+}
+
+void ar_lu_solve(int n, const double *lu, const int *ipiv, double *b)
+{
+    LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'T', n, 1, lu, n, ipiv, b, n);
+}
+
 size_t ar_eigenvalues_workspace(int n)
 {
     /* dgeev without vectors needs 3n; 34n leaves room for its blocked Hessenberg step. */

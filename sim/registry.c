@@ -11,6 +11,7 @@ extern const ar_sim ar_sim_markov_spectrum;
 extern const ar_sim ar_sim_width_collapse;
 extern const ar_sim ar_sim_depth_collapse;
 extern const ar_sim ar_sim_mask_dynamics;
+extern const ar_sim ar_sim_ln_equilibria;
 
 static const ar_sim *const all_sims[] = {
     &ar_sim_hardmax_rank,
@@ -19,6 +20,7 @@ static const ar_sim *const all_sims[] = {
     &ar_sim_width_collapse,
     &ar_sim_depth_collapse,
     &ar_sim_mask_dynamics,
+    &ar_sim_ln_equilibria,
 };
 
 const ar_sim *const *ar_sim_all(int *count)

@@ -1,4 +1,4 @@
-/* theory/masks: claims M1-M3 (Wu, Ajorlou, Wang, Jegelka, Jadbabaie, "On the Role of
+/* theory/masks: claims M1-M4 (Wu, Ajorlou, Wang, Jegelka, Jadbabaie, "On the Role of
  * Attention Masks and LayerNorm in Transformers"), and what the collapse bound needs
  * of a mask graph. */
 #include "attnrank/mask.h"
@@ -79,3 +79,25 @@ const ar_claim ar_claim_m3 = {
     "with LayerNorm (onto the sphere) and orthogonal W_V, hemisphere inputs still collapse exponentially: "
     "rate > 0",
     "> 0", AR_RULE_LOWER_BOUND, m3_rate, 0, 0, NULL};
+
+/* M4: with LayerNorm and a suitable W_V there are equilibria of every rank k from 1 to
+ * min(n, d): the witness of rank k (ln_equilibria) is certified by its residual and
+ * its rank; and for some W_V a set of random starts of positive measure never
+ * collapses (judged where a spec asks for it: it depends on the W_V family). */
+static int witness(const ar_point *p) { return ar_point_value(p, "value") == 0 && ar_point_value(p, "mask") == 0; }
+static double m4_residual(const ar_point *p) { return witness(p) ? 1e-10 : NAN; }
+static double m4_rank(const ar_point *p) { return witness(p) ? ar_point_value(p, "rank") : NAN; }
+static double m4_escape(const ar_point *p) { (void)p; return 0.0; }
+
+const ar_claim ar_claim_m4 = {
+    "M4", "ln_equilibria", "witness_residual",
+    "with LayerNorm there is an equilibrium of every rank k: the rank-k witness has ||F(X*) - X*|| <= 1e-10 "
+    "in every trial",
+    "1e-10", AR_RULE_EVERY_TRIAL, m4_residual, 0, 0, NULL};
+const ar_claim ar_claim_m4rank = {
+    "M4rank", "ln_equilibria", "witness_rank", "...and its numerical rank is k", "k", AR_RULE_EQUALS, m4_rank,
+    0.5, 0, NULL};
+const ar_claim ar_claim_m4escape = {
+    "M4escape", "ln_equilibria", "escaped",
+    "for suitable W_V a positive fraction of random starts does not collapse to rank one", "> 0",
+    AR_RULE_LOWER_BOUND, m4_escape, 0, 1, NULL};

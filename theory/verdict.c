@@ -7,7 +7,8 @@
 
 extern const ar_claim ar_claim_h1, ar_claim_h2, ar_claim_h2_hull, ar_claim_h3, ar_claim_h4,
     ar_claim_h5a, ar_claim_h5b;
-extern const ar_claim ar_claim_m1, ar_claim_m2, ar_claim_m2bound, ar_claim_m3;
+extern const ar_claim ar_claim_m1, ar_claim_m2, ar_claim_m2bound, ar_claim_m3, ar_claim_m4, ar_claim_m4rank,
+    ar_claim_m4escape;
 extern const ar_claim ar_claim_s1, ar_claim_s2, ar_claim_s2ks, ar_claim_s3, ar_claim_s3ks, ar_claim_s4,
     ar_claim_s4perp, ar_claim_s5, ar_claim_s5perp, ar_claim_s6, ar_claim_s6perp, ar_claim_s7,
     ar_claim_s7perp, ar_claim_s8;
@@ -17,6 +18,7 @@ static const ar_claim *const all_claims[] = {
     &ar_claim_s1, &ar_claim_s2, &ar_claim_s2ks, &ar_claim_s3, &ar_claim_s3ks, &ar_claim_s4, &ar_claim_s4perp,
     &ar_claim_s5, &ar_claim_s5perp, &ar_claim_s6, &ar_claim_s6perp, &ar_claim_s7,
     &ar_claim_s7perp, &ar_claim_s8, &ar_claim_m1, &ar_claim_m2, &ar_claim_m2bound, &ar_claim_m3,
+    &ar_claim_m4, &ar_claim_m4rank, &ar_claim_m4escape,
 };
 
 const ar_claim *const *ar_claims_all(int *count)

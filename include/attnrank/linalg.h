@@ -46,6 +46,12 @@ size_t ar_top_singular_values_workspace(int m, int n, int max_steps);
 int ar_top_singular_values(int m, int n, const double *a, int want, const double *start, int max_steps,
                            double rel_tol, double *sv, double *work);
 
+/* LU factorisation of the n x n matrix a (destroyed), then solves a x = b for the
+ * right-hand side b (n numbers, overwritten by x); more right-hand sides can follow
+ * with ar_lu_solve. Returns LAPACK info (> 0: a is singular). */
+int ar_lu_factor(int n, double *a, int *ipiv);
+void ar_lu_solve(int n, const double *lu, const int *ipiv, double *b);
+
 /* OpenBLAS threads used inside one BLAS call (1 inside the engine's trial loop). */
 void ar_blas_set_threads(int threads);
 const char *ar_blas_corename(void);
