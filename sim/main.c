@@ -70,7 +70,7 @@ static const char verify_help[] =
 
 static void print_verdicts(FILE *f, const ar_verdict_row *rows, int n)
 {
-    fprintf(f, "%-6s %-12s %-13s %-13s %12s  %-31s %8s  %s\n", "claim", "experiment", "verdict",
+    fprintf(f, "%-8s %-12s %-13s %-13s %12s  %-31s %8s  %s\n", "claim", "experiment", "verdict",
             "expected", "prediction", "estimate [95% CI]", "trials", "deciding point");
     for (int i = 0; i < n; ++i) {
         const ar_verdict_row *r = &rows[i];
@@ -89,14 +89,14 @@ static void print_verdicts(FILE *f, const ar_verdict_row *rows, int n)
             snprintf(prediction, sizeof prediction, "%s", r->rule[0] == 'i' ? "increasing" : "decreasing");
         else
             snprintf(prediction, sizeof prediction, "%.4g", r->prediction);
-        fprintf(f, "%-6s %-12s %-13s %-13s %12s  %-31s %8lld  %s%s\n", r->claim, r->experiment, r->verdict,
+        fprintf(f, "%-8s %-12s %-13s %-13s %12s  %-31s %8lld  %s%s\n", r->claim, r->experiment, r->verdict,
                 r->expected, prediction, est, r->trials, r->point[0] ? r->point : "-", mark);
     }
     int fits = 0; /* power laws fitted along trend claims' axes, on the deciding line */
     for (int i = 0; i < n; ++i) {
         const char *fit = strstr(rows[i].rule, "fitted ~ ");
         if (fit)
-            fprintf(f, "%s%-6s %-12s %s\n", fits++ ? "" : "\npower laws on the deciding line:\n", rows[i].claim,
+            fprintf(f, "%s%-8s %-12s %s\n", fits++ ? "" : "\npower laws on the deciding line:\n", rows[i].claim,
                     rows[i].experiment, fit + strlen("fitted ~ "));
     }
     fprintf(f, "\nclaims:\n");
@@ -105,7 +105,7 @@ static void print_verdicts(FILE *f, const ar_verdict_row *rows, int n)
         for (int k = 0; k < i; ++k)
             seen |= strcmp(rows[k].claim, rows[i].claim) == 0;
         if (!seen)
-            fprintf(f, "  %-5s %s\n", rows[i].claim, rows[i].statement);
+            fprintf(f, "  %-8s %s\n", rows[i].claim, rows[i].statement);
     }
 }
 
@@ -384,7 +384,7 @@ static int cmd_list(int argc, char **argv)
         printf("  claim checks:\n");
         for (int c = 0; c < n_claims; ++c)
             if (strcmp(claims[c]->simulator, sim->name) == 0)
-                printf("    %-6s %-10s %s%s\n", claims[c]->id, ar_rule_name(claims[c]->rule), claims[c]->statement,
+                printf("    %-8s %-11s %s%s\n", claims[c]->id, ar_rule_name(claims[c]->rule), claims[c]->statement,
                        claims[c]->on_request ? " [only when listed]" : "");
         printf("\n");
     }
