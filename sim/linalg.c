@@ -75,6 +75,22 @@ int ar_singular_values(int m, int n, double *a, double *s, double *work, int *iw
                                     work, lwork, iwork);
 }
 
+size_t ar_gram_eigenvalues_workspace(int n, int d)
+{
+    size_t m = (size_t)(n < d ? n : d);
+    return m * m + 34 * m + 1; /* the Gram matrix, then dsyev's blocked scratch */
+}
+
+int ar_gram_eigenvalues(int n, int d, const double *x, double *values, double *work)
+{
+    int m = n < d ? n : d;
+    /* Row-major x (n x d) is column-major x^T (d x n): x^T x = (x^T)(x^T)^T is 'N', x x^T is 'T'. */
+    cblas_dsyrk(CblasColMajor, CblasUpper, d <= n ? CblasNoTrans : CblasTrans, m, d <= n ? n : d, 1.0, x, d, 0.0,
+                work, m);
+    double *scratch = work + (size_t)m * m;
+    return (int)LAPACKE_dsyev_work(LAPACK_COL_MAJOR, 'N', 'U', m, work, m, values, scratch, 34 * m + 1);
+}
+
 int ar_lu_factor(int n, double *a, int *ipiv)
 {
     /* Row-major a is column-major a^T: factor a^T, then solve with its transpose. */

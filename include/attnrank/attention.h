@@ -9,6 +9,12 @@
 /* out (rows x cols) = row-wise softmax(scores / tau); out may alias scores. */
 void ar_softmax_rows(int rows, int cols, const double *scores, double tau, double *out);
 
+/* x[i] = e^x[i] in place for x[i] <= 0, a loop the compiler vectorises (about 2.5 ns a
+ * value here against 5 for libm's exp): x = k ln2 + r with |r| <= ln2/2, e^r by its
+ * degree-13 Taylor polynomial, 2^k from the exponent bits. Within 2 ulp of libm's exp
+ * (tested); e^0 is exactly 1; values below e^-708 (about 3e-308) become 0. */
+void ar_exp_nonpositive(double *x, int count);
+
 struct ar_mask;
 /* Masked softmax attention applied to x (n x d, out = A x): A's row i is the softmax of
  * q_i . k_j / tau over the tokens j that row i of the mask lists, zero elsewhere; its
@@ -16,7 +22,8 @@ struct ar_mask;
  * from one n x n gemm and A x from another (scratch: n * n doubles), the fast route
  * when most pairs are edges; else only the edges' scores are computed and A x is a
  * sparse product, O(edges * d) (scratch unused). A row with one edge gets weight exactly
- * 1. Returns the smallest weight on an edge. */
+ * 1. The exponentials come from ar_exp_nonpositive. Returns the smallest weight on an
+ * edge. */
 double ar_masked_attention(const struct ar_mask *mask, int d, const double *q, const double *k, const double *x,
                            double tau, int dense, double *scratch, double *weights, double *out);
 

@@ -46,6 +46,12 @@ size_t ar_top_singular_values_workspace(int m, int n, int max_steps);
 int ar_top_singular_values(int m, int n, const double *a, int want, const double *start, int max_steps,
                            double rel_tol, double *sv, double *work);
 
+/* Eigenvalues (ascending) of the Gram matrix of the rows of x (n x d): x^T x when
+ * d <= n, else x x^T, so min(n, d) values, the squared singular values of x.
+ * work: ar_gram_eigenvalues_workspace(n, d) doubles. Returns LAPACK info. */
+size_t ar_gram_eigenvalues_workspace(int n, int d);
+int ar_gram_eigenvalues(int n, int d, const double *x, double *values, double *work);
+
 /* LU factorisation of the n x n matrix a (destroyed), then solves a x = b for the
  * right-hand side b (n numbers, overwritten by x); more right-hand sides can follow
  * with ar_lu_solve. Returns LAPACK info (> 0: a is singular). */

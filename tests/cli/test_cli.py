@@ -413,6 +413,54 @@ def case_markov_layout(tmp):
         check(kq.shape == (2, 2) and (kq >= 1 - 1e-12).all(), "key-query attention has the outlier")
 
 
+def case_masks_layout(tmp):
+    spec = os.path.join(os.environ["ATTNRANK_SOURCE_ROOT"], "runs", "masks.cfg")
+    out = f"{tmp}/k.h5"
+    small = ["--set", "trials=6", "--set", "depth.n=16", "--set", "depth.d=4", "--set", "depth.layers=40",
+             "--set", "window_width.n=32", "--set", "window_width.w=[1,4,31]", "--set", "window_width.layers=60",
+             "--set", "temperature.n=16", "--set", "temperature.layers=20", "--set", "bound.n=16",
+             "--set", "bound.layers=30", "--set", "bound.p=0.3", "--set", "equilibria.n=3", "--set", "equilibria.d=3",
+             "--set", "equilibria.rank=[1,2,3]", "--set", "equilibria.layers=50", "--set", "escape.n=3",
+             "--set", "escape.d=3", "--set", "escape.layers=300", "--set", "escape_scan.n=3",
+             "--set", "escape_scan.d=3", "--set", "escape_scan.layers=50"]
+    proc = run(["run", spec, "-o", out, "-q"] + small, expect=None)
+    check(proc.returncode in (0, 1), f"masks spec runs (exit {proc.returncode}): {proc.stderr}")
+    with h5py.File(out) as f:
+        d = f["depth"]
+        check([x.decode() for x in d["mask"][...]] == ["complete", "causal", "window", "causal_window", "dilated",
+                                                      "global", "random"], "mask axis")
+        check([x.decode() for x in d["norm"][...]] == ["none", "sphere"], "norm axis")
+        for name in ["mu", "mu_rel", "numrank"]:
+            check(d[f"{name}/mean"].shape == (7, 2, 41) and d[f"{name}/mean"].dims[2].label == "layer",
+                  f"{name} over (mask, norm, layer)")
+        check(d["min_weight/mean"].shape == (7, 2, 40) and d["min_weight/mean"].dims[2].label == "step",
+              "min_weight per step")
+        radius = d["radius/mean"][...][:, 0]
+        check(radius[0] == 1 and radius[1] == 1 and np.isnan(radius[4]), f"radius: complete, causal 1; dilated none: {radius}")
+        check((d["mu_rel/mean"][...] <= 1 + 1e-12).all(), "mu_rel <= 1")
+        check(np.isnan(d["bound_ratio/mean"][...]).all(), "no bound check with orthogonal W_V")
+        rows = [(r["experiment"].decode(), r["claim"].decode(), r["verdict"].decode()) for r in f["verdicts"][...]]
+        check(("depth", "M1", "HOLDS") in rows and ("depth", "M3", "HOLDS") in rows, f"M1, M3 verdicts: {rows}")
+        check(("bound", "M2bound", "HOLDS") in rows, "the bound holds in every trial")
+        check(not any(e == "temperature" for e, _, _ in rows), "temperature: reported only")
+        b = f["bound/bound_ratio"]
+        check(np.nanmax(b["max"][...]) <= 1, "bound ratios <= 1")
+        e = f["equilibria"]
+        check(e["witness_residual/max"].shape == (3,) and (e["witness_residual/max"][...] < 1e-10).all(),
+              "witnesses certified")
+        check(list(e["witness_rank/mean"][...]) == [1, 2, 3], "witness of every rank")
+        check(e["witness_rank/hist"].shape == (3, 4), "rank histogram over 0..min(n, d)")
+        check(("equilibria", "M4", "HOLDS") in rows and ("equilibria", "M4rank", "HOLDS") in rows, "M4 verdicts")
+    # Bad input names the field.
+    bad = write(f"{tmp}/bad.cfg", 'seed = 1;\nexperiments = ( { name = "e"; simulator = "mask_dynamics";\n'
+                'trials = 4; n = 16; d = 8; init = "orthonormal"; } );\n')
+    one_line_error(run(["run", bad, "-o", f"{tmp}/bad.h5"], expect=2), "bad.cfg:3: init: orthonormal rows need n <= d")
+    bad = write(f"{tmp}/rank.cfg", 'seed = 1;\nexperiments = ( { name = "e"; simulator = "ln_equilibria";\n'
+                'trials = 4; n = 3; d = 3; rank = [1, 4]; } );\n')
+    one_line_error(run(["run", bad, "-o", f"{tmp}/rank.h5"], expect=2), "rank.cfg:3: rank: rank 4 is more than min(n, d) = 3")
+    check(not os.path.exists(f"{tmp}/rank.h5"), "no output left")
+
+
 def case_xarray(tmp):
     try:
         import xarray as xr
