@@ -120,13 +120,30 @@ static double softmax_edges(double *s, int count, double scale, double tau)
     return fmin(fmin(low[0], low[1]), fmin(low[2], low[3]));
 }
 
+/* q . k in four independent lanes, which the compiler vectorises (one running sum
+ * would wait on each add); the order of the sums is fixed, so results are too. */
+static double dot(int d, const double *q, const double *k)
+{
+    double lane[4] = {0, 0, 0, 0};
+    int c = 0;
+    for (; c + 4 <= d; c += 4)
+        for (int j = 0; j < 4; ++j)
+            lane[j] += q[c + j] * k[c + j];
+    for (; c < d; ++c)
+        lane[0] += q[c] * k[c];
+    return (lane[0] + lane[1]) + (lane[2] + lane[3]);
+}
+
 /* Does the row list a run of consecutive columns (window, causal, complete masks)? */
 static int contiguous(const int *cols, int count)
 {
     return count > 0 && cols[count - 1] - cols[0] == count - 1;
 }
 
-double ar_masked_attention(const ar_mask *mask, int d, const double *q, const double *k, const double *x,
+/* Cloned for wider vector units like ar_exp_nonpositive: every reduction has explicit
+ * lanes and nothing is fused, so each clone computes the same bits. */
+__attribute__((target_clones("avx512f", "avx2", "default"))) double
+ar_masked_attention(const ar_mask *mask, int d, const double *q, const double *k, const double *x,
                            double tau, int dense, double *scratch, double *weights, double *out)
 {
     int n = mask->n;
@@ -147,13 +164,8 @@ double ar_masked_attention(const ar_mask *mask, int d, const double *q, const do
                 w[e] = row[cols[e]];
         } else {
             const double *qi = q + (size_t)i * d;
-            for (int e = 0; e < count; ++e) {
-                const double *kj = k + (size_t)cols[e] * d;
-                double dot = 0;
-                for (int c = 0; c < d; ++c)
-                    dot += qi[c] * kj[c];
-                w[e] = dot;
-            }
+            for (int e = 0; e < count; ++e)
+                w[e] = dot(d, qi, k + (size_t)cols[e] * d);
         }
         double row_least = softmax_edges(w, count, scale, tau);
         least = row_least < least ? row_least : least;

@@ -46,9 +46,9 @@ static const ar_param params[] = {
     {"scale", AR_PARAM_REAL, 1, 0, 1e3, 1, NULL, "key-query weights' scale (attention = keyquery)"},
     {"gradient", AR_PARAM_CHOICE, GRADIENT_AUTO, 0, 0, 0, gradients,
      "||dX_L/dW_l||_F: auto = closed form for the linear Markov stack, random probes otherwise; "
-     "probe = probes always; none = skip it"},
+     "probe = probes always; none = skip it", 1},
     {"probes", AR_PARAM_INT, 4, 2, 1024, 0, NULL,
-     "Rademacher probes per trial for the reverse-mode (Hutchinson) gradient estimate"},
+     "Rademacher probes per trial for the reverse-mode (Hutchinson) gradient estimate", 1},
 };
 
 static int width_of(const ar_point *p)

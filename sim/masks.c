@@ -56,7 +56,8 @@ static const ar_param params[] = {
     {"norm", AR_PARAM_CHOICE, NORM_NONE, 0, 0, 0, norms,
      "after each layer: nothing, rows onto the unit sphere (the paper's LayerNorm), or standard LayerNorm"},
     {"route", AR_PARAM_CHOICE, ROUTE_AUTO, 0, 0, 0, routes,
-     "scores by one dense gemm, or at the edges only (auto: dense when edges > n^2/6); results agree to 1e-12"},
+     "scores by one dense gemm, or at the edges only (auto: dense when edges > n^2/6); same draws, results "
+     "agree up to round-off", 1},
 };
 
 static ar_mask_spec mask_spec(const ar_point *p)

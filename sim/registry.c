@@ -75,6 +75,8 @@ uint64_t ar_point_key(const ar_point *point)
     uint64_t h = ar_hash_bytes(0, sim->name, strlen(sim->name));
     for (int i = 0; i < sim->n_params; ++i) {
         const ar_param *p = &sim->params[i];
+        if (p->how_only)
+            continue;
         h = ar_hash_bytes(h, p->name, strlen(p->name));
         if (p->type == AR_PARAM_CHOICE) {
             const char *choice = p->choices[(int)point->value[i]];

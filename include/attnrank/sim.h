@@ -27,6 +27,10 @@ typedef struct ar_param {
     int min_exclusive;      /* REAL: value must be > min rather than >= min */
     const char *const *choices; /* CHOICE: NULL-terminated names */
     const char *doc;
+    /* 1 if the parameter only says how to compute (a route, what to measure), never
+     * what is drawn: it is left out of the point's stream key, so changing it keeps
+     * the random draws, and the results agree up to round-off. */
+    int how_only;
 } ar_param;
 
 typedef struct ar_point ar_point;
@@ -111,7 +115,8 @@ static inline void *ar_carve(ar_carver *c, size_t bytes)
 double ar_point_value(const ar_point *point, const char *name);
 
 /* Key of a point's random streams: hash of the simulator name and every parameter's
- * name and value (choices by name), so it does not depend on the grid's shape. */
+ * name and value (choices by name), so it does not depend on the grid's shape;
+ * parameters marked how_only are left out. */
 uint64_t ar_point_key(const ar_point *point);
 /* "n=64 d_h=8 weights=tied": the parameters named in `which` (or all if NULL). */
 void ar_point_describe(const ar_point *point, const int *which, int count, char *buf, size_t len);
