@@ -19,7 +19,7 @@ D, LAYERS = 32, 100
 def main():
     exe, quick = command_line("bench_masks")
     rows = []
-    for n, trials in [(128, 20)] + ([] if quick else [(1024, 2)]):
+    for n, trials in [(128, 20)] + ([] if quick else [(1024, 6)]):
         for w in (8, n):
             r = {"numpy": run(["/usr/bin/python3", os.path.join(HERE, "reference_masks.py"), str(n), str(D), str(w),
                                str(LAYERS), str(trials)], one)}
