@@ -25,7 +25,7 @@ void ar_rows_to_sphere(int n, int d, double *x)
     }
 }
 
-void ar_rows_layernorm(int n, int d, double *x)
+void ar_rows_layernorm(int n, int d, double *x, double *inv_sigma)
 {
     for (int i = 0; i < n; ++i) {
         double *row = x + (size_t)i * d, mean = 0, var = 0;
@@ -34,9 +34,12 @@ void ar_rows_layernorm(int n, int d, double *x)
         mean /= d;
         for (int c = 0; c < d; ++c)
             var += (row[c] - mean) * (row[c] - mean);
+        /* A constant row has no direction to keep: it maps to zero, with zero derivative. */
         double scale = var > 0 ? 1 / sqrt(var / d) : 0;
         for (int c = 0; c < d; ++c)
             row[c] = (row[c] - mean) * scale;
+        if (inv_sigma)
+            inv_sigma[i] = scale;
     }
 }
 
@@ -55,6 +58,6 @@ double ar_attention_map_apply(const ar_attention_map *map, const double *x, doub
     if (map->norm == AR_NORM_SPHERE)
         ar_rows_to_sphere(n, d, out);
     else if (map->norm == AR_NORM_LAYERNORM)
-        ar_rows_layernorm(n, d, out);
+        ar_rows_layernorm(n, d, out, NULL);
     return least;
 }

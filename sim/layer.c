@@ -2,6 +2,7 @@
 #include "attnrank/layer.h"
 
 #include "attnrank/attention.h"
+#include "attnrank/dynamics.h"
 #include "attnrank/linalg.h"
 
 #include <math.h>
@@ -12,22 +13,6 @@ size_t ar_layer_workspace(const ar_layer_kind *kind)
     size_t n = (size_t)kind->n, d = (size_t)kind->d;
     /* Backward: dL/dY (n x d); key-query also dL/dA (n x n), dL/dQ and dL/dK (n x d). */
     return n * d + (kind->keyquery ? n * n + 2 * n * d : 0);
-}
-
-static void layernorm_forward(int n, int d, double *u, double *inv_sigma)
-{
-    for (int i = 0; i < n; ++i) {
-        double *row = u + (size_t)i * d, mean = 0, var = 0;
-        for (int j = 0; j < d; ++j)
-            mean += row[j];
-        mean /= d;
-        for (int j = 0; j < d; ++j)
-            var += (row[j] - mean) * (row[j] - mean);
-        /* A constant row has no direction to keep: it maps to zero, with zero derivative. */
-        inv_sigma[i] = var > 0 ? 1 / sqrt(var / d) : 0;
-        for (int j = 0; j < d; ++j)
-            row[j] = (row[j] - mean) * inv_sigma[i];
-    }
 }
 
 /* g: dL/d(out) -> dL/dU, in place, for out = (U - mean) / sigma row by row. */
@@ -68,7 +53,7 @@ void ar_layer_forward(const ar_layer_kind *kind, ar_layer_tape *tape, double *ou
         ar_gemm_nn(n, d, d, tape->y, tape->w, out);
     }
     if (kind->layernorm)
-        layernorm_forward(n, d, out, tape->inv_sigma);
+        ar_rows_layernorm(n, d, out, tape->inv_sigma);
 }
 
 /* dL/dA -> dL/dS in place, for A = softmax(S / sqrt(d)) (+ constant), row by row. */

@@ -169,7 +169,7 @@ static void two_token_example(void)
         CHECK_NEAR(next[i], x[i], 1e-14); /* an equilibrium */
     /* Standard LayerNorm: each row centred and scaled to unit variance. */
     double row[3] = {1, 2, 6};
-    ar_rows_layernorm(1, 3, row);
+    ar_rows_layernorm(1, 3, row, NULL);
     CHECK_NEAR(row[0] + row[1] + row[2], 0, 1e-15);
     CHECK_NEAR((row[0] * row[0] + row[1] * row[1] + row[2] * row[2]) / 3, 1, 1e-15);
 }

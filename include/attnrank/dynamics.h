@@ -31,8 +31,10 @@ size_t ar_attention_map_workspace(const ar_attention_map *map);
 double ar_attention_map_apply(const ar_attention_map *map, const double *x, double *out, double *weights,
                               double *work);
 
-/* Row normalisations, in place. */
+/* Row normalisations, in place. LayerNorm centres each row and scales it to unit
+ * variance (a constant row becomes zero); inv_sigma, if not NULL, gets each row's
+ * 1 / standard deviation (0 for a constant row), which its derivative needs. */
 void ar_rows_to_sphere(int n, int d, double *x);
-void ar_rows_layernorm(int n, int d, double *x);
+void ar_rows_layernorm(int n, int d, double *x, double *inv_sigma);
 
 #endif
