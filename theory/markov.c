@@ -105,7 +105,11 @@ const ar_claim ar_claim_s8 = {
 /* S7: gradients of the linear stack. With the gap, A_{L-1} ... A_{l+1} tends to the
  * rank-one 1 pi^T of norm about sqrt(n), so ||dX_L/dW_0||_F grows with n; without it the
  * product of L - 1 centred matrices of norm ~ 2 s/(m sqrt n) makes it shrink with n. */
-static int linear(const ar_point *p) { return plain_stack(p) && ar_point_value(p, "norm") == 0; }
+static int linear(const ar_point *p)
+{
+    int measured = ar_point_value(p, "gradient") != 2; /* gradient = none: not computed */
+    return plain_stack(p) && ar_point_value(p, "norm") == 0 && measured;
+}
 static double s7_grows(const ar_point *p) { return keeps_gap(p) && linear(p) ? 1.0 : NAN; }
 static double s7_perp(const ar_point *p) { return !keeps_gap(p) && linear(p) ? 1.0 : NAN; }
 
