@@ -84,6 +84,8 @@ static long point_values(const ar_spec *spec, const ar_experiment *exp, long poi
         if (!workspace || !out) {
 #pragma omp atomic write
             out_of_memory = 1;
+        } else if (sim->prepare) {
+            sim->prepare(&pt, workspace);
         }
 #pragma omp for schedule(dynamic, chunk)
         for (long t = 0; t < trials; ++t) {

@@ -20,14 +20,35 @@ static int attends(const ar_mask_spec *s, int i, int j)
     return 0;
 }
 
-long ar_mask_max_edges(const ar_mask_spec *spec)
+/* Tokens j in [lo, hi] with lo, hi clipped to 0..n-1. */
+static long span(long lo, long hi, long n)
 {
-    if (spec->kind == AR_MASK_RANDOM || spec->kind == AR_MASK_COMPLETE)
-        return (long)spec->n * spec->n;
-    long edges = 0;
-    for (int i = 0; i < spec->n; ++i)
-        for (int j = 0; j < spec->n; ++j)
-            edges += attends(spec, i, j);
+    lo = lo < 0 ? 0 : lo;
+    hi = hi > n - 1 ? n - 1 : hi;
+    return hi >= lo ? hi - lo + 1 : 0;
+}
+
+long ar_mask_max_edges(const ar_mask_spec *s)
+{
+    long n = s->n, w = s->half_width, g = s->globals, edges = 0;
+    if (s->kind == AR_MASK_RANDOM || s->kind == AR_MASK_COMPLETE)
+        return n * n;
+    for (long i = 0; i < n; ++i) /* row by row, in O(1) a row */
+        switch (s->kind) {
+        case AR_MASK_CAUSAL: edges += i + 1; break;
+        case AR_MASK_WINDOW: edges += span(i - w, i + w, n); break;
+        case AR_MASK_CAUSAL_WINDOW: edges += span(i - w, i, n); break;
+        case AR_MASK_DILATED: {
+            long stride = s->stride, below = i / stride, above = (n - 1 - i) / stride;
+            edges += (below < w ? below : w) + (above < w ? above : w) + 1;
+            break;
+        }
+        case AR_MASK_GLOBAL:
+            /* a global row sees all; another sees its window and the globals outside it */
+            edges += i < g ? n : span(i - w, i + w, n) + g - span(i - w, i + w < g - 1 ? i + w : g - 1, n);
+            break;
+        default: break;
+        }
     return edges;
 }
 

@@ -111,6 +111,7 @@ static int rank_max(const ar_point *p)
 typedef struct {
     double *x, *next, *wq, *wk, *wv, *weights, *map_work, *sv, *svd_work, *haar_work;
     double *spread, *least; /* the bound check: spreads per layer and column, epsilon per step */
+    int *radius;       /* the fixed mask's radius (prepare) */
     int *mask_storage, *radius_work;
 } layout;
 
@@ -133,6 +134,7 @@ static size_t carve(const ar_point *p, char *base, layout *l)
     l->haar_work = ar_carve(&c, ar_haar_rows_workspace((int)(n > d ? n : d), (int)d) * D);
     l->spread = ar_carve(&c, bound ? (layers + 1) * d * D : 0);
     l->least = ar_carve(&c, bound ? layers * D : 0);
+    l->radius = ar_carve(&c, sizeof(int));
     l->mask_storage = ar_carve(&c, ar_mask_storage(&spec) * sizeof(int));
     l->radius_work = ar_carve(&c, (5 * n + 2 + edges) * sizeof(int));
     return c.used;
@@ -151,6 +153,21 @@ static double cost(const ar_point *p)
     double edges = (double)ar_mask_max_edges(&s), m = rank_max(p);
     double attention = dense_route(p) ? 4 * n * n * d + 20 * edges : 4 * edges * d + 20 * edges;
     return layers * (attention + 6 * n * d * d + 4 * n * d * m + 20 * n * d) + n * edges;
+}
+
+/* A fixed mask and its radius are functions of the point: build them once per thread
+ * (the breadth-first search alone costs O(n edges) on a window). */
+static void prepare(const ar_point *p, void *ws)
+{
+    ar_mask_spec spec = mask_spec(p);
+    if (spec.kind == AR_MASK_RANDOM)
+        return;
+    layout l;
+    carve(p, ws, &l);
+    ar_mask mask;
+    int root;
+    ar_mask_build(&spec, NULL, l.mask_storage, &mask);
+    *l.radius = ar_mask_radius(&mask, &root, l.radius_work);
 }
 
 /* iid N(0, sd^2) entries. */
@@ -267,8 +284,15 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
     double *scalars = least + layers; /* rate, collapse_layer, collapsed, bound_ratio, radius, edges */
 
     ar_mask mask;
-    ar_mask_build(&spec, rng, l.mask_storage, &mask);
-    int root, radius = ar_mask_radius(&mask, &root, l.radius_work);
+    int root, radius;
+    if (spec.kind == AR_MASK_RANDOM) { /* a fresh graph every trial */
+        ar_mask_build(&spec, rng, l.mask_storage, &mask);
+        radius = ar_mask_radius(&mask, &root, l.radius_work);
+    } else { /* built once per thread by prepare() */
+        mask = (ar_mask){n, 0, l.mask_storage, l.mask_storage + n + 1};
+        mask.edges = mask.row_start[n];
+        radius = *l.radius;
+    }
 
     switch (ar_point_choice(p, P_INIT)) {
     case INIT_ORTHONORMAL:
@@ -364,6 +388,7 @@ const ar_sim ar_sim_mask_dynamics = {
     .n_outputs = AR_COUNT(outputs),
     .check = check,
     .workspace_bytes = workspace,
+    .prepare = prepare,
     .cost = cost,
     .trial = trial,
 };

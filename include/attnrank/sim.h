@@ -75,6 +75,11 @@ typedef struct ar_sim {
     int (*check)(const ar_point *point, char *why, size_t why_len);
     /* Bytes of scratch one thread needs for one trial at this point. */
     size_t (*workspace_bytes)(const ar_point *point);
+    /* NULL, or: fill the part of a fresh workspace that every trial at this point
+     * shares and that is a function of the point alone (a fixed mask graph and its
+     * radius, say). Called once per thread per point, before its first trial; trials
+     * only read that part, so results cannot depend on which thread ran what. */
+    void (*prepare)(const ar_point *point, void *workspace);
     /* Relative cost of one trial (e.g. its flop count), for progress and planning;
      * NULL means every trial costs the same. */
     double (*cost)(const ar_point *point);
