@@ -15,6 +15,12 @@ void ar_gemm(char op_a, char op_b, int m, int n, int k, double alpha, const doub
                 ta ? m : k, b, tb ? k : n, beta, c, n);
 }
 
+void ar_gemv(char op, int m, int n, double alpha, const double *a, int lda, const double *x, double beta,
+             double *y)
+{
+    cblas_dgemv(CblasRowMajor, op == 'T' ? CblasTrans : CblasNoTrans, m, n, alpha, a, lda, x, 1, beta, y, 1);
+}
+
 void ar_gemm_nt(int m, int n, int k, const double *a, const double *b, double *c)
 {
     cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, n, k, 1.0, a, k, b, k, 0.0, c, n);

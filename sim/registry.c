@@ -12,6 +12,7 @@ extern const ar_sim ar_sim_width_collapse;
 extern const ar_sim ar_sim_depth_collapse;
 extern const ar_sim ar_sim_mask_dynamics;
 extern const ar_sim ar_sim_ln_equilibria;
+extern const ar_sim ar_sim_convex_attention;
 
 static const ar_sim *const all_sims[] = {
     &ar_sim_hardmax_rank,
@@ -21,6 +22,7 @@ static const ar_sim *const all_sims[] = {
     &ar_sim_depth_collapse,
     &ar_sim_mask_dynamics,
     &ar_sim_ln_equilibria,
+    &ar_sim_convex_attention,
 };
 
 const ar_sim *const *ar_sim_all(int *count)

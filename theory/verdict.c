@@ -9,6 +9,7 @@ extern const ar_claim ar_claim_h1, ar_claim_h2, ar_claim_h2_hull, ar_claim_h3, a
     ar_claim_h5a, ar_claim_h5b;
 extern const ar_claim ar_claim_m1, ar_claim_m2, ar_claim_m2bound, ar_claim_m3, ar_claim_m4, ar_claim_m4rank,
     ar_claim_m4escape;
+extern const ar_claim ar_claim_c1, ar_claim_c1opt, ar_claim_c1lower, ar_claim_c2, ar_claim_c2beta, ar_claim_c3;
 extern const ar_claim ar_claim_s1, ar_claim_s2, ar_claim_s2ks, ar_claim_s3, ar_claim_s3ks, ar_claim_s4,
     ar_claim_s4perp, ar_claim_s5, ar_claim_s5perp, ar_claim_s6, ar_claim_s6perp, ar_claim_s7,
     ar_claim_s7perp, ar_claim_s8;
@@ -18,7 +19,8 @@ static const ar_claim *const all_claims[] = {
     &ar_claim_s1, &ar_claim_s2, &ar_claim_s2ks, &ar_claim_s3, &ar_claim_s3ks, &ar_claim_s4, &ar_claim_s4perp,
     &ar_claim_s5, &ar_claim_s5perp, &ar_claim_s6, &ar_claim_s6perp, &ar_claim_s7,
     &ar_claim_s7perp, &ar_claim_s8, &ar_claim_m1, &ar_claim_m2, &ar_claim_m2bound, &ar_claim_m3,
-    &ar_claim_m4, &ar_claim_m4rank, &ar_claim_m4escape,
+    &ar_claim_m4, &ar_claim_m4rank, &ar_claim_m4escape, &ar_claim_c1, &ar_claim_c1opt, &ar_claim_c1lower,
+    &ar_claim_c2, &ar_claim_c2beta, &ar_claim_c3,
 };
 
 const ar_claim *const *ar_claims_all(int *count)
@@ -47,7 +49,7 @@ const char *ar_verdict_name(ar_verdict v)
 const char *ar_rule_name(ar_rule rule)
 {
     static const char *const names[] = {"bound",     "equality",    "limit",      "decreasing",
-                                        "increasing", "reference", "lower bound", "every trial"};
+                                        "increasing", "reference", "lower bound", "every trial", "witness"};
     return names[rule];
 }
 
@@ -105,6 +107,35 @@ static void judge_bound(int sign, long n, const double *f, const ar_summary *est
                       : "lower bound: 95%% CI lower end > prediction at all %d points; "
                         "shown: the point closest to (or past) the bound",
              j->points);
+}
+
+/* A witness: some trial with X > f at some point (the largest value seen decides). */
+static void judge_witness(long n, const double *f, const ar_summary *est, ar_judgement *j)
+{
+    long best = -1;
+    double margin = -INFINITY;
+    long trials = 0;
+    for (long p = 0; p < n; ++p) {
+        if (!isfinite(f[p]) || est[p].count < 1)
+            continue;
+        j->points++;
+        trials += est[p].count;
+        if (est[p].max - f[p] > margin)
+            margin = est[p].max - f[p], best = p;
+    }
+    if (j->points == 0)
+        return;
+    j->verdict = margin > 0 ? AR_HOLDS : AR_INCONCLUSIVE;
+    take_point(j, best, f[best], &est[best]);
+    j->estimate = est[best].max;
+    j->ci_lo = est[best].min;
+    j->ci_hi = est[best].max;
+    snprintf(j->rule, sizeof j->rule,
+             margin > 0 ? "witness: found, the largest of %ld values over %d points exceeds the threshold "
+                          "(shown: that point's max, interval = [min, max] of its trials)"
+                        : "witness: none among %ld values over %d points (absence proves nothing; shown: the "
+                          "largest value)",
+             trials, j->points);
 }
 
 /* Every trial below f: the largest value seen, point by point. */
@@ -307,6 +338,8 @@ void ar_judge(const ar_claim *claim, long n_points, const double *prediction, co
         judge_bound(claim->rule == AR_RULE_UPPER_BOUND ? 1 : -1, n_points, prediction, est, out);
     else if (claim->rule == AR_RULE_EVERY_TRIAL)
         judge_every_trial(n_points, prediction, est, out);
+    else if (claim->rule == AR_RULE_WITNESS)
+        judge_witness(n_points, prediction, est, out);
     else if (claim->rule == AR_RULE_EQUALS)
         judge_equals(n_points, prediction, est, claim->rel_tol, integer_output, out);
     else if (claim->rule != AR_RULE_REFERENCE && line && along)

@@ -13,6 +13,10 @@
  * op(A) is m x k and op(B) is k x n. */
 void ar_gemm(char op_a, char op_b, int m, int n, int k, double alpha, const double *a, const double *b,
              double beta, double *c);
+/* y = alpha op(A) x + beta y for the m x n matrix A with row stride lda (a block of a
+ * wider matrix), op 'N' or 'T'. */
+void ar_gemv(char op, int m, int n, double alpha, const double *a, int lda, const double *x, double beta,
+             double *y);
 /* C (m x n) = A (m x k) * B^T, where B is n x k. */
 void ar_gemm_nt(int m, int n, int k, const double *a, const double *b, double *c);
 /* C (m x n) = A (m x k) * B (k x n). */

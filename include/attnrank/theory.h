@@ -21,6 +21,9 @@
  *   lower bound  E[X] >= f: the mirror image of the upper bound;
  *   every trial  X <= f in every single trial (a deterministic bound): HOLDS if the
  *                largest value seen is <= f at every point, else VIOLATED;
+ *   witness      some trial somewhere has X > f (an existence claim, or a counterexample
+ *                to look for): HOLDS if one was found, else INCONCLUSIVE (absence of a
+ *                witness at the sizes tried proves nothing);
  *   reference    a curve drawn beside the data, no verdict.
  * A claim over several lines HOLDS if every line holds and is VIOLATED if one is. */
 #ifndef ATTNRANK_THEORY_H
@@ -38,7 +41,8 @@ typedef enum {
     AR_RULE_INCREASING,
     AR_RULE_REFERENCE,
     AR_RULE_LOWER_BOUND,
-    AR_RULE_EVERY_TRIAL
+    AR_RULE_EVERY_TRIAL,
+    AR_RULE_WITNESS
 } ar_rule;
 
 typedef struct ar_claim {

@@ -461,6 +461,39 @@ def case_masks_layout(tmp):
     check(not os.path.exists(f"{tmp}/rank.h5"), "no output left")
 
 
+def case_convex_layout(tmp):
+    spec = os.path.join(os.environ["ATTNRANK_SOURCE_ROOT"], "runs", "convex.cfg")
+    out = f"{tmp}/c.h5"
+    small = ["--set", "trials=5", "--set", "equal.N=[3,4]", "--set", "equal.starts=20", "--set", "sparsity.N=12",
+             "--set", "sparsity.n=8", "--set", "sparsity.d=4", "--set", "heads.N=4", "--set", "heads.h=[1,5]",
+             "--set", "heads.starts=10", "--set", "random_y.N=4", "--set", "random_y.starts=10"]
+    proc = run(["run", spec, "-o", out, "-q"] + small, expect=None)
+    check(proc.returncode in (0, 1), f"convex spec runs (exit {proc.returncode}): {proc.stderr}")
+    with h5py.File(out) as f:
+        e = f["equal"]
+        check(list(e["N"][...]) == [3, 4] and np.allclose(e["beta"][...], [0.05, 0.2, 0.5]), "N and beta axes")
+        for name in ["convex_optimum", "duality_gap", "active_tokens", "iterations", "planted_found", "mapped_error",
+                     "network_excess", "network_median_excess", "fraction_reached", "convex_minus_best"]:
+            check(e[f"{name}/mean"].shape == (2, 3), f"{name} over (N, beta)")
+        check((e["duality_gap/max"][...] < 1e-9).all(), "every convex solution certified")
+        check((e["mapped_error/max"][...] < 1e-9).all(), "the mapped network attains the optimum")
+        check(e["active_tokens/hist"].shape == (2, 3, 7), "active-token histogram over 0..n")
+        s = f["sparsity"]
+        check(np.isnan(s["network_excess/mean"][...]).all(), "starts = 0: no network outputs")
+        h = f["heads"]
+        check(np.isnan(h["mapped_error/mean"][...][0]) or h["active_tokens/max"][...][0] <= 1,
+              "one head: the mapping only where one position is active")
+        rows = [(r["experiment"].decode(), r["claim"].decode(), r["verdict"].decode()) for r in f["verdicts"][...]]
+        check(("equal", "C1", "HOLDS") in rows and ("equal", "C1lower", "HOLDS") in rows, f"C1 verdicts: {rows}")
+        check(("sparsity", "C2", "HOLDS") in rows, "C2 verdict")
+        check(any(e == "heads" and c == "C3" for e, c, _ in rows), "C3 judged at h = 1")
+    bad = write(f"{tmp}/bad.cfg", 'seed = 1;\nexperiments = ( { name = "e"; simulator = "convex_attention";\n'
+                'trials = 4; n = 3; planted = 5; } );\n')
+    one_line_error(run(["run", bad, "-o", f"{tmp}/bad.h5"], expect=2),
+                   "bad.cfg:3: planted: more planted positions (5) than tokens (3)")
+    check(not os.path.exists(f"{tmp}/bad.h5"), "no output left")
+
+
 def case_xarray(tmp):
     try:
         import xarray as xr
