@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { LANCZOS_STEPS = 60, GAP_EVERY = 10 };
+enum { GAP_EVERY = 10 };
 
 void ar_group_soft_threshold(int tokens, int dim, double *z, double tau)
 {
@@ -67,15 +67,50 @@ double ar_convex_beta_max(const ar_convex_problem *p, double *work)
 
 size_t ar_convex_workspace(int samples, int tokens, int dim)
 {
-    size_t nd = (size_t)tokens * dim;
-    /* z_old, w, g, Lanczos start (n d each); D z, D z_old, D w, r, r_w (N each); Lanczos */
-    return 4 * nd + 5 * (size_t)samples + ar_top_singular_values_workspace(samples, (int)nd, LANCZOS_STEPS);
+    size_t nd = (size_t)tokens * dim, m = (size_t)samples < nd ? (size_t)samples : nd;
+    /* z_old, w, g (n d each); D z, D z_old, D w, r, r_w (N each); ||D_k||_F and the
+     * screened flags (n each); the Gram matrix's eigenvalues and their scratch */
+    return 3 * nd + 5 * (size_t)samples + 2 * (size_t)tokens + m + ar_gram_eigenvalues_workspace(samples, (int)nd);
 }
 
-/* u = D z, touching only the active groups of z. */
+/* Gap-safe screening (Ndiaye, Fercoq, Gramfort, Salmon): the dual is 1-strongly concave,
+ * so its optimum lies within sqrt(2 gap) of any feasible theta; a group whose
+ * ||D_k^T theta|| + ||D_k||_F sqrt(2 gap) stays below beta is zero at the optimum and
+ * can be dropped for good. g_theta = D^T theta. Returns the groups still alive. */
+static int screen(const ar_convex_problem *p, double gap, const double *g, double theta_scale,
+                  const double *block_norm, double *screened, double *z, double *w, double *z_old)
+{
+    double radius = sqrt(2 * (gap > 0 ? gap : 0));
+    int alive = 0, d = p->dim;
+    for (int k = 0; k < p->tokens; ++k) {
+        if (screened[k])
+            continue;
+        double norm = 0;
+        for (int c = 0; c < d; ++c)
+            norm += g[(size_t)k * d + c] * g[(size_t)k * d + c];
+        if (fabs(theta_scale) * sqrt(norm) + block_norm[k] * radius < p->beta) {
+            screened[k] = 1;
+            memset(z + (size_t)k * d, 0, (size_t)d * sizeof *z);
+            memset(w + (size_t)k * d, 0, (size_t)d * sizeof *w);
+            memset(z_old + (size_t)k * d, 0, (size_t)d * sizeof *z_old);
+        } else {
+            alive++;
+        }
+    }
+    return alive;
+}
+
+/* u = D z: one pass over D while z is dense, only its active groups once it is sparse
+ * (a strided gemv per group costs more than its share of a full pass). */
 static void design_times(const ar_convex_problem *p, const double *z, double *u)
 {
-    int nd = p->tokens * p->dim;
+    int nd = p->tokens * p->dim, active = 0;
+    for (int e = 0; e < nd; ++e)
+        active += z[e] != 0;
+    if (4 * active > nd) {
+        ar_gemv('N', p->samples, nd, 1.0, p->x, nd, z, 0.0, u);
+        return;
+    }
     memset(u, 0, (size_t)p->samples * sizeof *u);
     for (int k = 0; k < p->tokens; ++k) {
         const double *zk = z + (size_t)k * p->dim;
@@ -105,8 +140,9 @@ static double primal_value(const ar_convex_problem *p, const double *z, const do
 }
 
 /* The dual bound at theta = s r, s chosen in the feasible range |s| <= beta / max_k
- * ||(D^T r)_k|| to maximise -s^2 ||r||^2 / 2 - s r.y. g: scratch (n d). */
-static double dual_bound(const ar_convex_problem *p, const double *r, double *g)
+ * ||(D^T r)_k|| to maximise -s^2 ||r||^2 / 2 - s r.y. On return g = D^T r (so
+ * D^T theta = s g) and *scale_out = s. */
+static double dual_bound(const ar_convex_problem *p, const double *r, double *g, double *scale_out)
 {
     int nd = p->tokens * p->dim;
     ar_gemv('T', p->samples, nd, 1.0, p->x, nd, r, 0.0, g);
@@ -116,6 +152,7 @@ static double dual_bound(const ar_convex_problem *p, const double *r, double *g)
     double limit = top > 0 ? p->beta / top : (p->beta > 0 ? INFINITY : 0);
     double s = rr > 0 ? -ry / rr : 0;
     s = s > limit ? limit : s < -limit ? -limit : s;
+    *scale_out = s;
     return -0.5 * s * s * rr - s * ry;
 }
 
@@ -123,15 +160,27 @@ int ar_convex_solve(const ar_convex_problem *p, double tol, int max_iterations, 
                     ar_convex_result *result)
 {
     int N = p->samples, nd = p->tokens * p->dim;
-    double *z_old = work, *w = z_old + nd, *g = w + nd, *start = g + nd;
-    double *dz = start + nd, *dz_old = dz + N, *dw = dz_old + N, *r = dw + N, *rw = r + N, *lanczos = rw + N;
-    /* L = ||D||_2^2 by Lanczos from a fixed start; a hair above it keeps 1/L a safe step */
-    for (int i = 0; i < nd; ++i)
-        start[i] = 1 + (i % 7) / 7.0;
-    double sigma;
-    if (ar_top_singular_values(N, nd, p->x, 1, start, LANCZOS_STEPS, 1e-12, &sigma, lanczos) < 0)
+    double *z_old = work, *w = z_old + nd, *g = w + nd;
+    double *dz = g + nd, *dz_old = dz + N, *dw = dz_old + N, *r = dw + N, *rw = r + N;
+    double *block_norm = rw + N, *screened = block_norm + p->tokens, *eig = screened + p->tokens;
+    /* L = ||D||_2^2, the largest eigenvalue of the smaller Gram matrix (D D^T or D^T D),
+     * to machine precision; a hair above it keeps 1/L a safe step */
+    int m = N < nd ? N : nd;
+    if (ar_gram_eigenvalues(N, nd, p->x, eig, eig + m) != 0)
         return 1;
-    double step = 1 / (sigma > 0 ? sigma * sigma * (1 + 1e-6) : 1);
+    double lipschitz = eig[m - 1];
+    double step = 1 / (lipschitz > 0 ? lipschitz * (1 + 1e-9) : 1);
+    for (int k = 0; k < p->tokens; ++k) {
+        double sum = 0;
+        for (int i = 0; i < N; ++i)
+            for (int c = 0; c < p->dim; ++c) {
+                double v = p->x[(size_t)i * nd + (size_t)k * p->dim + c];
+                sum += v * v;
+            }
+        block_norm[k] = sqrt(sum); /* ||D_k||_F >= ||D_k||_2: a safe, cheap bound */
+        screened[k] = 0;
+    }
+    int alive = p->tokens;
     double scale = 0; /* P(0) = |y|^2 / 2: the floor of the relative gap's denominator */
     for (int i = 0; i < N; ++i)
         scale += 0.5 * p->y[i] * p->y[i];
@@ -145,19 +194,38 @@ int ar_convex_solve(const ar_convex_problem *p, double tol, int max_iterations, 
     int it;
     for (it = 0;; ++it) {
         if (it % GAP_EVERY == 0 || it == max_iterations) {
+            double theta_scale;
             result->primal = objective;
-            result->dual = dual_bound(p, r, g);
+            result->dual = dual_bound(p, r, g, &theta_scale);
             result->gap = (objective - result->dual) / fmax(objective, 1e-6 * scale);
             if (result->gap < tol || it == max_iterations)
                 break;
+            int before = alive;
+            alive = screen(p, objective - result->dual, g, theta_scale, block_norm, screened, z, w, z_old);
+            if (alive < before) { /* dropped groups may have held nonzeros: refresh D z, D w */
+                design_times(p, z, dz);
+                design_times(p, w, dw);
+                for (int i = 0; i < N; ++i)
+                    r[i] = dz[i] - p->y[i];
+                objective = primal_value(p, z, r, &result->active);
+            }
         }
         for (int i = 0; i < N; ++i)
             rw[i] = dw[i] - p->y[i];
-        ar_gemv('T', N, nd, 1.0, p->x, nd, rw, 0.0, g); /* the gradient at w */
+        if (4 * alive > p->tokens) { /* the gradient at w: one pass, or the live groups only */
+            ar_gemv('T', N, nd, 1.0, p->x, nd, rw, 0.0, g);
+        } else {
+            for (int k = 0; k < p->tokens; ++k)
+                if (!screened[k])
+                    ar_gemv('T', N, p->dim, 1.0, p->x + (size_t)k * p->dim, nd, rw, 0.0, g + (size_t)k * p->dim);
+        }
         memcpy(z_old, z, (size_t)nd * sizeof *z);
         memcpy(dz_old, dz, (size_t)N * sizeof *dz);
-        for (int i = 0; i < nd; ++i)
-            z[i] = w[i] - step * g[i];
+        for (int k = 0; k < p->tokens; ++k)
+            for (int c = 0; c < p->dim; ++c) {
+                size_t e = (size_t)k * p->dim + c;
+                z[e] = screened[k] ? 0 : w[e] - step * g[e];
+            }
         ar_group_soft_threshold(p->tokens, p->dim, z, step * p->beta);
         design_times(p, z, dz);
         for (int i = 0; i < N; ++i)

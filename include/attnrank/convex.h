@@ -47,7 +47,9 @@ typedef struct ar_convex_result {
 } ar_convex_result;
 
 /* FISTA with gradient restarts (the momentum is dropped when the step points against
- * the last move), the step 1/L with L = ||D||_2^2 from Lanczos, until the relative duality gap is below
+ * the last move) and gap-safe screening (groups provably zero at the optimum are
+ * dropped, so late iterations touch only the live ones), the step 1/L with
+ * L = ||D||_2^2 from the smaller Gram matrix, until the relative duality gap is below
  * tol or after max_iterations. z (n x d) holds the start on entry (zeros will do) and
  * the solution on exit. work: ar_convex_workspace doubles. */
 size_t ar_convex_workspace(int samples, int tokens, int dim);
