@@ -323,6 +323,16 @@ static ar_store *start_store(const ar_spec *spec, const ar_run_options *opt, con
         ar_store *store = ar_store_open(partial, 0, err);
         if (!store)
             return NULL;
+        char shard[64], want[64] = "";
+        ar_store_attribute(store, "shard", shard, sizeof shard);
+        if (opt->shards > 1)
+            snprintf(want, sizeof want, "%d/%d", opt->shard, opt->shards);
+        if (strcmp(shard, want) != 0) {
+            snprintf(err, AR_ERR_LEN, "%s: holds %s%s, not %s%s; resume with the same --shard", partial,
+                     shard[0] ? "shard " : "an unsharded run", shard, want[0] ? "shard " : "an unsharded run", want);
+            ar_store_close(store);
+            return NULL;
+        }
         if (ar_store_spec(store)->hash != spec->hash) {
             snprintf(err, AR_ERR_LEN,
                      "%s: written by a different spec (hash %016llx, this one %016llx); refusing to mix "
@@ -351,6 +361,16 @@ static ar_store *start_store(const ar_spec *spec, const ar_run_options *opt, con
     unlink(tmp);
     ar_store *store = ar_store_create(tmp, spec, opt->command_line, err);
     *status = AR_EXIT_IO;
+    if (store && opt->shards > 1) {
+        char shard[64];
+        snprintf(shard, sizeof shard, "%d/%d", opt->shard, opt->shards);
+        if (ar_store_set_attribute(store, "shard", shard, err) < 0) {
+            ar_store_close(store);
+            unlink(tmp);
+            free(tmp);
+            return NULL;
+        }
+    }
     if (store && ar_store_close(store) == 0 && rename(tmp, partial) == 0) {
         free(tmp);
         return ar_store_open(partial, 1, err);
@@ -360,6 +380,13 @@ static ar_store *start_store(const ar_spec *spec, const ar_run_options *opt, con
     unlink(tmp);
     free(tmp);
     return NULL;
+}
+
+/* Does this run compute point p of experiment e? first: index of e's first point
+ * among all the spec's points. */
+static int owned(const ar_run_options *opt, long first, long p)
+{
+    return opt->shards <= 1 || (first + p) % opt->shards == opt->shard;
 }
 
 static double work_of(const ar_experiment *x, long point)
@@ -389,10 +416,14 @@ int ar_engine_run(const ar_spec *spec, const ar_run_options *opt, ar_verdict_row
     /* Progress counts work (trials x cost), so the time left is right for mixed grids. */
     ar_progress progress;
     double total_work = 0, done_work = 0;
-    long total_points = 0, done_points = 0;
+    long total_points = 0, done_points = 0, *first = calloc((size_t)spec->n_experiments + 1, sizeof *first);
+    for (int e = 0; e < spec->n_experiments; ++e)
+        first[e + 1] = first[e] + spec->experiments[e].n_points;
     for (int e = 0; e < spec->n_experiments; ++e) {
         const ar_experiment *x = &spec->experiments[e];
         for (long p = 0; p < x->n_points; ++p) {
+            if (!owned(opt, first[e], p))
+                continue;
             double w = work_of(x, p) * x->trials;
             total_work += w;
             total_points++;
@@ -429,7 +460,7 @@ int ar_engine_run(const ar_spec *spec, const ar_run_options *opt, ar_verdict_row
             }
         }
         for (long p = 0; p < x->n_points; ++p) {
-            if (ar_store_done(store, e, p))
+            if (ar_store_done(store, e, p) || !owned(opt, first[e], p))
                 continue;
             if (ar_stop_signal)
                 break;
@@ -470,12 +501,14 @@ int ar_engine_run(const ar_spec *spec, const ar_run_options *opt, ar_verdict_row
     if (status == AR_EXIT_OK && ar_stop_signal) {
         long saved = 0, all = 0;
         for (int e = 0; e < spec->n_experiments; ++e)
-            saved += ar_store_done_count(store, e), all += spec->experiments[e].n_points;
+            for (long p = 0; p < spec->experiments[e].n_points; ++p)
+                if (owned(opt, first[e], p))
+                    saved += ar_store_done(store, e, p), all++;
         snprintf(err, AR_ERR_LEN, "%s: interrupted by %s; %ld of %ld points saved; continue with --resume",
                  partial, ar_stop_signal == SIGTERM ? "SIGTERM" : "SIGINT", saved, all);
         status = 128 + ar_stop_signal;
     }
-    if (status == AR_EXIT_OK) {
+    if (status == AR_EXIT_OK && opt->shards <= 1) { /* a shard has no verdicts: its merge will */
         *n_rows = ar_store_verdict_count(spec);
         *rows_out = calloc((size_t)(*n_rows ? *n_rows : 1), sizeof **rows_out);
         if (ar_engine_verdicts(store, *rows_out, err) < 0 ||
@@ -495,6 +528,146 @@ int ar_engine_run(const ar_spec *spec, const ar_run_options *opt, ar_verdict_row
         *rows_out = NULL;
         *n_rows = 0;
     }
+    free(first);
     free(partial);
     return status;
+}
+
+/* Open every shard read-only and check they fit together: the same spec, one N, each
+ * index once, every shard complete. */
+static int open_shards(const char *const *paths, int n, ar_store **stores, char *err)
+{
+    int count = 0;
+    unsigned char *seen = NULL;
+    for (int i = 0; i < n; ++i) {
+        stores[i] = ar_store_open(paths[i], 0, err);
+        if (!stores[i])
+            return -1;
+        char shard[64];
+        int index, of;
+        ar_store_attribute(stores[i], "shard", shard, sizeof shard);
+        if (sscanf(shard, "%d/%d", &index, &of) != 2) {
+            snprintf(err, AR_ERR_LEN, "%s: not a shard (written without --shard)", paths[i]);
+            return -1;
+        }
+        if (i == 0) {
+            count = of;
+            seen = calloc((size_t)of, 1);
+        } else if (of != count) {
+            snprintf(err, AR_ERR_LEN, "%s: shard %d/%d, but %s is one of %d shards", paths[i], index, of, paths[0],
+                     count);
+            free(seen);
+            return -1;
+        }
+        const ar_spec *spec = ar_store_spec(stores[i]), *spec0 = ar_store_spec(stores[0]);
+        if (spec->hash != spec0->hash) {
+            snprintf(err, AR_ERR_LEN, "%s: another spec or seed than %s (hash %016llx, not %016llx)", paths[i],
+                     paths[0], (unsigned long long)spec->hash, (unsigned long long)spec0->hash);
+            free(seen);
+            return -1;
+        }
+        if (seen[index]) {
+            snprintf(err, AR_ERR_LEN, "%s: shard %d/%d is given twice", paths[i], index, of);
+            free(seen);
+            return -1;
+        }
+        seen[index] = 1;
+        /* complete: every point it owns is done */
+        ar_run_options opt = {.shard = index, .shards = of};
+        long first = 0, missing = 0;
+        for (int e = 0; e < spec->n_experiments; ++e) {
+            for (long p = 0; p < spec->experiments[e].n_points; ++p)
+                missing += owned(&opt, first, p) && !ar_store_done(stores[i], e, p);
+            first += spec->experiments[e].n_points;
+        }
+        if (missing) {
+            snprintf(err, AR_ERR_LEN, "%s: shard %d/%d lacks %ld of its points; finish it with --resume", paths[i],
+                     index, of, missing);
+            free(seen);
+            return -1;
+        }
+    }
+    for (int k = 0; k < count; ++k)
+        if (!seen[k]) {
+            snprintf(err, AR_ERR_LEN, "shard %d/%d is missing: give all %d shard files", k, count, count);
+            free(seen);
+            return -1;
+        }
+    free(seen);
+    return 0;
+}
+
+int ar_engine_merge(const char *output, const char *const *paths, int n, const char *command_line, int force,
+                    ar_verdict_row **rows, int *n_rows, char *err)
+{
+    *rows = NULL;
+    *n_rows = 0;
+    if (check_output_path(output, err))
+        return AR_EXIT_BAD_INPUT;
+    ar_store **shards = calloc((size_t)n, sizeof *shards);
+    int status = open_shards(paths, n, shards, err) == 0 ? AR_EXIT_OK : AR_EXIT_BAD_INPUT;
+    ar_store *store = NULL;
+    char *partial = NULL;
+    if (status == AR_EXIT_OK) {
+        const ar_spec *spec = ar_store_spec(shards[0]);
+        ar_run_options opt = {.output = output, .command_line = command_line, .force = force};
+        if (asprintf(&partial, "%s.partial", output) < 0)
+            partial = NULL;
+        store = partial ? start_store(spec, &opt, partial, err, &status) : NULL;
+        if (store)
+            status = AR_EXIT_OK;
+    }
+    for (int i = 0; store && status == AR_EXIT_OK && i < n; ++i) {
+        long copied;
+        if (ar_store_copy_points(store, shards[i], &copied, err) < 0)
+            status = AR_EXIT_IO;
+    }
+    if (store && status == AR_EXIT_OK) {
+        const ar_spec *spec = ar_store_spec(store);
+        *n_rows = ar_store_verdict_count(spec);
+        *rows = calloc((size_t)(*n_rows ? *n_rows : 1), sizeof **rows);
+        if (ar_engine_verdicts(store, *rows, err) < 0 || ar_store_write_verdicts(store, *rows, *n_rows, err) < 0)
+            status = AR_EXIT_IO;
+    }
+    if (store && ar_store_close(store) < 0 && status == AR_EXIT_OK) {
+        snprintf(err, AR_ERR_LEN, "%s: cannot close the HDF5 file (disk full?)", partial);
+        status = AR_EXIT_IO;
+    }
+    if (store && status == AR_EXIT_OK && rename(partial, output) != 0) {
+        snprintf(err, AR_ERR_LEN, "%s: cannot rename to %s: %s", partial, output, strerror(errno));
+        status = AR_EXIT_IO;
+    }
+    for (int i = 0; i < n; ++i)
+        ar_store_close(shards[i]);
+    free(shards);
+    if (status != AR_EXIT_OK) {
+        free(*rows);
+        *rows = NULL;
+        *n_rows = 0;
+    }
+    free(partial);
+    return status;
+}
+
+double ar_engine_point_cost(const ar_experiment *exp, long point)
+{
+    return work_of(exp, point);
+}
+
+double ar_engine_trial_seconds(const ar_spec *spec, const ar_experiment *exp, long point, double budget)
+{
+    ar_experiment probe = *exp; /* the same point, fewer trials */
+    double seconds = 0;
+    for (long trials = 2;; trials *= 4) {
+        probe.trials = trials;
+        double *values = malloc((size_t)trials * ar_engine_values_per_trial(exp, point) * sizeof *values);
+        if (!values)
+            return NAN;
+        double t0 = omp_get_wtime();
+        point_values(spec, &probe, point, 1, values, NULL);
+        seconds = (omp_get_wtime() - t0) / trials;
+        free(values);
+        if (seconds * trials * 4 > budget || trials >= exp->trials)
+            return seconds;
+    }
 }

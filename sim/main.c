@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,9 @@ static const char usage_text[] =
     "  list [SIMULATOR]          simulators, their parameters (defaults, ranges) and outputs;\n"
     "                            the claims they check\n"
     "  run SPEC [options]        run the grid of a spec file into an HDF5 file\n"
+    "  merge -o FILE SHARD...    join the files of a run split with --shard into FILE\n"
+    "  plan SPEC [--set K=V]...  points, trials, core-hours (calibrated here), memory and\n"
+    "                            file size of a spec, before running it\n"
     "  verify [--quick|--full]   the default verification suite: prints a verdict table\n"
     "  info FILE                 what a result file holds, and its verdicts\n"
     "  help [COMMAND]            this text, or a command's options\n"
@@ -42,7 +46,7 @@ static const char usage_text[] =
 
 static const char run_help[] =
     "usage: attnrank run SPEC [-o FILE] [--set KEY=VALUE]... [--threads N] [--resume] [--force]\n"
-    "                    [--quiet] [--max-memory SIZE]\n"
+    "                    [--quiet] [--max-memory SIZE] [--shard I/N]\n"
     "\n"
     "Runs every grid point of SPEC (a libconfig file, see runs/*.cfg) and writes FILE\n"
     "(default: SPEC's name with .h5). While it runs the results live in FILE.partial;\n"
@@ -56,7 +60,22 @@ static const char run_help[] =
     "  -r, --resume          continue an interrupted run from FILE.partial\n"
     "  -f, --force           replace an existing FILE (or FILE.partial)\n"
     "  -q, --quiet           no progress line\n"
-    "  -m, --max-memory SIZE refuse points needing more (e.g. 4G; default 80% of RAM)\n";
+    "  -m, --max-memory SIZE refuse points needing more (e.g. 4G; default 80% of RAM)\n"
+    "      --shard I/N       compute only the points g (counted over all experiments in\n"
+    "                        spec order) with g mod N = I, for job arrays; FILE then holds\n"
+    "                        that shard, and `attnrank merge` joins the N files into the\n"
+    "                        one a single run would have written\n";
+
+static const char merge_help[] =
+    "usage: attnrank merge -o FILE [--force] SHARD...\n"
+    "\n"
+    "Joins the files written by `attnrank run SPEC --shard I/N` for I = 0..N-1 into FILE:\n"
+    "the same datasets, bit for bit, as one unsharded run, and its verdicts. Refuses\n"
+    "shards of different specs or seeds, a shard given twice, a missing shard, and a\n"
+    "shard that is not complete (finish it with --resume).\n"
+    "\n"
+    "  -o, --output FILE     the merged result file\n"
+    "  -f, --force           replace an existing FILE\n";
 
 static const char verify_help[] =
     "usage: attnrank verify [--quick|--full] [-o FILE] [--threads N] [--set KEY=VALUE]...\n"
@@ -183,7 +202,7 @@ static int parse_run_options(int argc, char **argv, int verify, cli_options *o)
         {"force", no_argument, 0, 'f'},         {"quiet", no_argument, 0, 'q'},
         {"max-memory", required_argument, 0, 'm'}, {"quick", no_argument, 0, 'Q'},
         {"full", no_argument, 0, 'F'},          {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0},
+        {"shard", required_argument, 0, 'S'},   {0, 0, 0, 0},
     };
     o->sets = calloc((size_t)argc + 1, sizeof *o->sets);
     optind = 1;
@@ -208,6 +227,17 @@ static int parse_run_options(int argc, char **argv, int verify, cli_options *o)
             if (parse_size(optarg, &o->run.max_memory))
                 return bad_usage("--max-memory: '%s' is not a size like 512M or 4G", optarg);
             break;
+        case 'S': {
+            int index, count, used = 0;
+            if (verify || sscanf(optarg, "%d/%d%n", &index, &count, &used) != 2 || optarg[used] || count < 1 ||
+                index < 0 || index >= count)
+                return bad_usage(verify ? "--shard: only for `attnrank run`, not '%s'"
+                                        : "--shard: '%s' is not I/N with 0 <= I < N",
+                                 optarg);
+            o->run.shard = index;
+            o->run.shards = count;
+            break;
+        }
         case 'Q':
         case 'F':
             if (!verify)
@@ -251,6 +281,12 @@ static int run_spec(ar_spec *spec, cli_options *o)
     }
     if (n_rows > 0)
         print_verdicts(stdout, rows, n_rows);
+    if (o->run.shards > 1) {
+        printf("shard %d/%d complete: %s\njoin all %d shards with: attnrank merge -o FILE SHARD...\n", o->run.shard,
+               o->run.shards, o->run.output, o->run.shards);
+        free(rows);
+        return AR_EXIT_OK;
+    }
     int inconclusive;
     int differ = verdicts_differ(rows, n_rows, &inconclusive);
     printf("\nresults: %s\n", o->run.output);
@@ -460,6 +496,126 @@ static int cmd_info(int argc, char **argv)
     return status;
 }
 
+static int cmd_merge(int argc, char **argv, char *command_line)
+{
+    static const struct option longs[] = {
+        {"output", required_argument, 0, 'o'}, {"force", no_argument, 0, 'f'}, {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
+    };
+    const char *output = NULL;
+    int force = 0, c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "o:fh", longs, NULL)) != -1) {
+        switch (c) {
+        case 'o': output = optarg; break;
+        case 'f': force = 1; break;
+        case 'h': fputs(merge_help, stdout); return 0;
+        default: return bad_usage("merge: unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (!output)
+        return bad_usage("%s", "merge: give the merged file with -o FILE");
+    if (optind >= argc)
+        return bad_usage("%s", "merge: give the shard files");
+    ar_verdict_row *rows;
+    int n_rows;
+    char err[AR_ERR_LEN];
+    int status = ar_engine_merge(output, (const char *const *)argv + optind, argc - optind, command_line, force,
+                                 &rows, &n_rows, err);
+    if (status != AR_EXIT_OK) {
+        fprintf(stderr, "%s: %s\n", program, err);
+        return status;
+    }
+    print_verdicts(stdout, rows, n_rows);
+    int inconclusive, differ = verdicts_differ(rows, n_rows, &inconclusive);
+    printf("\nresults: %s (merged from %d shards)\n", output, argc - optind);
+    free(rows);
+    return differ ? AR_EXIT_VERIFY_FAILED : AR_EXIT_OK;
+}
+
+static const char plan_help[] =
+    "usage: attnrank plan SPEC [--set KEY=VALUE]... [--threads N]\n"
+    "\n"
+    "Prints what running SPEC takes: points and trials per experiment, core-hours (each\n"
+    "experiment's most expensive point is timed for about half a second on one core here,\n"
+    "the simulator's cost model carries that to the other points), the memory one thread\n"
+    "needs, and the size of the result file. Core-hours scale with the machine: calibrate\n"
+    "on a node of the cluster that will run it.\n";
+
+static void human_bytes(double bytes, char *buf, size_t len)
+{
+    const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    while (bytes >= 1024 && u < 4)
+        bytes /= 1024, u++;
+    snprintf(buf, len, "%.3g %s", bytes, units[u]);
+}
+
+static int cmd_plan(int argc, char **argv)
+{
+    cli_options o = {0};
+    for (int i = 1; i < argc; ++i)
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            fputs(plan_help, stdout);
+            return 0;
+        }
+    int status = parse_run_options(argc, argv, 0, &o);
+    if (status) {
+        free(o.sets);
+        return status;
+    }
+    ar_spec spec;
+    char err[AR_ERR_LEN];
+    if (ar_spec_load(o.spec_path, o.sets, o.n_sets, &spec, err) != 0) {
+        fprintf(stderr, "%s: %s\n", program, err);
+        free(o.sets);
+        return AR_EXIT_BAD_INPUT;
+    }
+    long all_points = 0;
+    double all_trials = 0, all_seconds = 0, widest = 0;
+    printf("%s: seed %llu\n\n%-16s %-17s %9s %12s %12s %12s %14s\n", o.spec_path, (unsigned long long)spec.seed,
+           "experiment", "simulator", "points", "trials", "core-hours", "s/trial max", "memory/thread");
+    for (int e = 0; e < spec.n_experiments; ++e) {
+        const ar_experiment *x = &spec.experiments[e];
+        long costliest = 0;
+        double total_cost = 0, memory = 0;
+        for (long p = 0; p < x->n_points; ++p) {
+            double c = ar_engine_point_cost(x, p);
+            total_cost += c;
+            if (c > ar_engine_point_cost(x, costliest))
+                costliest = p;
+            ar_point pt;
+            ar_experiment_point(x, p, &pt);
+            double m = ar_engine_point_memory(x, &pt, 1);
+            memory = m > memory ? m : memory;
+        }
+        double per_trial = ar_engine_trial_seconds(&spec, x, costliest, 0.5);
+        double seconds = per_trial / ar_engine_point_cost(x, costliest) * total_cost * (double)x->trials;
+        char mem[32];
+        human_bytes(memory, mem, sizeof mem);
+        printf("%-16s %-17s %9ld %12.4g %12.3g %12.3g %14s\n", x->name, x->sim->name, x->n_points,
+               (double)x->trials * x->n_points, seconds / 3600, per_trial, mem);
+        all_points += x->n_points;
+        all_trials += (double)x->trials * x->n_points;
+        all_seconds += seconds;
+        widest = memory > widest ? memory : widest;
+    }
+    char size[32], mem[32];
+    human_bytes(ar_engine_output_bytes(&spec), size, sizeof size);
+    human_bytes(widest, mem, sizeof mem);
+    int cores = omp_get_num_procs();
+    printf("\ntotal: %ld points, %.4g trials, %.3g core-hours (about %.3g min on this machine's %d cores), "
+           "result file about %s, at most %s per thread\n",
+           all_points, all_trials, all_seconds / 3600, all_seconds / 60 / cores, cores, size, mem);
+    printf("(calibrated on this machine, OpenBLAS core %s: each experiment's most expensive point timed, the "
+           "others scaled by the cost model)\n",
+           ar_blas_corename());
+    ar_spec_free(&spec);
+    free(o.sets);
+    return AR_EXIT_OK;
+}
+
 static int cmd_version(void)
 {
     printf("attnrank %s (git %s)\nOpenBLAS: %s (core %s)\n", ATTNRANK_VERSION, ar_git_revision,
@@ -480,6 +636,10 @@ int main(int argc, char **argv)
         status = cmd_run(argc - 1, argv + 1, command_line);
     else if (strcmp(cmd, "verify") == 0)
         status = cmd_verify(argc - 1, argv + 1, command_line);
+    else if (strcmp(cmd, "merge") == 0)
+        status = cmd_merge(argc - 1, argv + 1, command_line);
+    else if (strcmp(cmd, "plan") == 0)
+        status = cmd_plan(argc - 1, argv + 1);
     else if (strcmp(cmd, "list") == 0)
         status = cmd_list(argc - 1, argv + 1);
     else if (strcmp(cmd, "info") == 0)
@@ -488,7 +648,11 @@ int main(int argc, char **argv)
         status = cmd_version();
     else if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
         const char *topic = argc > 2 ? argv[2] : "";
-        fputs(strcmp(topic, "run") == 0 ? run_help : strcmp(topic, "verify") == 0 ? verify_help : usage_text,
+        fputs(strcmp(topic, "run") == 0      ? run_help
+              : strcmp(topic, "verify") == 0 ? verify_help
+              : strcmp(topic, "merge") == 0  ? merge_help
+              : strcmp(topic, "plan") == 0   ? plan_help
+                                             : usage_text,
               stdout);
         status = 0;
     } else

@@ -847,6 +847,90 @@ void ar_store_attribute(ar_store *store, const char *name, char *buf, size_t len
     free(value);
 }
 
+int ar_store_set_attribute(ar_store *store, const char *name, const char *value, char *err)
+{
+    if (H5Aexists(store->file, name) > 0)
+        H5Adelete(store->file, name);
+    if (attr_string(store->file, name, value) < 0 || H5Fflush(store->file, H5F_SCOPE_GLOBAL) < 0)
+        return fail(err, store->path, "cannot write attribute %s", name);
+    return 0;
+}
+
+/* Overwrite, in dst's dataset `name` (under group), the slices of the points that src
+ * has done and dst has not. A point's slice is contiguous: points are row-major over
+ * the axes, and a vector output's extra dimensions come last. */
+static int copy_dataset(hid_t dst_group, hid_t src_group, const char *name, const unsigned char *src_done,
+                        const unsigned char *dst_done, long n_points)
+{
+    hid_t in = H5Dopen2(src_group, name, H5P_DEFAULT), out = H5Dopen2(dst_group, name, H5P_DEFAULT);
+    int status = -1;
+    if (in >= 0 && out >= 0) {
+        hid_t type = H5Dget_type(in), native = H5Tget_native_type(type, H5T_DIR_ASCEND);
+        hid_t space = H5Dget_space(in);
+        hssize_t count = H5Sget_simple_extent_npoints(space);
+        size_t size = H5Tget_size(native), slice = n_points > 0 ? (size_t)count / (size_t)n_points : 0;
+        char *a = malloc((size_t)count * size + 1), *b = malloc((size_t)count * size + 1);
+        if (a && b && H5Dread(in, native, H5S_ALL, H5S_ALL, H5P_DEFAULT, a) >= 0 &&
+            H5Dread(out, native, H5S_ALL, H5S_ALL, H5P_DEFAULT, b) >= 0) {
+            for (long p = 0; p < n_points; ++p)
+                if (src_done[p] && !dst_done[p])
+                    memcpy(b + (size_t)p * slice * size, a + (size_t)p * slice * size, slice * size);
+            status = H5Dwrite(out, native, H5S_ALL, H5S_ALL, H5P_DEFAULT, b) < 0 ? -1 : 0;
+        }
+        free(a), free(b);
+        H5Sclose(space), H5Tclose(native), H5Tclose(type);
+    }
+    if (in >= 0)
+        H5Dclose(in);
+    if (out >= 0)
+        H5Dclose(out);
+    return status;
+}
+
+int ar_store_copy_points(ar_store *dst, ar_store *src, long *copied, char *err)
+{
+    const ar_spec *spec = &dst->spec;
+    *copied = 0;
+    for (int e = 0; e < spec->n_experiments; ++e) {
+        const ar_experiment *x = &spec->experiments[e];
+        hid_t gd = H5Gopen2(dst->file, x->name, H5P_DEFAULT), gs = H5Gopen2(src->file, x->name, H5P_DEFAULT);
+        int ok = gd >= 0 && gs >= 0;
+        for (int o = 0; ok && o < x->sim->n_outputs; ++o) {
+            const ar_output *out = &x->sim->outputs[o];
+            hid_t od = H5Gopen2(gd, out->name, H5P_DEFAULT), os = H5Gopen2(gs, out->name, H5P_DEFAULT);
+            ok = od >= 0 && os >= 0;
+            for (int k = 0; ok && k < N_STATS + 3; ++k) {
+                const char *name = k < N_STATS ? STAT_NAMES[k] : k == N_STATS ? "count" : k == N_STATS + 1 ? "failed"
+                                                                                                            : "hist";
+                if (k == N_STATS + 2 && !out->hist_max)
+                    break;
+                ok = copy_dataset(od, os, name, src->done[e], dst->done[e], x->n_points) == 0;
+            }
+            if (od >= 0)
+                H5Gclose(od);
+            if (os >= 0)
+                H5Gclose(os);
+        }
+        /* data first, flushed; then the ledger, as a run writes them */
+        ok = ok && H5Fflush(dst->file, H5F_SCOPE_GLOBAL) >= 0;
+        long newly = 0;
+        for (long p = 0; p < x->n_points; ++p)
+            newly += src->done[e][p] && !dst->done[e][p];
+        ok = ok && copy_dataset(gd, gs, "done", src->done[e], dst->done[e], x->n_points) == 0;
+        ok = ok && H5Fflush(dst->file, H5F_SCOPE_GLOBAL) >= 0;
+        if (gd >= 0)
+            H5Gclose(gd);
+        if (gs >= 0)
+            H5Gclose(gs);
+        if (!ok)
+            return fail(err, dst->path, "cannot copy experiment %s from %s", x->name, src->path);
+        for (long p = 0; p < x->n_points; ++p)
+            dst->done[e][p] |= src->done[e][p];
+        *copied += newly;
+    }
+    return 0;
+}
+
 int ar_store_close(ar_store *store)
 {
     if (!store)

@@ -22,6 +22,8 @@ typedef struct ar_run_options {
     int force;                 /* replace an existing output */
     int quiet;
     double max_memory;         /* bytes; 0: 80% of physical memory */
+    int shard, shards;         /* shards > 1: only the points g with g mod shards == shard,
+                                  g counting the points of all experiments in spec order */
 } ar_run_options;
 
 /* Exit statuses shared by the command line and the docs. */
@@ -38,9 +40,15 @@ extern volatile sig_atomic_t ar_stop_signal;
 void ar_install_signal_handlers(void);
 
 /* Run (or resume) spec into opt->output. On success *rows holds the verdict rows
- * (free them) and the return is AR_EXIT_OK; otherwise an exit status with err set. */
+ * (free them) and the return is AR_EXIT_OK; otherwise an exit status with err set. A
+ * shard's file holds its points only and no verdicts (*n_rows = 0): merge the shards. */
 int ar_engine_run(const ar_spec *spec, const ar_run_options *opt, ar_verdict_row **rows, int *n_rows,
                   char *err);
+
+/* Merge the complete shard files of one spec (every index 0..N-1 exactly once) into
+ * output, the file a single run would have written, with its verdicts. */
+int ar_engine_merge(const char *output, const char *const *shards, int n_shards, const char *command_line,
+                    int force, ar_verdict_row **rows, int *n_rows, char *err);
 
 /* Compute one point's per-trial values: values[v * trials + t], v running over the
  * outputs' values in order (output o's at o * trials when all are scalars). For tests
@@ -52,6 +60,12 @@ int ar_engine_values_per_trial(const ar_experiment *exp, long point);
 
 /* Bytes one point needs: per-thread workspaces plus per-trial value arrays. */
 double ar_engine_point_memory(const ar_experiment *exp, const ar_point *point, int threads);
+
+/* Seconds one trial of point p takes on one thread here, timed over as many trials as
+ * fit in about `budget` seconds (at least two). For `attnrank plan`. */
+double ar_engine_trial_seconds(const ar_spec *spec, const ar_experiment *exp, long point, double budget);
+/* The simulator's cost model at point p (1 without one): plan scales timings by it. */
+double ar_engine_point_cost(const ar_experiment *exp, long point);
 
 /* Estimated size of the result file for spec, in bytes. */
 double ar_engine_output_bytes(const ar_spec *spec);

@@ -59,8 +59,12 @@ int ar_store_read_summaries(ar_store *store, int experiment, int output, int ele
 int ar_store_read_theory(ar_store *store, int experiment, const ar_claim *claim, double *out, char *err);
 int ar_store_write_verdicts(ar_store *store, const ar_verdict_row *rows, int n_rows, char *err);
 int ar_store_read_verdicts(ar_store *store, ar_verdict_row **rows, int *n_rows, char *err);
-/* Named root attribute as text ("" if absent). */
+/* Named root attribute as text ("" if absent); setting one replaces it. */
 void ar_store_attribute(ar_store *store, const char *name, char *buf, size_t len);
+int ar_store_set_attribute(ar_store *store, const char *name, const char *value, char *err);
+/* Copy every point that src has done and dst has not (data, histograms, then the done
+ * ledger, flushed) from src into dst; both hold the same spec. The merge of shards. */
+int ar_store_copy_points(ar_store *dst, ar_store *src, long *copied, char *err);
 int ar_store_close(ar_store *store);
 
 /* Verdict rows: one per (experiment, claim), in spec order. */
