@@ -382,6 +382,24 @@ static ar_store *start_store(const ar_spec *spec, const ar_run_options *opt, con
     return NULL;
 }
 
+void ar_engine_summarize_point(const ar_experiment *x, long point, const double *values, ar_summary *sums,
+                               long *const *hists)
+{
+    ar_point pt;
+    ar_experiment_point(x, point, &pt);
+    /* One summary per value: sums[offset .. offset + length) for each output. */
+    int offset = 0;
+    for (int o = 0; o < x->sim->n_outputs; ++o) {
+        const ar_output *out = &x->sim->outputs[o];
+        int applies = !out->applies || out->applies(&pt);
+        for (int i = 0; i < ar_output_length(out, &pt); ++i, ++offset)
+            ar_summarize(values + (size_t)offset * x->trials, applies ? x->trials : 0, &sums[offset]);
+        if (hists[o])
+            ar_histogram(values + (size_t)(offset - 1) * x->trials, applies ? x->trials : 0, out->hist_max(&pt),
+                         hists[o]);
+    }
+}
+
 /* Does this run compute point p of experiment e? first: index of e's first point
  * among all the spec's points. */
 static int owned(const ar_run_options *opt, long first, long p)
@@ -396,29 +414,21 @@ static double work_of(const ar_experiment *x, long point)
     return x->sim->cost ? x->sim->cost(&pt) : 1.0;
 }
 
-int ar_engine_run(const ar_spec *spec, const ar_run_options *opt, ar_verdict_row **rows_out, int *n_rows,
-                  char *err)
+/* Index of each experiment's first point among all the spec's points (n + 1 entries). */
+static long *point_offsets(const ar_spec *spec)
 {
-    *rows_out = NULL;
-    *n_rows = 0;
-    if (check_output_path(opt->output, err) || check_memory(spec, opt, err) || check_disk(spec, opt->output, err))
-        return AR_EXIT_BAD_INPUT;
-    char *partial;
-    if (asprintf(&partial, "%s.partial", opt->output) < 0)
-        return AR_EXIT_IO;
-    int status;
-    ar_store *store = start_store(spec, opt, partial, err, &status);
-    if (!store) {
-        free(partial);
-        return status;
-    }
-
-    /* Progress counts work (trials x cost), so the time left is right for mixed grids. */
-    ar_progress progress;
-    double total_work = 0, done_work = 0;
-    long total_points = 0, done_points = 0, *first = calloc((size_t)spec->n_experiments + 1, sizeof *first);
-    for (int e = 0; e < spec->n_experiments; ++e)
+    long *first = calloc((size_t)spec->n_experiments + 1, sizeof *first);
+    for (int e = 0; first && e < spec->n_experiments; ++e)
         first[e + 1] = first[e] + spec->experiments[e].n_points;
+    return first;
+}
+
+/* Progress counts work (trials x cost), so the time left is right for mixed grids. */
+static void start_progress(const ar_spec *spec, const ar_run_options *opt, ar_store *store, const long *first,
+                           ar_progress *progress)
+{
+    double total_work = 0, done_work = 0;
+    long total_points = 0, done_points = 0;
     for (int e = 0; e < spec->n_experiments; ++e) {
         const ar_experiment *x = &spec->experiments[e];
         for (long p = 0; p < x->n_points; ++p) {
@@ -431,73 +441,44 @@ int ar_engine_run(const ar_spec *spec, const ar_run_options *opt, ar_verdict_row
                 done_work += w, done_points++;
         }
     }
-    ar_progress_start(&progress, opt->quiet, total_points, done_points, total_work, done_work);
+    ar_progress_start(progress, opt->quiet, total_points, done_points, total_work, done_work);
+}
 
-    status = AR_EXIT_OK;
-    for (int e = 0; e < spec->n_experiments && status == AR_EXIT_OK; ++e) {
-        const ar_experiment *x = &spec->experiments[e];
-        const ar_sim *sim = x->sim;
-        int widest = 1;
+/* Histogram buffers for experiment x's integer outputs (NULL for the others). */
+static void alloc_histograms(const ar_experiment *x, long **hists)
+{
+    for (int o = 0; o < x->sim->n_outputs; ++o) {
+        hists[o] = NULL;
+        if (!x->sim->outputs[o].hist_max)
+            continue;
+        int width = 0;
         for (long p = 0; p < x->n_points; ++p) {
             ar_point pt;
             ar_experiment_point(x, p, &pt);
-            if (values_per_trial(sim, &pt) > widest)
-                widest = values_per_trial(sim, &pt);
+            if (x->sim->outputs[o].hist_max(&pt) + 1 > width)
+                width = x->sim->outputs[o].hist_max(&pt) + 1;
         }
-        double *values = malloc((size_t)x->trials * widest * sizeof *values);
-        ar_summary *sums = malloc((size_t)widest * sizeof *sums);
-        long *hists[AR_MAX_OUTPUTS] = {0};
-        for (int o = 0; o < sim->n_outputs; ++o) {
-            if (sim->outputs[o].hist_max) {
-                int width = 0;
-                for (long p = 0; p < x->n_points; ++p) {
-                    ar_point pt;
-                    ar_experiment_point(x, p, &pt);
-                    if (sim->outputs[o].hist_max(&pt) + 1 > width)
-                        width = sim->outputs[o].hist_max(&pt) + 1;
-                }
-                hists[o] = calloc((size_t)width, sizeof(long));
-            }
-        }
-        for (long p = 0; p < x->n_points; ++p) {
-            if (ar_store_done(store, e, p) || !owned(opt, first[e], p))
-                continue;
-            if (ar_stop_signal)
-                break;
-            ar_point pt;
-            ar_experiment_point(x, p, &pt);
-            ar_progress_point_begin(&progress, work_of(x, p), x->trials);
-            if (!values || !sums || point_values(spec, x, p, opt->threads, values, &progress) < 0) {
-                snprintf(err, AR_ERR_LEN, "%s: out of memory at experiment %s point %ld", opt->output, x->name, p);
-                status = AR_EXIT_IO;
-                break;
-            }
-            if (ar_stop_signal)
-                break; /* the point is incomplete: not written, recomputed on resume */
-            /* One summary per value: sums[offset .. offset + length) for each output. */
-            int offset = 0;
-            for (int o = 0; o < sim->n_outputs; ++o) {
-                const ar_output *out = &sim->outputs[o];
-                int applies = !out->applies || out->applies(&pt);
-                for (int i = 0; i < ar_output_length(out, &pt); ++i, ++offset)
-                    ar_summarize(values + (size_t)offset * x->trials, applies ? x->trials : 0, &sums[offset]);
-                if (hists[o])
-                    ar_histogram(values + (size_t)(offset - 1) * x->trials, applies ? x->trials : 0,
-                                 out->hist_max(&pt), hists[o]);
-            }
-            if (ar_store_write_point(store, e, p, sums, hists, err) < 0) {
-                status = AR_EXIT_IO;
-                break;
-            }
-            ar_progress_point_end(&progress);
-        }
-        for (int o = 0; o < sim->n_outputs; ++o)
-            free(hists[o]);
-        free(values);
-        free(sums);
+        hists[o] = calloc((size_t)width, sizeof(long));
     }
-    ar_progress_finish(&progress);
+}
 
+static int widest_point(const ar_experiment *x)
+{
+    int widest = 1;
+    for (long p = 0; p < x->n_points; ++p) {
+        ar_point pt;
+        ar_experiment_point(x, p, &pt);
+        if (values_per_trial(x->sim, &pt) > widest)
+            widest = values_per_trial(x->sim, &pt);
+    }
+    return widest;
+}
+
+/* The end of a run, whoever computed it: say what an interrupted run saved; judge and
+ * rename a complete one. */
+static int finish_run(const ar_spec *spec, const ar_run_options *opt, ar_store *store, const char *partial,
+                      const long *first, int status, ar_verdict_row **rows_out, int *n_rows, char *err)
+{
     if (status == AR_EXIT_OK && ar_stop_signal) {
         long saved = 0, all = 0;
         for (int e = 0; e < spec->n_experiments; ++e)
@@ -528,6 +509,73 @@ int ar_engine_run(const ar_spec *spec, const ar_run_options *opt, ar_verdict_row
         *rows_out = NULL;
         *n_rows = 0;
     }
+    return status;
+}
+
+#ifdef ATTNRANK_MPI
+static int run_distributed(const ar_spec *spec, const ar_run_options *opt, ar_verdict_row **rows_out, int *n_rows,
+                           char *err);
+#endif
+
+int ar_engine_run(const ar_spec *spec, const ar_run_options *opt, ar_verdict_row **rows_out, int *n_rows,
+                  char *err)
+{
+    *rows_out = NULL;
+    *n_rows = 0;
+    if (check_output_path(opt->output, err) || check_memory(spec, opt, err) || check_disk(spec, opt->output, err))
+        return AR_EXIT_BAD_INPUT;
+#ifdef ATTNRANK_MPI
+    if (ar_mpi_size() > 1)
+        return run_distributed(spec, opt, rows_out, n_rows, err);
+#endif
+    char *partial;
+    if (asprintf(&partial, "%s.partial", opt->output) < 0)
+        return AR_EXIT_IO;
+    int status;
+    ar_store *store = start_store(spec, opt, partial, err, &status);
+    if (!store) {
+        free(partial);
+        return status;
+    }
+    long *first = point_offsets(spec);
+    ar_progress progress;
+    start_progress(spec, opt, store, first, &progress);
+
+    status = AR_EXIT_OK;
+    for (int e = 0; e < spec->n_experiments && status == AR_EXIT_OK; ++e) {
+        const ar_experiment *x = &spec->experiments[e];
+        int widest = widest_point(x);
+        double *values = malloc((size_t)x->trials * widest * sizeof *values);
+        ar_summary *sums = malloc((size_t)widest * sizeof *sums);
+        long *hists[AR_MAX_OUTPUTS];
+        alloc_histograms(x, hists);
+        for (long p = 0; p < x->n_points; ++p) {
+            if (ar_store_done(store, e, p) || !owned(opt, first[e], p))
+                continue;
+            if (ar_stop_signal)
+                break;
+            ar_progress_point_begin(&progress, work_of(x, p), x->trials);
+            if (!values || !sums || point_values(spec, x, p, opt->threads, values, &progress) < 0) {
+                snprintf(err, AR_ERR_LEN, "%s: out of memory at experiment %s point %ld", opt->output, x->name, p);
+                status = AR_EXIT_IO;
+                break;
+            }
+            if (ar_stop_signal)
+                break; /* the point is incomplete: not written, recomputed on resume */
+            ar_engine_summarize_point(x, p, values, sums, hists);
+            if (ar_store_write_point(store, e, p, sums, hists, err) < 0) {
+                status = AR_EXIT_IO;
+                break;
+            }
+            ar_progress_point_end(&progress);
+        }
+        for (int o = 0; o < x->sim->n_outputs; ++o)
+            free(hists[o]);
+        free(values);
+        free(sums);
+    }
+    ar_progress_finish(&progress);
+    status = finish_run(spec, opt, store, partial, first, status, rows_out, n_rows, err);
     free(first);
     free(partial);
     return status;
