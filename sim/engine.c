@@ -719,3 +719,200 @@ double ar_engine_trial_seconds(const ar_spec *spec, const ar_experiment *exp, lo
             return seconds;
     }
 }
+
+#ifdef ATTNRANK_MPI
+/* The distributed driver. Rank 0 owns the file: it opens or resumes it, hands out the
+ * points not yet done, largest (trials x cost) first, writes each result as it comes
+ * and judges at the end; ranks 1..P-1 compute one point at a time with their OpenMP
+ * threads and send back its summaries and histograms. A point is computed by one rank
+ * exactly as a single process would, so the file holds the same bits. */
+#include <mpi.h>
+#include <time.h>
+
+enum { TAG_READY = 1, TAG_TASK, TAG_STOP, TAG_RESULT };
+enum { RESULT_OK = 0, RESULT_INTERRUPTED = 1, RESULT_FAILED = 2 };
+
+typedef struct {
+    int experiment;
+    long point;
+    double work;
+} task;
+
+static int heavier_first(const void *a, const void *b)
+{
+    const task *x = a, *y = b;
+    if (x->work != y->work)
+        return x->work < y->work ? 1 : -1;
+    return x->experiment != y->experiment ? x->experiment - y->experiment : (x->point > y->point) - (x->point < y->point);
+}
+
+/* A result message: header (experiment, point, outcome), then the summaries, then each
+ * integer output's histogram. */
+typedef struct {
+    int experiment, outcome;
+    long point;
+} result_header;
+
+static size_t result_bytes(const ar_experiment *x, long point)
+{
+    ar_point pt;
+    ar_experiment_point(x, point, &pt);
+    size_t bytes = sizeof(result_header) + (size_t)values_per_trial(x->sim, &pt) * sizeof(ar_summary);
+    for (int o = 0; o < x->sim->n_outputs; ++o)
+        if (x->sim->outputs[o].hist_max)
+            bytes += (size_t)(x->sim->outputs[o].hist_max(&pt) + 1) * sizeof(long);
+    return bytes;
+}
+
+static void worker(const ar_spec *spec, const ar_run_options *opt)
+{
+    MPI_Send(NULL, 0, MPI_BYTE, 0, TAG_READY, MPI_COMM_WORLD);
+    for (;;) {
+        long job[2];
+        MPI_Status st;
+        MPI_Recv(job, 2, MPI_LONG, 0, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
+        if (st.MPI_TAG == TAG_STOP)
+            return;
+        const ar_experiment *x = &spec->experiments[job[0]];
+        long p = job[1];
+        ar_point pt;
+        ar_experiment_point(x, p, &pt);
+        size_t bytes = result_bytes(x, p);
+        char *message = calloc(1, bytes);
+        double *values = malloc((size_t)x->trials * values_per_trial(x->sim, &pt) * sizeof *values);
+        result_header *h = (result_header *)message;
+        h->experiment = (int)job[0];
+        h->point = p;
+        h->outcome = RESULT_OK;
+        if (!message || !values || point_values(spec, x, p, opt->threads, values, NULL) < 0) {
+            h->outcome = RESULT_FAILED;
+        } else if (ar_stop_signal) {
+            h->outcome = RESULT_INTERRUPTED;
+        } else {
+            ar_summary *sums = (ar_summary *)(message + sizeof *h);
+            long *hists[AR_MAX_OUTPUTS] = {0};
+            char *next = (char *)(sums + values_per_trial(x->sim, &pt));
+            for (int o = 0; o < x->sim->n_outputs; ++o)
+                if (x->sim->outputs[o].hist_max) {
+                    hists[o] = (long *)next;
+                    next += (size_t)(x->sim->outputs[o].hist_max(&pt) + 1) * sizeof(long);
+                }
+            ar_engine_summarize_point(x, p, values, sums, hists);
+        }
+        MPI_Send(message ? message : (char *)h, message ? (int)bytes : 0, MPI_BYTE, 0, TAG_RESULT, MPI_COMM_WORLD);
+        free(values);
+        free(message);
+    }
+}
+
+/* Rank 0: the store, the queue, the writes. Polls with short sleeps rather than a
+ * blocking probe, which in Open MPI spins a core that the workers need. */
+static int coordinator(const ar_spec *spec, const ar_run_options *opt, ar_store *store, const long *first,
+                       char *err)
+{
+    long n_tasks = 0, next = 0;
+    for (int e = 0; e < spec->n_experiments; ++e)
+        n_tasks += spec->experiments[e].n_points;
+    task *tasks = malloc((size_t)(n_tasks ? n_tasks : 1) * sizeof *tasks);
+    n_tasks = 0;
+    for (int e = 0; e < spec->n_experiments; ++e)
+        for (long p = 0; p < spec->experiments[e].n_points; ++p)
+            if (owned(opt, first[e], p) && !ar_store_done(store, e, p))
+                tasks[n_tasks++] = (task){e, p, work_of(&spec->experiments[e], p) * spec->experiments[e].trials};
+    qsort(tasks, (size_t)n_tasks, sizeof *tasks, heavier_first);
+    ar_progress progress;
+    start_progress(spec, opt, store, first, &progress);
+    int workers = ar_mpi_size() - 1, status = AR_EXIT_OK;
+    char *message = NULL;
+    size_t capacity = 0;
+    while (workers > 0) {
+        int ready = 0;
+        MPI_Status st;
+        MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &ready, &st);
+        if (!ready) {
+            nanosleep(&(struct timespec){0, 1000000}, NULL);
+            continue;
+        }
+        int bytes;
+        MPI_Get_count(&st, MPI_BYTE, &bytes);
+        if ((size_t)bytes > capacity)
+            message = realloc(message, capacity = (size_t)bytes);
+        MPI_Recv(message, bytes, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (st.MPI_TAG == TAG_RESULT && status == AR_EXIT_OK) {
+            const result_header *h = (const result_header *)message;
+            const ar_experiment *x = &spec->experiments[h->experiment];
+            if (bytes == 0 || h->outcome == RESULT_FAILED) {
+                snprintf(err, AR_ERR_LEN, "%s: rank %d ran out of memory at experiment %s", opt->output,
+                         st.MPI_SOURCE, bytes ? x->name : "?");
+                status = AR_EXIT_IO;
+            } else if (h->outcome == RESULT_OK) {
+                ar_point pt;
+                ar_experiment_point(x, h->point, &pt);
+                ar_summary *sums = (ar_summary *)(message + sizeof *h);
+                long *hists[AR_MAX_OUTPUTS] = {0};
+                char *at = (char *)(sums + values_per_trial(x->sim, &pt));
+                for (int o = 0; o < x->sim->n_outputs; ++o)
+                    if (x->sim->outputs[o].hist_max) {
+                        hists[o] = (long *)at;
+                        at += (size_t)(x->sim->outputs[o].hist_max(&pt) + 1) * sizeof(long);
+                    }
+                if (ar_store_write_point(store, h->experiment, h->point, sums, hists, err) < 0)
+                    status = AR_EXIT_IO;
+                ar_progress_point_begin(&progress, work_of(x, h->point), 0);
+                ar_progress_point_end(&progress);
+            }
+        }
+        if (next < n_tasks && status == AR_EXIT_OK && !ar_stop_signal) {
+            long job[2] = {tasks[next].experiment, tasks[next].point};
+            next++;
+            MPI_Send(job, 2, MPI_LONG, st.MPI_SOURCE, TAG_TASK, MPI_COMM_WORLD);
+        } else {
+            MPI_Send(NULL, 0, MPI_LONG, st.MPI_SOURCE, TAG_STOP, MPI_COMM_WORLD);
+            workers--;
+        }
+    }
+    ar_progress_finish(&progress);
+    free(message);
+    free(tasks);
+    return status;
+}
+
+static int run_distributed(const ar_spec *spec, const ar_run_options *opt, ar_verdict_row **rows_out, int *n_rows,
+                           char *err)
+{
+    int rank = ar_mpi_rank(), status = AR_EXIT_OK;
+    char *partial = NULL;
+    ar_store *store = NULL;
+    if (rank == 0) {
+        if (asprintf(&partial, "%s.partial", opt->output) < 0)
+            partial = NULL;
+        store = partial ? start_store(spec, opt, partial, err, &status) : NULL;
+        if (store)
+            status = AR_EXIT_OK;
+        else if (status == AR_EXIT_OK)
+            status = AR_EXIT_IO;
+    }
+    MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD); /* a file that cannot start stops everyone */
+    if (status != AR_EXIT_OK) {
+        free(partial);
+        if (rank != 0)
+            snprintf(err, AR_ERR_LEN, "rank 0 could not start the run");
+        return status;
+    }
+    if (rank != 0) {
+        worker(spec, opt);
+        int final;
+        MPI_Bcast(&final, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        if (final != AR_EXIT_OK)
+            snprintf(err, AR_ERR_LEN, "the run stopped (rank 0 reports why)");
+        return final;
+    }
+    long *first = point_offsets(spec);
+    status = coordinator(spec, opt, store, first, err);
+    status = finish_run(spec, opt, store, partial, first, status, rows_out, n_rows, err);
+    MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    free(first);
+    free(partial);
+    return status;
+}
+#endif

@@ -616,6 +616,8 @@ static int cmd_plan(int argc, char **argv)
     return AR_EXIT_OK;
 }
 
+static int dispatch(int argc, char **argv);
+
 static int cmd_version(void)
 {
     printf("attnrank %s (git %s)\nOpenBLAS: %s (core %s)\n", ATTNRANK_VERSION, ar_git_revision,
@@ -624,6 +626,26 @@ static int cmd_version(void)
 }
 
 int main(int argc, char **argv)
+{
+    ar_mpi_init(&argc, &argv);
+    int rank = ar_mpi_rank();
+    if (rank > 0) {
+        /* Under mpirun rank 0 speaks for the run (every rank parses the same spec and
+         * would repeat its errors); the other ranks only compute, and only for run
+         * and verify. */
+        if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
+            return AR_EXIT_IO;
+        if (argc < 2 || (strcmp(argv[1], "run") != 0 && strcmp(argv[1], "verify") != 0)) {
+            ar_mpi_finalize();
+            return 0;
+        }
+    }
+    int status = dispatch(argc, argv);
+    ar_mpi_finalize();
+    return status;
+}
+
+static int dispatch(int argc, char **argv)
 {
     if (argc < 2) {
         fputs(usage_text, stderr);

@@ -35,6 +35,14 @@ enum {
     AR_EXIT_INTERRUPTED = 130, /* 128 + SIGINT; SIGTERM gives 143 */
 };
 
+/* MPI (a build with -Dmpi=true): under `mpirun -np P` rank 0 hands out points, largest
+ * first, and writes the file; ranks 1..P-1 compute them (OpenMP inside a point). The
+ * results are the same bits as a single process's. Without MPI these say one rank. */
+void ar_mpi_init(int *argc, char ***argv);
+int ar_mpi_rank(void);
+int ar_mpi_size(void);
+void ar_mpi_finalize(void);
+
 /* Set by SIGINT/SIGTERM handlers: the engine stops after flushing finished points. */
 extern volatile sig_atomic_t ar_stop_signal;
 void ar_install_signal_handlers(void);
