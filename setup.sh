@@ -2,8 +2,9 @@
 # attnrank setup: install the Debian 12 packages, build, and (optionally) test.
 #
 #   ./setup.sh          install what is missing, build into build/
-#   ./setup.sh test     also build with AddressSanitizer + UBSan into build-asan/, run
-#                       every test suite in both builds, end with "N passed, N failed"
+#   ./setup.sh test     also build with AddressSanitizer + UBSan into build-asan/ and
+#                       with MPI into build-mpi/, run every test suite in the first two
+#                       and the MPI suite in the third, end with "N passed, N failed"
 #
 # Needs root (or sudo) only when a package is missing.
 set -euo pipefail
@@ -12,7 +13,7 @@ cd "$(dirname "$0")"
 PACKAGES=(
   meson ninja-build pkg-config gcc libc6-dev git
   libgsl-dev libopenblas-dev liblapacke-dev libhdf5-dev hdf5-tools
-  libconfig-dev librandom123-dev
+  libconfig-dev librandom123-dev libopenmpi-dev openmpi-bin
   python3-numpy python3-h5py python3-matplotlib
 )
 # Only the test suite needs these: it checks that xarray reads the result files.
@@ -66,12 +67,19 @@ run_tests() {
   local total_pass=0 total_fail=0 total_skip=0 dir p f k
   build build
   build build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debugoptimized
-  for dir in build build-asan; do
+  build build-mpi -Dmpi=true
+  # Open MPI refuses root unless told; CI runs as root.
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  for dir in build build-asan build-mpi; do
     echo "== meson test in $dir" >&2
+    local suites=()
     if [ "$dir" = build-asan ]; then
       export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+    elif [ "$dir" = build-mpi ]; then
+      unset ASAN_OPTIONS UBSAN_OPTIONS
+      suites=(--suite mpi) # the other suites run the same code as build/
     fi
-    meson test -C "$dir" --num-processes "$JOBS" --print-errorlogs || true
+    meson test -C "$dir" "${suites[@]}" --num-processes "$JOBS" --print-errorlogs || true
     read -r p f k < <(count_results "$dir")
     echo "$dir: $p passed, $f failed, $k skipped" >&2
     total_pass=$((total_pass + p))

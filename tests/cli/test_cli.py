@@ -494,6 +494,141 @@ def case_convex_layout(tmp):
     check(not os.path.exists(f"{tmp}/bad.h5"), "no output left")
 
 
+def case_resume_kill_loop(tmp):
+    """Ten SIGKILLs at random moments of one run, each followed by h5dump and --resume:
+    the file is readable after every kill and ends with the uninterrupted datasets."""
+    spec = write(f"{tmp}/slow.cfg", SLOW_SPEC)
+    reference = f"{tmp}/reference.h5"
+    t0 = time.time()
+    run(["run", spec, "-o", reference, "-q"], expect=0)
+    full = time.time() - t0
+    out, partial = f"{tmp}/looped.h5", f"{tmp}/looped.h5.partial"
+    rnd = random.Random(11)
+    kills = 0
+    while kills < 10 and not os.path.exists(out):
+        resume = ["--resume"] if os.path.exists(partial) else []
+        proc = start_slow(tmp, out, resume)
+        time.sleep(rnd.uniform(0.02, 0.25) * full)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        kills += proc.returncode == -signal.SIGKILL
+        for path in (partial, out):
+            if os.path.exists(path):
+                dump = subprocess.run(["h5dump", "-H", path], capture_output=True, text=True)
+                check(dump.returncode == 0, f"kill {kills}: {path} unreadable by h5dump: {dump.stderr[:200]}")
+    if not os.path.exists(out):
+        run(["run", spec, "-o", out, "-q"] + (["--resume"] if os.path.exists(partial) else []), expect=0)
+    check(kills >= 5, f"only {kills} kills landed mid-run")
+    h5diff_groups(reference, out, ["/slow", "/verdicts"])
+    same_datasets(reference, out)
+
+
+def case_shards_merge(tmp):
+    spec = write(f"{tmp}/small.cfg", SMALL_SPEC)
+    single = f"{tmp}/single.h5"
+    run(["run", spec, "-o", single, "-q"], expect=0)
+    shards = [f"{tmp}/shard{i}.h5" for i in range(3)]
+    for i, path in enumerate(shards):
+        proc = run(["run", spec, "-o", path, "--shard", f"{i}/3", "-q"], expect=0)
+        check(f"shard {i}/3 complete" in proc.stdout, f"shard {i} reports: {proc.stdout}")
+        with h5py.File(path) as f:
+            check(f.attrs["shard"] == f"{i}/3", "the shard is recorded in the file")
+            done = f["e/done"][...].ravel()
+            check(list(np.flatnonzero(done)) == [p for p in range(9) if p % 3 == i], f"shard {i} owns p mod 3")
+    merged = f"{tmp}/merged.h5"
+    proc = run(["merge", "-o", merged, shards[2], shards[0], shards[1]], expect=0)
+    check("H1" in proc.stdout and "merged from 3 shards" in proc.stdout, f"merge prints verdicts: {proc.stdout}")
+    h5diff_groups(single, merged, ["/e", "/soft", "/verdicts"])
+    same_datasets(single, merged)
+    # refusals, each one line naming the file
+    one_line_error(run(["merge", "-o", f"{tmp}/m1.h5", shards[0], shards[1]], expect=2), "shard 2/3 is missing")
+    one_line_error(run(["merge", "-o", f"{tmp}/m2.h5", shards[0], shards[0], shards[1]], expect=2),
+                   "shard0.h5: shard 0/3 is given twice")
+    other = f"{tmp}/other1.h5"
+    run(["run", spec, "-o", other, "--shard", "1/3", "--set", "seed=5", "-q"], expect=0)
+    one_line_error(run(["merge", "-o", f"{tmp}/m3.h5", shards[0], other, shards[2]], expect=2),
+                   "other1.h5: another spec or seed")
+    one_line_error(run(["merge", "-o", f"{tmp}/m4.h5", single, shards[0]], expect=2), "single.h5: not a shard")
+    # an unfinished shard: SIGTERM mid-run, then merge refuses, resume finishes it
+    slow = write(f"{tmp}/slow.cfg", SLOW_SPEC)
+    part = f"{tmp}/slow0.h5"
+    proc = subprocess.Popen([EXE, "run", slow, "-o", part, "--shard", "0/2", "-q"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGTERM)
+    proc.communicate(timeout=60)
+    if proc.returncode == 143:
+        one_line_error(run(["merge", "-o", f"{tmp}/m5.h5", part + ".partial"], expect=2), "lacks", "--resume")
+        one_line_error(run(["run", slow, "-o", part, "--resume", "-q"], expect=2), "resume with the same --shard")
+        run(["run", slow, "-o", part, "--shard", "0/2", "--resume", "-q"], expect=0)
+    for path in (f"{tmp}/m1.h5", f"{tmp}/m2.h5", f"{tmp}/m3.h5", f"{tmp}/m4.h5"):
+        check(not os.path.exists(path) and not os.path.exists(path + ".partial"), f"{path}: nothing left behind")
+    one_line_error(run(["run", spec, "--shard", "3/3"], expect=2), "--shard")
+
+
+def case_plan(tmp):
+    spec = write(f"{tmp}/small.cfg", SMALL_SPEC)
+    proc = run(["plan", spec], expect=0)
+    for part in ["core-hours", "memory/thread", "total: 12 points", "result file about", "hardmax_rank"]:
+        check(part in proc.stdout, f"plan prints {part!r}: {proc.stdout}")
+    check(not os.listdir(tmp) == [] and not any(p.endswith(".h5") for p in os.listdir(tmp)), "plan writes no file")
+    one_line_error(run(["plan", f"{tmp}/absent.cfg"], expect=2), "absent.cfg")
+
+
+def case_mpi(tmp):
+    """The MPI build under mpirun -np 3: the single process's datasets; a killed job
+    resumed with --resume, keeping every point it had written."""
+    env = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1", "OMP_NUM_THREADS": "1"}
+    mpirun = ["mpirun", "-np", "3", "--oversubscribe"]
+    spec = write(f"{tmp}/small.cfg", SMALL_SPEC)
+    single = f"{tmp}/single.h5"
+    run(["run", spec, "-o", single, "-q"], expect=0, env=env)
+    full_env = dict(os.environ, **env)
+    out = f"{tmp}/mpi.h5"
+    proc = subprocess.run(mpirun + [EXE, "run", spec, "-o", out, "-q"], capture_output=True, text=True,
+                          env=full_env, timeout=300)
+    check(proc.returncode == 0, f"mpirun: {proc.returncode} {proc.stderr}")
+    check(proc.stdout.count("results:") == 1, "only rank 0 prints")
+    h5diff_groups(single, out, ["/e", "/soft", "/verdicts"])
+    same_datasets(single, out)
+    # kill the whole job mid-run; mark a written point; resume under MPI
+    slow = write(f"{tmp}/slow.cfg", SLOW_SPEC)
+    reference = f"{tmp}/reference.h5"
+    run(["run", slow, "-o", reference, "-q"], expect=0, env=env)
+    out = f"{tmp}/mpi_slow.h5"
+    job = subprocess.Popen(mpirun + [EXE, "run", slow, "-o", out, "-q"], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, env=full_env, start_new_session=True)
+    time.sleep(2.0)
+    # Kill the whole job: mpirun and every rank (Open MPI puts the ranks in their own
+    # process group, so killing mpirun alone leaves them running).
+    os.killpg(job.pid, signal.SIGKILL)
+    job.wait()
+    for _ in range(100):
+        subprocess.run(["pkill", "-KILL", "-f", out], capture_output=True)
+        if subprocess.run(["pgrep", "-f", out], capture_output=True).returncode != 0:
+            break
+        time.sleep(0.1)
+    partial = out + ".partial"
+    check(os.path.exists(partial), "the killed job left its partial file")
+    with h5py.File(partial, "r+") as f:
+        done = np.flatnonzero(f["slow/done"][...].ravel())
+        check(len(done) > 0, "some points were written before the kill")
+        mean = f["slow/argmax_rank/mean"]
+        values = mean[...]
+        flat = values.reshape(-1)
+        flat[done[0]] = -12345.0  # a sentinel: a recomputed point would overwrite it
+        mean[...] = flat.reshape(values.shape)
+    proc = subprocess.run(mpirun + [EXE, "run", slow, "-o", out, "--resume", "-q"], capture_output=True, text=True,
+                          env=full_env, timeout=600)
+    check(proc.returncode == 0, f"mpirun --resume: {proc.returncode} {proc.stderr}")
+    with h5py.File(out) as f, h5py.File(reference) as r:
+        got, want = f["slow/argmax_rank/mean"][...].reshape(-1), r["slow/argmax_rank/mean"][...].reshape(-1)
+        check(got[done[0]] == -12345.0, "a point written before the kill was not recomputed")
+        rest = np.ones(len(got), bool)
+        rest[done[0]] = False
+        check(np.array_equal(got[rest], want[rest]), "every other point equals the uninterrupted run")
+
+
 def case_xarray(tmp):
     try:
         import xarray as xr
