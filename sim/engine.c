@@ -706,7 +706,7 @@ double ar_engine_trial_seconds(const ar_spec *spec, const ar_experiment *exp, lo
 {
     ar_experiment probe = *exp; /* the same point, fewer trials */
     double seconds = 0;
-    for (long trials = 2;; trials *= 4) {
+    for (long trials = 1;; trials *= 4) {
         probe.trials = trials;
         double *values = malloc((size_t)trials * ar_engine_values_per_trial(exp, point) * sizeof *values);
         if (!values)

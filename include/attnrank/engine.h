@@ -74,7 +74,7 @@ int ar_engine_values_per_trial(const ar_experiment *exp, long point);
 double ar_engine_point_memory(const ar_experiment *exp, const ar_point *point, int threads);
 
 /* Seconds one trial of point p takes on one thread here, timed over as many trials as
- * fit in about `budget` seconds (at least two). For `attnrank plan`. */
+ * fit in about `budget` seconds (at least one). For `attnrank plan`. */
 double ar_engine_trial_seconds(const ar_spec *spec, const ar_experiment *exp, long point, double budget);
 /* The simulator's cost model at point p (1 without one): plan scales timings by it. */
 double ar_engine_point_cost(const ar_experiment *exp, long point);

@@ -629,6 +629,18 @@ def case_mpi(tmp):
         check(np.array_equal(got[rest], want[rest]), "every other point equals the uninterrupted run")
 
 
+def case_runs_parse(tmp):
+    """Every spec under runs/ (the cluster ones too) parses and builds its grid; a tiny
+    --max-memory stops each before any work."""
+    root = os.path.join(os.environ["ATTNRANK_SOURCE_ROOT"], "runs")
+    specs = sorted(os.path.join(d, f) for d, _, files in os.walk(root) for f in files if f.endswith(".cfg"))
+    check(len(specs) >= 8, f"specs found: {specs}")
+    for spec in specs:
+        proc = run(["run", spec, "-o", f"{tmp}/x.h5", "--max-memory", "1K"], expect=2)
+        check("--max-memory" in proc.stderr, f"{spec}: {proc.stderr}")
+    check(not os.listdir(tmp), "nothing written")
+
+
 def case_xarray(tmp):
     try:
         import xarray as xr
