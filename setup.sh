@@ -16,8 +16,9 @@ PACKAGES=(
   libconfig-dev librandom123-dev libopenmpi-dev openmpi-bin
   python3-numpy python3-h5py python3-matplotlib
 )
-# Only the test suite needs these: it checks that xarray reads the result files.
-TEST_PACKAGES=(python3-xarray python3-h5netcdf)
+# Only the test suite needs these: it checks that xarray reads the result files and
+# that the HTML report renders in headless Chromium.
+TEST_PACKAGES=(python3-xarray python3-h5netcdf chromium)
 JOBS=${JOBS:-2}
 
 install_packages() { # install_packages PACKAGE...

@@ -1,6 +1,7 @@
 /* attnrank: the command line, a thin client of the library. */
 #define _GNU_SOURCE
 #include "attnrank/engine.h"
+#include "attnrank/report.h"
 #include "attnrank/linalg.h"
 #include "attnrank/sim.h"
 #include "attnrank/spec.h"
@@ -37,6 +38,7 @@ static const char usage_text[] =
     "                            file size of a spec, before running it\n"
     "  verify [--quick|--full]   the default verification suite: prints a verdict table\n"
     "  info FILE                 what a result file holds, and its verdicts\n"
+    "  report FILE [-o DIR]      an HTML page with the verdicts and every claim's figure\n"
     "  help [COMMAND]            this text, or a command's options\n"
     "  --version                 version and libraries\n"
     "\n"
@@ -84,8 +86,9 @@ static const char verify_help[] =
     "Runs the built-in verification suite (runs/verify.cfg): every claim with a verdict,\n"
     "including one deliberately broken assumption (tied weights, H4) that must come out\n"
     "VIOLATED. About a minute on 2 cores; --quick takes a tenth of the trials, --full ten\n"
-    "times as many. Writes FILE (default attnrank-verify-<UTC time>.h5) and exits 1 if a\n"
-    "verdict contradicts the expected one.\n";
+    "times as many. Writes FILE (default attnrank-verify-<UTC time>.h5) and its HTML report\n"
+    "(FILE without .h5, plus -report/report.html), and exits 1 if a verdict contradicts\n"
+    "the expected one.\n";
 
 static void print_verdicts(FILE *f, const ar_verdict_row *rows, int n)
 {
@@ -338,6 +341,46 @@ static int cmd_run(int argc, char **argv, char *command_line)
     return status;
 }
 
+static const char report_help[] =
+    "usage: attnrank report FILE [-o DIR]\n"
+    "\n"
+    "Writes DIR/report.html (default DIR: FILE without .h5, plus -report): the verdict\n"
+    "table, a section per claim with its figures (drawn from FILE by the scripts in\n"
+    "plots/, embedded as SVG: the page needs no network), the spec and the provenance.\n"
+    "Without Python and matplotlib the page still has the table and says what is missing.\n"
+    "ATTNRANK_PLOTS names another folder of figure scripts.\n";
+
+static const char *plots_folder(void)
+{
+    const char *env = getenv("ATTNRANK_PLOTS");
+    return env && env[0] ? env : ATTNRANK_SOURCE_ROOT "/plots";
+}
+
+static char *default_report_dir(const char *result)
+{
+    char *dir = malloc(strlen(result) + 8);
+    strcpy(dir, result);
+    size_t len = strlen(dir);
+    if (len > 3 && strcmp(dir + len - 3, ".h5") == 0)
+        dir[len - 3] = '\0';
+    strcat(dir, "-report");
+    return dir;
+}
+
+/* The report of a finished run; says where it is, or why figures are missing. */
+static int write_report(const char *result, const char *dir)
+{
+    char err[AR_ERR_LEN], note[512];
+    if (ar_report_write(result, dir, plots_folder(), note, sizeof note, err) != 0) {
+        fprintf(stderr, "%s: %s\n", program, err);
+        return AR_EXIT_IO;
+    }
+    printf("report: %s/report.html\n", dir);
+    if (note[0])
+        fprintf(stderr, "%s: %s\n", program, note);
+    return AR_EXIT_OK;
+}
+
 static int cmd_verify(int argc, char **argv, char *command_line)
 {
     cli_options o = {0};
@@ -369,6 +412,11 @@ static int cmd_verify(int argc, char **argv, char *command_line)
     if (!o.run.quiet)
         fprintf(stderr, "attnrank verify: %s, writing %s\n", label, o.run.output);
     status = run_spec(&spec, &o);
+    if (status == AR_EXIT_OK || status == AR_EXIT_VERIFY_FAILED) { /* the report, next to the file */
+        char *dir = default_report_dir(o.run.output);
+        write_report(o.run.output, dir);
+        free(dir);
+    }
     ar_spec_free(&spec);
     free(o.sets);
     return status;
@@ -616,6 +664,31 @@ static int cmd_plan(int argc, char **argv)
     return AR_EXIT_OK;
 }
 
+static int cmd_report(int argc, char **argv)
+{
+    const char *dir = NULL, *file = NULL;
+    for (int i = 1; i < argc; ++i) {
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            fputs(report_help, stdout);
+            return 0;
+        } else if ((strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) && i + 1 < argc) {
+            dir = argv[++i];
+        } else if (argv[i][0] == '-') {
+            return bad_usage("report: unknown option '%s'", argv[i]);
+        } else if (!file) {
+            file = argv[i];
+        } else {
+            return bad_usage("report: unexpected argument '%s'", argv[i]);
+        }
+    }
+    if (!file)
+        return bad_usage("%s", "report: give the result FILE");
+    char *made = dir ? NULL : default_report_dir(file);
+    int status = write_report(file, dir ? dir : made);
+    free(made);
+    return status == AR_EXIT_IO ? AR_EXIT_BAD_INPUT : status;
+}
+
 static int dispatch(int argc, char **argv);
 
 static int cmd_version(void)
@@ -662,6 +735,8 @@ static int dispatch(int argc, char **argv)
         status = cmd_merge(argc - 1, argv + 1, command_line);
     else if (strcmp(cmd, "plan") == 0)
         status = cmd_plan(argc - 1, argv + 1);
+    else if (strcmp(cmd, "report") == 0)
+        status = cmd_report(argc - 1, argv + 1);
     else if (strcmp(cmd, "list") == 0)
         status = cmd_list(argc - 1, argv + 1);
     else if (strcmp(cmd, "info") == 0)
@@ -674,6 +749,7 @@ static int dispatch(int argc, char **argv)
               : strcmp(topic, "verify") == 0 ? verify_help
               : strcmp(topic, "merge") == 0  ? merge_help
               : strcmp(topic, "plan") == 0   ? plan_help
+              : strcmp(topic, "report") == 0 ? report_help
                                              : usage_text,
               stdout);
         status = 0;

@@ -6,6 +6,7 @@ usage: test_cli.py ATTNRANK CASE     (meson registers one test per case)
 import hashlib
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -340,6 +341,9 @@ def case_verify_quick(tmp):
     made = [p for p in os.listdir(tmp) if p.startswith("attnrank-verify-") and p.endswith(".h5")]
     check(len(made) == 1, f"verify writes one HDF5 file: {made}")
     check(f"results: {made[0]}" in proc.stdout, "verify prints the file's path")
+    report = made[0][:-3] + "-report/report.html"
+    check(f"report: {report}" in proc.stdout and os.path.getsize(os.path.join(tmp, report)) > 10000,
+          f"verify writes its report: {proc.stdout[-300:]}")
 
 
 def case_markov_layout(tmp):
@@ -639,6 +643,56 @@ def case_runs_parse(tmp):
         proc = run(["run", spec, "-o", f"{tmp}/x.h5", "--max-memory", "1K"], expect=2)
         check("--max-memory" in proc.stderr, f"{spec}: {proc.stderr}")
     check(not os.listdir(tmp), "nothing written")
+
+
+def chromium(args, timeout=120):
+    exe = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not exe:
+        return None
+    return subprocess.run([exe, "--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                           "--enable-logging=stderr", "--v=0", *args], capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def case_report(tmp):
+    spec = write(f"{tmp}/small.cfg", SMALL_SPEC)
+    out = f"{tmp}/small.h5"
+    run(["run", spec, "-o", out, "-q"], expect=0)
+    proc = run(["report", out, "-o", f"{tmp}/rep"], expect=0)
+    check(f"report: {tmp}/rep/report.html" in proc.stdout, f"report prints its path: {proc.stdout}")
+    page = open(f"{tmp}/rep/report.html").read()
+    with h5py.File(out) as f:
+        claims = [r["claim"].decode() for r in f["verdicts"][...]]
+    check(page.count("<tr class=") == len(claims), "one table row per verdict")
+    figures = open(f"{tmp}/rep/figures/figures.tsv").read().splitlines()
+    check(len(figures) >= 3 and page.count("<svg") >= len(figures), f"every figure embedded: {len(figures)}")
+    fetched = [m for m in ("src=\"http", "href=\"http", "url(http", "@import") if m in page]
+    check(not fetched, f"the page loads nothing from the network: {fetched}")
+    # headless Chromium: the table and every figure render, no console errors
+    dom = chromium(["--dump-dom", f"file://{tmp}/rep/report.html"])
+    if dom is None:
+        print("chromium is not installed: the browser check is skipped")
+        sys.exit(77)
+    check(dom.returncode == 0 and 'id="verdicts"' in dom.stdout, f"chromium renders the table: {dom.stderr[-300:]}")
+    check(dom.stdout.count("<svg") == page.count("<svg"), "every figure is in the rendered page")
+    shot = chromium([f"--screenshot={tmp}/shot.png", "--window-size=1200,2000", f"file://{tmp}/rep/report.html"])
+    check(shot.returncode == 0 and os.path.getsize(f"{tmp}/shot.png") > 20000, "a screenshot")
+    errors = [l for l in dom.stderr.splitlines() + shot.stderr.splitlines()
+              if "CONSOLE" in l and any(w in l for w in ("Uncaught", "Error", "Failed", "error"))]
+    check(not errors, f"console errors: {errors[:3]}")
+    from PIL import Image
+    pixels = np.asarray(Image.open(f"{tmp}/shot.png").convert("L"), dtype=float)
+    check(pixels.std() > 10, "the screenshot is not blank")
+    # without matplotlib: still the table, and a line saying what is missing
+    broken = f"{tmp}/noplots"
+    os.mkdir(broken)
+    write(f"{broken}/plot_all.py", "import matplotlib_absent_module\n")
+    proc = run(["report", out, "-o", f"{tmp}/rep2"], expect=0, env={"ATTNRANK_PLOTS": broken})
+    check("figures not drawn" in proc.stderr and "ModuleNotFoundError" in proc.stderr, f"note: {proc.stderr}")
+    page = open(f"{tmp}/rep2/report.html").read()
+    check(page.count("<tr class=") == len(claims) and "<svg" not in page and "figures not drawn" in page,
+          "the table alone, and the reason")
+    one_line_error(run(["report", f"{tmp}/absent.h5"], expect=2), "absent.h5")
 
 
 def case_xarray(tmp):

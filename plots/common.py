@@ -1,0 +1,185 @@
+"""What every figure script shares: reading an attnrank result file (never re-simulating),
+picking slices of a grid, drawing an estimate with its 95% interval beside the theory,
+a paper-like style, a caption line with the grid and trial counts, and saving as SVG,
+PDF and PNG."""
+import json
+import os
+import sys
+
+import h5py
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import warnings  # noqa: E402
+
+# An empty legend is not worth a warning on every figure.
+warnings.filterwarnings("ignore", message="No artists with labels")
+
+
+class PlotError(Exception):
+    """A file that cannot give the figure asked of it; the message names what is missing."""
+
+
+STYLE = {
+    "font.family": "serif",
+    "font.size": 9,
+    "axes.titlesize": 9,
+    "axes.labelsize": 9,
+    "legend.fontsize": 7.5,
+    "legend.frameon": False,
+    "xtick.direction": "in",
+    "ytick.direction": "in",
+    "xtick.top": True,
+    "ytick.right": True,
+    "lines.linewidth": 1.2,
+    "lines.markersize": 3.5,
+    "figure.dpi": 150,
+    "savefig.bbox": "tight",
+    "svg.fonttype": "none",
+}
+plt.rcParams.update(STYLE)
+THEORY = dict(color="black", linestyle="--", linewidth=0.9)
+
+
+def text(value):
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+class Experiment:
+    """One experiment group: its axes (name -> coordinate values), fixed parameters and
+    datasets, addressed by parameter values rather than indices."""
+
+    def __init__(self, path, f, name):
+        if name not in f:
+            raise PlotError(f"{path}: no experiment '{name}'")
+        self.path, self.name, self.group = path, name, f[name]
+        attrs = self.group.attrs
+        for key in ("simulator", "axes", "trials"):
+            if key not in attrs:
+                raise PlotError(f"{path}: /{name} lacks the attribute '{key}' (not an attnrank result?)")
+        self.simulator = text(attrs["simulator"])
+        self.axis_names = text(attrs["axes"]).split()
+        self.trials = int(attrs["trials"])
+        self.coords = {}
+        for a in self.axis_names:
+            values = self.group[a][...]
+            self.coords[a] = [text(v) for v in values] if values.dtype.kind in "SO" else values
+        self.claims = text(attrs.get("claims", "")).split()
+
+    def param(self, name):
+        """A fixed parameter's value, or the axis values if it is swept."""
+        if name in self.coords:
+            return self.coords[name]
+        if name not in self.group.attrs:
+            raise PlotError(f"{self.path}: /{self.name} has no parameter '{name}'")
+        return text(self.group.attrs[name]) if isinstance(self.group.attrs[name], (bytes, str)) else \
+            self.group.attrs[name]
+
+    def has(self, output):
+        return output in self.group and "mean" in self.group[output]
+
+    def _index(self, fix):
+        index = []
+        for a in self.axis_names:
+            if a in fix:
+                values = list(self.coords[a])
+                want = fix[a]
+                match = [i for i, v in enumerate(values) if (v == want if isinstance(v, str) else np.isclose(v, want))]
+                if not match:
+                    raise PlotError(f"{self.path}: /{self.name}: {a} = {want} is not on the grid ({values})")
+                index.append(match[0])
+            else:
+                index.append(slice(None))
+        return tuple(index)
+
+    def get(self, output, stat="mean", **fix):
+        """output/stat with the named axes fixed; the other axes stay, in file order."""
+        if output not in self.group or stat not in self.group[output]:
+            raise PlotError(f"{self.path}: /{self.name} lacks the dataset {output}/{stat}")
+        return self.group[output][stat][...][self._index(fix)]
+
+    def index_values(self, output, name):
+        return self.group[output][name][...]
+
+    def theory(self, claim, **fix):
+        if "theory" not in self.group or claim not in self.group["theory"]:
+            raise PlotError(f"{self.path}: /{self.name} lacks theory/{claim}")
+        return self.group["theory"][claim][...][self._index(fix)]
+
+    def caption(self, extra=""):
+        grid = ", ".join(f"{a} ({len(self.coords[a])})" for a in self.axis_names) or "one point"
+        return f"{self.path.split('/')[-1]}:/{self.name}, {self.simulator}; grid {grid}; {self.trials} trials a point" + \
+            (f"; {extra}" if extra else "")
+
+
+def open_result(path):
+    try:
+        f = h5py.File(path, "r", locking=False)
+    except (OSError, TypeError) as e:
+        raise PlotError(f"{path}: cannot open as HDF5 ({e})")
+    if "spec_hash" not in f.attrs:
+        raise PlotError(f"{path}: not an attnrank result file (no spec_hash attribute)")
+    return f
+
+
+def band(ax, x, exp, output, label, color=None, marker="o", **fix):
+    """Mean with its 95% interval as a shaded band; returns the line."""
+    mean = exp.get(output, "mean", **fix)
+    lo, hi = exp.get(output, "ci_lo", **fix), exp.get(output, "ci_hi", **fix)
+    (line,) = ax.plot(x, mean, marker=marker, label=label, color=color)
+    ax.fill_between(x, lo, hi, color=line.get_color(), alpha=0.2, linewidth=0)
+    return line
+
+
+def figure(width=3.4, height=2.5, ncols=1, nrows=1):
+    """Panels of width x height inches each, plus room for the title and caption."""
+    fig, axes = plt.subplots(nrows, ncols, figsize=(width * ncols, height * nrows + 0.6), squeeze=False)
+    if nrows > 1:
+        return fig, axes
+    return fig, axes[0]
+
+
+def finish(fig, exp, title, claims, stem, outdir, extra=""):
+    """Title with the claim ids, caption line, save three formats; a manifest entry."""
+    # room above the panels for the title, below them for the caption line
+    height = fig.get_figheight()
+    fig.tight_layout(rect=(0, 0.28 / height, 1, 1 - 0.32 / height))
+    fig.suptitle(f"{' '.join(claims)}: {title}" if claims else title, fontsize=9, y=1 - 0.06 / height, va="top")
+    fig.text(0.01, 0.04 / height, exp.caption(extra), fontsize=6.5, color="0.35", ha="left", va="bottom")
+    os.makedirs(outdir, exist_ok=True)
+    files = {}
+    for fmt in ("svg", "png", "pdf"):
+        path = os.path.join(outdir, f"{stem}.{fmt}")
+        fig.savefig(path)
+        files[fmt] = path
+    plt.close(fig)
+    return {"experiment": exp.name, "simulator": exp.simulator, "claims": claims, "title": title, "files": files,
+            "caption": exp.caption(extra)}
+
+
+def main(figures_for, argv=None):
+    """Command line shared by the scripts: SCRIPT FILE OUTDIR [EXPERIMENT...]. Writes the
+    figures and OUTDIR/manifest-<script>.json; exits 2 with one line on a bad file."""
+    argv = sys.argv[1:] if argv is None else argv
+    if len(argv) < 2:
+        print(f"usage: {os.path.basename(sys.argv[0])} RESULT.h5 OUTDIR [EXPERIMENT...]", file=sys.stderr)
+        return 2
+    path, outdir, only = argv[0], argv[1], argv[2:]
+    try:
+        with open_result(path) as f:
+            entries = []
+            names = only or [k for k in f.keys() if isinstance(f[k], h5py.Group)]
+            for name in names:
+                exp = Experiment(path, f, name)
+                entries += figures_for(exp, outdir)
+    except PlotError as e:
+        print(f"{os.path.basename(sys.argv[0])}: {e}", file=sys.stderr)
+        return 2
+    stem = os.path.splitext(os.path.basename(sys.argv[0]))[0]
+    with open(os.path.join(outdir, f"manifest-{stem}.json") if entries else os.devnull, "w") as m:
+        json.dump(entries, m, indent=1)
+    for e in entries:
+        print(e["files"]["svg"])
+    return 0

@@ -1,0 +1,101 @@
+#!/usr/bin/python3
+"""Figures of the hardmax rank bound (H1-H5), from an attnrank result file.
+
+usage: hardmax.py RESULT.h5 OUTDIR [EXPERIMENT...]
+
+hardmax_rank over (n, d_h): E[rank]/n against d_h, one line per n, with the bounds
+(1 - 1/e) + 1/n (H1) and 1 - (1 - 1/n)^n (H2) read from the file's theory datasets;
+the rank's histogram at the largest n for a few d_h. softmax_rank over tau: the rank
+measures against the temperature, log-x, one panel per d_h (H5)."""
+import sys
+
+import numpy as np
+
+from common import THEORY, PlotError, band, figure, finish, main
+
+
+def bound_figure(exp, outdir):
+    if exp.axis_names[:2] != ["n", "d_h"] and sorted(exp.axis_names) != ["d_h", "n"]:
+        return []
+    ns, dhs = np.asarray(exp.coords["n"]), np.asarray(exp.coords["d_h"])
+    fig, (ax,) = figure(3.6, 2.7)
+    colors = []
+    for n in ns:
+        mean = exp.get("argmax_rank", "mean", n=n)
+        lo, hi = exp.get("argmax_rank", "ci_lo", n=n), exp.get("argmax_rank", "ci_hi", n=n)
+        (line,) = ax.plot(dhs, mean / n, marker="o", label=f"n = {n:g}")
+        ax.fill_between(dhs, lo / n, hi / n, color=line.get_color(), alpha=0.2, linewidth=0)
+        colors.append(line.get_color())
+    claims = []
+    for claim, style, label in (("H1", "--", "(1 - 1/e) + 1/n"), ("H2", ":", "1 - (1 - 1/n)^n")):
+        try:
+            for n, color in zip(ns, colors):
+                ax.plot(dhs, exp.theory(claim, n=n) / n, linestyle=style, color=color, linewidth=0.8)
+            ax.plot([], [], linestyle=style, color="black", linewidth=0.8, label=f"{claim}: {label}")
+            claims.append(claim)
+        except PlotError:
+            pass
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("head dimension $d_h$")
+    ax.set_ylabel("E[rank] / n")
+    ax.legend(ncol=2, loc="lower right")
+    entries = [finish(fig, exp, "hardmax rank against the head dimension", claims or ["H1"], f"{exp.name}_rank",
+                      outdir, "bands: 95% intervals; lines: the bounds over n")]
+    if "hist" in exp.group["argmax_rank"]:
+        n = ns[-1]
+        hist = exp.get("argmax_rank", "hist", n=n)
+        values = exp.index_values("argmax_rank", "value")
+        fig, (ax,) = figure(3.4, 2.4)
+        for i in np.unique(np.linspace(0, len(dhs) - 1, min(4, len(dhs))).astype(int)):
+            counts = hist[i]
+            ax.step(values / n, counts / max(counts.sum(), 1), where="mid", label=f"$d_h$ = {dhs[i]:g}")
+        try:
+            ax.axvline(exp.theory("H1", n=n)[0] / n, **THEORY, label="H1 bound")
+        except PlotError:
+            pass
+        ax.set_xlim(0, 1)
+        ax.set_xlabel("rank / n")
+        ax.set_ylabel("fraction of trials")
+        ax.legend()
+        entries.append(finish(fig, exp, f"distribution of the hardmax rank at n = {n:g}", ["H1"],
+                              f"{exp.name}_hist", outdir))
+    return entries
+
+
+def temperature_figure(exp, outdir):
+    if "tau" not in exp.axis_names:
+        return []
+    taus = np.asarray(exp.coords["tau"])
+    panels = list(exp.coords["d_h"]) if "d_h" in exp.axis_names else [None]
+    fig, axes = figure(2.6, 2.4, ncols=len(panels))
+    others = {a: exp.coords[a][0] for a in exp.axis_names if a not in ("tau", "d_h")}
+    for ax, dh in zip(axes, panels):
+        fix = dict(others, **({"d_h": dh} if dh is not None else {}))
+        for output in ("argmax_rank", "numrank_abs", "stable_rank", "effective_rank"):
+            band(ax, taus, exp, output, output.replace("_", " "), **fix)
+        for claim in ("H5a", "H5b"):  # the bounds, where they speak
+            try:
+                bound = exp.theory(claim, **fix)
+            except PlotError:
+                continue
+            ax.plot(taus, bound, linestyle="none", marker="_", markersize=14, color="black",
+                    label="bound (H5a, H5b)" if claim == "H5a" else None)
+        ax.set_xscale("log")
+        ax.set_xlabel(r"temperature $\tau / \sqrt{d_h}$")
+        ax.set_title(f"$d_h$ = {dh:g}" if dh is not None else "")
+    axes[0].set_ylabel("rank")
+    axes[0].legend()
+    return [finish(fig, exp, "rank measures of softmax attention against the temperature", ["H5a", "H5b"],
+                   f"{exp.name}_tau", outdir)]
+
+
+def figures_for(exp, outdir):
+    if exp.simulator == "hardmax_rank" and "n" in exp.axis_names and "d_h" in exp.axis_names:
+        return bound_figure(exp, outdir)
+    if exp.simulator == "softmax_rank":
+        return temperature_figure(exp, outdir)
+    return []
+
+
+if __name__ == "__main__":
+    sys.exit(main(figures_for))

@@ -1,0 +1,102 @@
+#!/usr/bin/python3
+"""Figures of attention masks and LayerNorm (M1-M4), from an attnrank result file.
+
+usage: masks.py RESULT.h5 OUTDIR [EXPERIMENT...]
+
+mask_dynamics: mu / ||X||_F against the layer, log-y, one line per mask, a panel per
+normalisation (M1, M3); the collapse rate against the window's half-width, log-log, with
+the graph's radius on a second axis (M2) or against the logits' scale. ln_equilibria:
+per rank k, the certified witness's residual and the spectral radius of dF at it, and
+where random starts end (M4)."""
+import sys
+
+import numpy as np
+
+from common import PlotError, band, figure, finish, main
+
+
+def first_of(exp, names, **keep):
+    fix = {a: exp.coords[a][0] for a in exp.axis_names if a not in names}
+    fix.update(keep)
+    return fix
+
+
+def dynamics_figures(exp, outdir):
+    entries = []
+    layers = exp.index_values("mu_rel", "layer")
+    if "mask" in exp.axis_names:
+        norms = exp.coords.get("norm", [exp.param("norm")])
+        fig, axes = figure(3.0, 2.6, ncols=len(norms))
+        for ax, norm in zip(axes, norms):
+            for mask in exp.coords["mask"]:
+                fix = first_of(exp, ["mask", "norm"], mask=mask, **({"norm": norm} if "norm" in exp.axis_names else {}))
+                mean = exp.get("mu_rel", "mean", **fix)
+                ax.plot(layers, np.maximum(mean, 1e-17), label=mask)
+            ax.set_yscale("log")
+            ax.set_ylim(1e-17, 2)
+            ax.set_xlabel("layer t")
+            ax.set_title("no LayerNorm" if norm == "none" else f"LayerNorm ({norm})")
+        axes[0].set_ylabel(r"$\mu(X_t) / \|X_t\|_F$")
+        axes[0].legend(fontsize=6.5)
+        entries.append(finish(fig, exp, "distance from rank one against depth, per mask",
+                              ["M1", "M3"] if len(norms) > 1 else ["M1"], f"{exp.name}_mu", outdir,
+                              "mean over trials; 1e-17 marks exact collapse"))
+    for axis, label, claims in (("w", "window half-width w", ["M2"]), ("scale", "scale of the logits", [])):
+        if axis not in exp.axis_names or len(exp.coords[axis]) < 2:
+            continue
+        xs = np.asarray(exp.coords[axis], float)
+        fig, (ax,) = figure(3.4, 2.5)
+        series = exp.coords.get("mask", [None])
+        for mask in series:
+            fix = first_of(exp, [axis, "mask"], **({"mask": mask} if mask is not None else {}))
+            band(ax, xs, exp, "rate", mask or "rate", **fix)
+        ax.set_xscale("log", base=2 if axis == "w" else 10)
+        ax.set_yscale("log")
+        ax.set_xlabel(label)
+        ax.set_ylabel(r"collapse rate of $\mu/\|X\|$ per layer")
+        if axis == "w" and "mask" not in exp.axis_names:
+            radius = exp.get("radius", "mean", **first_of(exp, [axis]))
+            twin = ax.twinx()
+            twin.plot(xs, radius, color="0.5", linestyle=":", marker="s", label="radius r")
+            twin.set_yscale("log", base=2)
+            twin.set_ylabel("graph radius r (bound: (1 - ε^r)^(t/r))", color="0.4")
+        ax.legend(loc="upper left")
+        entries.append(finish(fig, exp, f"collapse rate against the {label}", claims, f"{exp.name}_rate_{axis}",
+                              outdir, "bands: 95% intervals"))
+    return entries
+
+
+def equilibria_figure(exp, outdir):
+    if "rank" not in exp.axis_names or not exp.has("witness_residual"):
+        return []
+    ks = np.asarray(exp.coords["rank"])
+    fix = first_of(exp, ["rank"])
+    fig, axes = figure(2.8, 2.5, ncols=2)
+    axes[0].semilogy(ks, exp.get("witness_residual", "max", **fix), "o-", label="largest residual")
+    axes[0].axhline(1e-10, color="black", linestyle="--", linewidth=0.9, label="certificate 1e-10")
+    axes[0].set_xlabel("rank k of the witness")
+    axes[0].set_ylabel(r"$\|F(X^*) - X^*\|_F$")
+    axes[0].legend()
+    band(axes[1], ks, exp, "witness_radius", "spectral radius of dF")
+    axes[1].axhline(1, color="black", linestyle="--", linewidth=0.9, label="attracts below 1")
+    axes[1].set_yscale("log")
+    axes[1].set_xlabel("rank k of the witness")
+    axes[1].set_ylabel("spectral radius")
+    axes[1].legend()
+    return [finish(fig, exp, "certified equilibria of every rank with LayerNorm", ["M4", "M4rank"],
+                   f"{exp.name}_equilibria", outdir, "witnesses built per trial; radius band: 95% interval")]
+
+
+def figures_for(exp, outdir):
+    try:
+        if exp.simulator == "mask_dynamics":
+            return dynamics_figures(exp, outdir)
+        if exp.simulator == "ln_equilibria":
+            return equilibria_figure(exp, outdir)
+    except PlotError:
+        raise
+    return []
+
+
+if __name__ == "__main__":
+    sys.exit(main(figures_for))
