@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -30,6 +31,9 @@ void ar_install_signal_handlers(void)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    /* A file-size limit (ulimit -f, a full quota) must come back as a failed write we
+     * report, not as a kill that leaves a half-made file. */
+    signal(SIGXFSZ, SIG_IGN);
 }
 
 static int thread_count(int requested)
@@ -221,13 +225,21 @@ static int check_disk(const ar_spec *spec, const char *output, char *err)
         *slash = '\0';
     struct statvfs fs;
     int status = 0;
+    double need = ar_engine_output_bytes(spec);
+    struct rlimit limit;
     if (statvfs(slash ? (dir[0] ? dir : "/") : ".", &fs) == 0) {
-        double free_bytes = (double)fs.f_bavail * (double)fs.f_frsize, need = ar_engine_output_bytes(spec);
+        double free_bytes = (double)fs.f_bavail * (double)fs.f_frsize;
         if (need > free_bytes) {
             snprintf(err, AR_ERR_LEN, "%s: the result file needs about %.3g GiB; the disk has %.3g GiB free",
                      output, need / 1073741824.0, free_bytes / 1073741824.0);
             status = -1;
         }
+    }
+    if (status == 0 && getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
+        need > (double)limit.rlim_cur) {
+        snprintf(err, AR_ERR_LEN, "%s: the result file needs about %.3g MiB; the file-size limit (ulimit -f) is "
+                 "%.3g MiB", output, need / 1048576.0, (double)limit.rlim_cur / 1048576.0);
+        status = -1;
     }
     free(dir);
     return status;

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 extern const char ar_verify_spec[];
 
@@ -30,7 +31,7 @@ static const char usage_text[] =
     "Monte Carlo checks of theorems about the rank of attention matrices.\n"
     "\n"
     "commands:\n"
-    "  list [SIMULATOR]          simulators, their parameters (defaults, ranges) and outputs;\n"
+    "  list [SIMULATOR|--tsv]    simulators, their parameters (defaults, ranges) and outputs;\n"
     "                            the claims they check\n"
     "  run SPEC [options]        run the grid of a spec file into an HDF5 file\n"
     "  merge -o FILE SHARD...    join the files of a run split with --shard into FILE\n"
@@ -445,6 +446,24 @@ static int cmd_list(int argc, char **argv)
     int count, n_claims;
     const ar_sim *const *sims = ar_sim_all(&count);
     const ar_claim *const *claims = ar_claims_all(&n_claims);
+    if (argc > 1 && strcmp(argv[1], "--tsv") == 0) {
+        /* for scripts: simulator, parameter, type, default, min, max, choices (| separated) */
+        for (int s = 0; s < count; ++s)
+            for (int i = 0; i < sims[s]->n_params; ++i) {
+                const ar_param *p = &sims[s]->params[i];
+                printf("%s\t%s\t%s\t", sims[s]->name, p->name,
+                       p->type == AR_PARAM_INT ? "int" : p->type == AR_PARAM_REAL ? "real" : "choice");
+                if (p->type == AR_PARAM_CHOICE) {
+                    printf("%s\t\t\t", p->choices[(int)p->default_value]);
+                    for (int c = 0; p->choices[c]; ++c)
+                        printf("%s%s", c ? "|" : "", p->choices[c]);
+                } else {
+                    printf("%.17g\t%.17g\t%.17g\t", p->default_value, p->min, p->max);
+                }
+                printf("\n");
+            }
+        return 0;
+    }
     const char *only = argc > 1 ? argv[1] : NULL;
     if (only && !ar_sim_find(only))
         return bad_usage("list: unknown simulator '%s'", only);
@@ -715,6 +734,13 @@ int main(int argc, char **argv)
     }
     int status = dispatch(argc, argv);
     ar_mpi_finalize();
+    if (status == AR_EXIT_IO) {
+        /* After a failed write HDF5 may hold a file it cannot close; its exit handler
+         * would then crash. The error is reported: leave without the handlers. */
+        fflush(stdout);
+        fflush(stderr);
+        _exit(status);
+    }
     return status;
 }
 

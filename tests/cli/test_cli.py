@@ -695,6 +695,126 @@ def case_report(tmp):
     one_line_error(run(["report", f"{tmp}/absent.h5"], expect=2), "absent.h5")
 
 
+def bad_values(kind, default, lo, hi, choices):
+    """(label, libconfig text) for a parameter: wrong type, out of range, NaN/Inf
+    spelled as text, huge, empty axis."""
+    cases = [("string", '"x"'), ("empty axis", "[]"), ("nan", '"nan"'), ("list of strings", '["a", "b"]')]
+    if kind == "choice":
+        cases += [("number", "3"), ("unknown choice", '"bogus"'), ("unknown choice in axis", f'["{choices[0]}", "bogus"]')]
+    else:
+        lo, hi = float(lo), float(hi)
+        cases += [("below range", f"{lo - 1:.17g}" if kind == "real" else str(int(lo) - 1)),
+                  ("above range", f"{hi * 10 + 1:.17g}" if kind == "real" else str(int(hi) + 1)),
+                  ("huge", "1e308" if kind == "real" and hi < 1e307 else "9223372036854775807L"),
+                  ("bad element of an axis",
+                   f"[{float(default)!r}, {float(hi * 10 + 1)!r}]" if kind == "real"
+                   else f"[{int(float(default))}, {int(hi) + 1}]")]
+        if kind == "int":
+            cases.append(("real for an integer", "2.5"))
+    return cases
+
+
+def case_bad_input_catalogue(tmp):
+    """Every parameter of every simulator, fed wrong types, out-of-range, NaN, huge and
+    empty values: one line naming the file, line and field, exit 2, nothing written."""
+    rows = [line.split("\t") for line in run(["list", "--tsv"], expect=0).stdout.splitlines()]
+    tried = 0
+    for sim, name, kind, default, lo, hi, choices in rows:
+        for label, value in bad_values(kind, default, lo, hi, choices.split("|")):
+            text = f'seed = 1;\nexperiments = (\n  {{ name = "e"; simulator = "{sim}"; trials = 2;\n' \
+                   f'    {name} = {value}; }}\n);\n'
+            spec = write(f"{tmp}/bad.cfg", text)
+            out = f"{tmp}/bad.h5"
+            proc = run(["run", spec, "-o", out, "-q"])
+            lines = proc.stderr.strip().splitlines()
+            what = f"{sim}.{name} = {value} ({label})"
+            check(proc.returncode == 2, f"{what}: exit {proc.returncode}, want 2: {proc.stderr}")
+            check(len(lines) == 1, f"{what}: want one line, got {proc.stderr!r}")
+            check("bad.cfg:" in lines[0] and (name in lines[0] or "syntax error" in lines[0]),
+                  f"{what}: the line names neither the file nor the field: {lines[0]}")
+            check(not os.path.exists(out) and not os.path.exists(out + ".partial"), f"{what}: output left behind")
+            tried += 1
+    # the spec as a whole
+    whole = [("unknown key", 'seed = 1; colour = 2; experiments = ( { name = "e"; simulator = "hardmax_rank"; } );',
+              "colour"),
+             ("unknown experiment key", 'seed = 1; experiments = ( { name = "e"; simulator = "hardmax_rank"; x = 1; } );',
+              "x: unknown field"),
+             ("duplicate key", 'seed = 1; seed = 2; experiments = ( { name = "e"; simulator = "hardmax_rank"; } );',
+              "bad.cfg:1"),
+             ("duplicate experiment", 'seed = 1; experiments = ( { name = "e"; simulator = "hardmax_rank"; },'
+                                      ' { name = "e"; simulator = "hardmax_rank"; } );', "e"),
+             ("unknown simulator", 'seed = 1; experiments = ( { name = "e"; simulator = "nope"; } );', "nope"),
+             ("no experiments", 'seed = 1;', "experiments"),
+             ("not libconfig", '{"seed": 1, "experiments": []}', "bad.cfg:1"),
+             ("negative seed", 'seed = -1; experiments = ( { name = "e"; simulator = "hardmax_rank"; } );', "seed"),
+             ("trials zero", 'seed = 1; experiments = ( { name = "e"; simulator = "hardmax_rank"; trials = 0; } );',
+              "trials"),
+             ("self include", '@include "bad.cfg"\nseed = 1;', "bad.cfg")]
+    for label, text, part in whole:
+        spec = write(f"{tmp}/bad.cfg", text)
+        proc = run(["run", spec, "-o", f"{tmp}/bad.h5", "-q"])
+        lines = proc.stderr.strip().splitlines()
+        check(proc.returncode == 2 and len(lines) == 1 and part in lines[0] and "bad.cfg" in lines[0],
+              f"{label}: exit {proc.returncode}, {proc.stderr!r}")
+        check(not os.path.exists(f"{tmp}/bad.h5"), f"{label}: output left behind")
+        tried += 1
+    print(f"{tried} bad inputs, each refused in one line")
+
+
+def case_bad_files_catalogue(tmp):
+    """Outputs that cannot be written and HDF5 inputs that cannot be trusted: one line,
+    a documented status, nothing half-made left, no existing file altered."""
+    spec = write(f"{tmp}/small.cfg", SMALL_SPEC)
+    one_line_error(run(["run", spec, "-o", "/sys/attnrank.h5", "-q"], expect=2), "/sys/attnrank.h5")
+    # a full disk, as a file-size limit (ulimit -f, KiB): refused before any work when the
+    # estimate exceeds it; when only the real file does, the failed write is reported
+    def limited(kib, out):
+        return subprocess.run(["bash", "-c", f"ulimit -f {kib}; exec {EXE} run {tmp}/small.cfg -o {out} -q"],
+                              capture_output=True, text=True)
+    proc = limited(16, f"{tmp}/full.h5")
+    one_line_error(proc, "full.h5", "file-size limit")
+    check(proc.returncode == 2, f"file-size limit: exit {proc.returncode}, want 2")
+    estimate = float(proc.stderr.split("needs about ")[1].split(" MiB")[0]) * 1048576
+    run(["run", spec, "-o", f"{tmp}/sized.h5", "-q"], expect=0)
+    actual = os.path.getsize(f"{tmp}/sized.h5")
+    if actual > estimate + 4096:
+        proc = limited(int((estimate + actual) / 2048), f"{tmp}/full2.h5")
+        one_line_error(proc, "full2.h5", "disk full")
+        check(proc.returncode == 3, f"failed write: exit {proc.returncode}, want 3")
+    check(not [p for p in os.listdir(tmp) if p.startswith("full")], f"nothing left: {os.listdir(tmp)}")
+    # HDF5 inputs: truncated, not HDF5, another format version, another spec
+    good = f"{tmp}/good.h5"
+    run(["run", spec, "-o", good, "-q"], expect=0)
+    shard = f"{tmp}/shard0.h5"
+    run(["run", spec, "-o", shard, "--shard", "0/2", "-q"], expect=0)
+    data = open(shard, "rb").read()
+    bad = {"truncated": data[: len(data) // 2], "text": b"not hdf5\n", "empty": b""}
+    for label, content in bad.items():
+        path = f"{tmp}/{label}.h5"
+        with open(path, "wb") as f:
+            f.write(content)
+        for args in (["info", path], ["merge", "-o", f"{tmp}/m.h5", path, shard], ["report", path, "-o", f"{tmp}/r"]):
+            proc = run(args)
+            lines = proc.stderr.strip().splitlines()
+            check(proc.returncode == 2 and len(lines) == 1 and f"{label}.h5" in lines[0],
+                  f"{label}: {args[0]}: exit {proc.returncode}, {proc.stderr!r}")
+        check(open(path, "rb").read() == content, f"{label}: the input was altered")
+        # as a partial file to resume
+        partial = f"{tmp}/res_{label}.h5.partial"
+        with open(partial, "wb") as f:
+            f.write(content)
+        proc = run(["run", spec, "-o", f"{tmp}/res_{label}.h5", "--resume", "-q"])
+        check(proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, f"resume {label}: {proc.stderr!r}")
+        check(open(partial, "rb").read() == content, f"resume {label}: the partial file was altered")
+    old = f"{tmp}/old.h5"
+    shutil.copy(good, old)
+    with h5py.File(old, "r+") as f:
+        f.attrs["format_version"] = np.int32(0)
+    for args in (["info", old], ["merge", "-o", f"{tmp}/m.h5", old], ["report", old, "-o", f"{tmp}/r"]):
+        one_line_error(run(args, expect=2), "old.h5", "format")
+    check(not os.path.exists(f"{tmp}/m.h5") and not os.path.exists(f"{tmp}/m.h5.partial"), "no merge output")
+
+
 def case_xarray(tmp):
     try:
         import xarray as xr
