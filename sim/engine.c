@@ -63,9 +63,20 @@ static int values_per_trial(const ar_sim *sim, const ar_point *pt)
     return total;
 }
 
+/* ATTNRANK_INJECT_FAILURES=f (tests only): a deterministic fraction f of trials fail
+ * as if LAPACK had not converged, so the counting and marking of failures can be
+ * checked end to end. */
+static double injected_failure_rate(void)
+{
+    const char *text = getenv("ATTNRANK_INJECT_FAILURES");
+    double f = text ? atof(text) : 0;
+    return f > 0 && f <= 1 ? f : 0;
+}
+
 static long point_values(const ar_spec *spec, const ar_experiment *exp, long point, int threads,
                          double *values, ar_progress *progress)
 {
+    double inject_failures = injected_failure_rate();
     const ar_sim *sim = exp->sim;
     ar_point pt;
     ar_experiment_point(exp, point, &pt);
@@ -97,6 +108,9 @@ static long point_values(const ar_spec *spec, const ar_experiment *exp, long poi
                 continue;
             ar_rng_init(&rng, spec->seed, key, (uint64_t)t, 0);
             int bad = sim->trial(&pt, &rng, workspace, out);
+            if (inject_failures > 0 && (double)(ar_mix64(key ^ ar_mix64((uint64_t)t)) >> 11) * 0x1.0p-53 <
+                                           inject_failures)
+                bad = 1; /* a test hook: see injected_failure_rate() */
             for (int v = 0; v < width; ++v)
                 values[(size_t)v * trials + t] = bad ? NAN : out[v];
             failed += bad != 0;
@@ -153,11 +167,27 @@ static int check_output_path(const char *path, char *err)
     return status;
 }
 
+/* The memory a run may plan for: --max-memory, else 80% of RAM; and never more than
+ * the address space an rlimit (ulimit -v) leaves beside what the process already maps,
+ * so such a limit gets the pre-flight refusal, not a failed allocation mid-run. */
 static double memory_limit(const ar_run_options *opt)
 {
-    if (opt->max_memory > 0)
-        return opt->max_memory;
-    return 0.8 * (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+    double limit = opt->max_memory > 0 ? opt->max_memory
+                                       : 0.8 * (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+    struct rlimit as;
+    if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) {
+        double mapped = 0;
+        FILE *statm = fopen("/proc/self/statm", "r");
+        unsigned long pages;
+        if (statm && fscanf(statm, "%lu", &pages) == 1)
+            mapped = (double)pages * (double)sysconf(_SC_PAGESIZE);
+        if (statm)
+            fclose(statm);
+        double room = (double)as.rlim_cur - mapped;
+        if (room < limit)
+            limit = room > 0 ? room : 0;
+    }
+    return limit;
 }
 
 /* Pre-flight: refuse before allocating anything if some point cannot fit. */
@@ -175,7 +205,7 @@ static int check_memory(const ar_spec *spec, const ar_run_options *opt, char *er
                 ar_point_describe(&pt, NULL, 0, desc, sizeof desc);
                 snprintf(err, AR_ERR_LEN,
                          "%s: %s: point %s needs %.2f GiB with %d threads (workspaces and one value "
-                         "per trial and output); the limit is %.2f GiB (--max-memory)",
+                         "per trial and output); the limit is %.2f GiB (--max-memory, 80%% of RAM or ulimit -v)",
                          x->where, x->name, desc, need / 1073741824.0, thread_count(opt->threads),
                          limit / 1073741824.0);
                 return -1;
@@ -394,11 +424,23 @@ static ar_store *start_store(const ar_spec *spec, const ar_run_options *opt, con
     return NULL;
 }
 
-void ar_engine_summarize_point(const ar_experiment *x, long point, const double *values, ar_summary *sums,
-                               long *const *hists)
+void ar_engine_summarize_point(const ar_experiment *x, long point, const double *values, long failed_trials,
+                               ar_summary *sums, long *const *hists)
 {
     ar_point pt;
     ar_experiment_point(x, point, &pt);
+    /* Too many failed trials: the others may be a biased sample. The point is marked
+     * (count 0, failed = the failed trials, statistics NaN), never averaged. */
+    if (failed_trials > AR_FAILURE_LIMIT * (double)x->trials) {
+        int width = values_per_trial(x->sim, &pt);
+        for (int v = 0; v < width; ++v)
+            sums[v] = (ar_summary){.count = 0, .failed = failed_trials, .mean = NAN, .sem = NAN, .std = NAN,
+                                   .ci_lo = NAN, .ci_hi = NAN, .min = NAN, .max = NAN};
+        for (int o = 0; o < x->sim->n_outputs; ++o)
+            if (hists[o])
+                memset(hists[o], 0, (size_t)(x->sim->outputs[o].hist_max(&pt) + 1) * sizeof(long));
+        return;
+    }
     /* One summary per value: sums[offset .. offset + length) for each output. */
     int offset = 0;
     for (int o = 0; o < x->sim->n_outputs; ++o) {
@@ -549,7 +591,7 @@ int ar_engine_run(const ar_spec *spec, const ar_run_options *opt, ar_verdict_row
         free(partial);
         return status;
     }
-    long *first = point_offsets(spec);
+    long *first = point_offsets(spec), marked = 0;
     ar_progress progress;
     start_progress(spec, opt, store, first, &progress);
 
@@ -567,14 +609,16 @@ int ar_engine_run(const ar_spec *spec, const ar_run_options *opt, ar_verdict_row
             if (ar_stop_signal)
                 break;
             ar_progress_point_begin(&progress, work_of(x, p), x->trials);
-            if (!values || !sums || point_values(spec, x, p, opt->threads, values, &progress) < 0) {
+            long failed = values && sums ? point_values(spec, x, p, opt->threads, values, &progress) : -1;
+            if (failed < 0) {
                 snprintf(err, AR_ERR_LEN, "%s: out of memory at experiment %s point %ld", opt->output, x->name, p);
                 status = AR_EXIT_IO;
                 break;
             }
             if (ar_stop_signal)
                 break; /* the point is incomplete: not written, recomputed on resume */
-            ar_engine_summarize_point(x, p, values, sums, hists);
+            marked += failed > AR_FAILURE_LIMIT * (double)x->trials;
+            ar_engine_summarize_point(x, p, values, failed, sums, hists);
             if (ar_store_write_point(store, e, p, sums, hists, err) < 0) {
                 status = AR_EXIT_IO;
                 break;
@@ -587,6 +631,9 @@ int ar_engine_run(const ar_spec *spec, const ar_run_options *opt, ar_verdict_row
         free(sums);
     }
     ar_progress_finish(&progress);
+    if (marked)
+        fprintf(stderr, "attnrank: %ld point(s) had more than %g%% failed trials: marked (count 0, see failed), "
+                        "not averaged\n", marked, 100 * AR_FAILURE_LIMIT);
     status = finish_run(spec, opt, store, partial, first, status, rows_out, n_rows, err);
     free(first);
     free(partial);
@@ -796,7 +843,8 @@ static void worker(const ar_spec *spec, const ar_run_options *opt)
         h->experiment = (int)job[0];
         h->point = p;
         h->outcome = RESULT_OK;
-        if (!message || !values || point_values(spec, x, p, opt->threads, values, NULL) < 0) {
+        long failed = message && values ? point_values(spec, x, p, opt->threads, values, NULL) : -1;
+        if (failed < 0) {
             h->outcome = RESULT_FAILED;
         } else if (ar_stop_signal) {
             h->outcome = RESULT_INTERRUPTED;
@@ -809,7 +857,7 @@ static void worker(const ar_spec *spec, const ar_run_options *opt)
                     hists[o] = (long *)next;
                     next += (size_t)(x->sim->outputs[o].hist_max(&pt) + 1) * sizeof(long);
                 }
-            ar_engine_summarize_point(x, p, values, sums, hists);
+            ar_engine_summarize_point(x, p, values, failed, sums, hists);
         }
         MPI_Send(message ? message : (char *)h, message ? (int)bytes : 0, MPI_BYTE, 0, TAG_RESULT, MPI_COMM_WORLD);
         free(values);

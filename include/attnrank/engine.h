@@ -63,10 +63,14 @@ int ar_engine_merge(const char *output, const char *const *shards, int n_shards,
  * and benchmarks; threads as in ar_run_options. Returns the number of failed trials. */
 long ar_engine_point_values(const ar_spec *spec, const ar_experiment *exp, long point, int threads,
                             double *values);
+/* A point where more than this fraction of the trials failed is marked, not averaged. */
+#define AR_FAILURE_LIMIT 0.01
 /* Summaries (one per value) and histograms (one per integer output, NULL for the
- * others; hist_max + 1 counts each) of one point's per-trial values, as stored. */
-void ar_engine_summarize_point(const ar_experiment *exp, long point, const double *values, ar_summary *sums,
-                               long *const *hists);
+ * others; hist_max + 1 counts each) of one point's per-trial values, as stored; with
+ * more than AR_FAILURE_LIMIT of its trials failed, every summary is marked instead:
+ * count 0, failed = failed_trials, statistics NaN. */
+void ar_engine_summarize_point(const ar_experiment *exp, long point, const double *values, long failed_trials,
+                               ar_summary *sums, long *const *hists);
 /* Values per trial at a point (the values buffer holds trials times this many). */
 int ar_engine_values_per_trial(const ar_experiment *exp, long point);
 

@@ -815,6 +815,43 @@ def case_bad_files_catalogue(tmp):
     check(not os.path.exists(f"{tmp}/m.h5") and not os.path.exists(f"{tmp}/m.h5.partial"), "no merge output")
 
 
+def case_failure_injection(tmp):
+    """Trials that fail (as when LAPACK does not converge) are counted, never averaged; a
+    point with more than 1% failed trials is marked; a memory rlimit gets the refusal."""
+    spec = write(f"{tmp}/small.cfg", SMALL_SPEC)
+    clean = f"{tmp}/clean.h5"
+    run(["run", spec, "-o", clean, "-q"], expect=0)
+    few = f"{tmp}/few.h5"
+    proc = run(["run", spec, "-o", few, "-q"], env={"ATTNRANK_INJECT_FAILURES": "0.005"})
+    check(proc.returncode in (0, 1), f"a few failures: exit {proc.returncode} {proc.stderr}")
+    with h5py.File(few) as f, h5py.File(clean) as c:
+        failed, count = f["e/argmax_rank/failed"][...], f["e/argmax_rank/count"][...]
+        mean = f["e/argmax_rank/mean"][...]
+        kept = failed <= 3  # at most 1% of 300 trials
+        check(failed.sum() > 0 and kept.sum() >= 5, f"some failures, most points kept: {failed}")
+        check((failed[kept] + count[kept] == 300).all(), f"failed and counted trials add up: {failed} {count}")
+        check(np.isfinite(mean[kept]).all(), "the other trials are averaged")
+        check((count[~kept] == 0).all() and np.isnan(mean[~kept]).all(), "points over 1% are marked")
+        check((f["e/argmax_rank/hist"][...].sum(axis=-1) == count).all(), "histograms hold the counted trials")
+        check(not np.array_equal(f["e/argmax_rank/mean"][...], c["e/argmax_rank/mean"][...]), "failures change it")
+    many = f"{tmp}/many.h5"
+    proc = run(["run", spec, "-o", many, "-q"], env={"ATTNRANK_INJECT_FAILURES": "0.2"})
+    check("more than 1% failed trials: marked" in proc.stderr, f"the marking is reported: {proc.stderr}")
+    with h5py.File(many) as f:
+        check((f["e/argmax_rank/count"][...] == 0).all() and (f["e/argmax_rank/failed"][...] > 30).all(),
+              "marked points: count 0, failed trials recorded")
+        check(np.isnan(f["e/argmax_rank/mean"][...]).all(), "marked points are not averaged")
+        verdicts = {r["claim"].decode(): r["verdict"].decode() for r in f["verdicts"][...]}
+        check(verdicts["H1"] == "NOT RUN", f"no verdict from marked points: {verdicts}")
+    # a memory rlimit (ulimit -v) gets the pre-flight refusal, not an OOM kill
+    big = write(f"{tmp}/big.cfg", 'seed = 1; experiments = ( { name = "big"; simulator = "markov_spectrum"; '
+                                  'trials = 4; n = 8192; spectrum = "full"; } );')
+    proc = subprocess.run(["bash", "-c", f"ulimit -v 1000000; exec {EXE} run {big} -o {tmp}/big.h5 -q"],
+                          capture_output=True, text=True)
+    one_line_error(proc, "big.cfg", "needs", "ulimit -v")
+    check(proc.returncode == 2 and not os.path.exists(f"{tmp}/big.h5"), f"exit {proc.returncode}")
+
+
 def case_xarray(tmp):
     try:
         import xarray as xr
