@@ -2,9 +2,10 @@
 # attnrank setup: install the Debian 12 packages, build, and (optionally) test.
 #
 #   ./setup.sh          install what is missing, build into build/
-#   ./setup.sh test     also build with AddressSanitizer + UBSan into build-asan/ and
-#                       with MPI into build-mpi/, run every test suite in the first two
-#                       and the MPI suite in the third, end with "N passed, N failed"
+#   ./setup.sh test     also build with AddressSanitizer + UBSan into build-asan/, with
+#                       MPI into build-mpi/ and with clang's libFuzzer into build-fuzz/;
+#                       run every test suite in the first two, the MPI suite and the
+#                       fuzz suite in the others; end with "N passed, N failed"
 #
 # Needs root (or sudo) only when a package is missing.
 set -euo pipefail
@@ -16,9 +17,10 @@ PACKAGES=(
   libconfig-dev librandom123-dev libopenmpi-dev openmpi-bin
   python3-numpy python3-h5py python3-matplotlib
 )
-# Only the test suite needs these: it checks that xarray reads the result files and
-# that the HTML report renders in headless Chromium.
-TEST_PACKAGES=(python3-xarray python3-h5netcdf chromium)
+# Only the test suite needs these: it checks that xarray reads the result files, that
+# the HTML report renders in headless Chromium, runs memcheck, and fuzzes with libFuzzer
+# (a clang build).
+TEST_PACKAGES=(python3-xarray python3-h5netcdf chromium valgrind clang libclang-rt-14-dev libomp-14-dev)
 JOBS=${JOBS:-2}
 
 install_packages() { # install_packages PACKAGE...
@@ -69,9 +71,11 @@ run_tests() {
   build build
   build build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debugoptimized
   build build-mpi -Dmpi=true
+  CC=clang build build-fuzz -Dfuzz=true -Dtests=false -Db_sanitize=address,undefined -Db_lundef=false \
+    -Dbuildtype=debugoptimized
   # Open MPI refuses root unless told; CI runs as root.
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-  for dir in build build-asan build-mpi; do
+  for dir in build build-asan build-mpi build-fuzz; do
     echo "== meson test in $dir" >&2
     local suites=()
     if [ "$dir" = build-asan ]; then
@@ -79,6 +83,8 @@ run_tests() {
     elif [ "$dir" = build-mpi ]; then
       unset ASAN_OPTIONS UBSAN_OPTIONS
       suites=(--suite mpi) # the other suites run the same code as build/
+    elif [ "$dir" = build-fuzz ]; then
+      suites=(--suite fuzz) # a minute per target, crash inputs kept in tests/fuzz/regressions
     fi
     meson test -C "$dir" "${suites[@]}" --num-processes "$JOBS" --print-errorlogs || true
     read -r p f k < <(count_results "$dir")

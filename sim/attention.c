@@ -9,6 +9,14 @@
 #include <stdint.h>
 #include <string.h>
 
+/* The hot loops are built for AVX-512, AVX2 and plain SSE2 and picked at run time (GCC;
+ * clang 14's target_clones does not link, so a clang build gets the plain version). */
+#if defined(__GNUC__) && !defined(__clang__)
+#define CLONED __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define CLONED
+#endif
+
 void ar_softmax_rows(int rows, int cols, const double *scores, double tau, double *out)
 {
     for (int i = 0; i < rows; ++i) {
@@ -45,7 +53,7 @@ void ar_argmax_rows(int rows, int cols, const double *scores, int *argmax)
     }
 }
 
-__attribute__((target_clones("avx512f", "avx2", "default"))) void ar_exp_nonpositive(double *x, int count)
+CLONED void ar_exp_nonpositive(double *x, int count)
 {
     const double log2e = 0x1.71547652b82fep0, ln2_hi = 0x1.62e42fee00000p-1, ln2_lo = 0x1.a39ef35793c76p-33;
     const double shifter = 0x1.8p52; /* adding it rounds to an integer held in the low bits */
@@ -142,7 +150,7 @@ static int contiguous(const int *cols, int count)
 
 /* Cloned for wider vector units like ar_exp_nonpositive: every reduction has explicit
  * lanes and nothing is fused, so each clone computes the same bits. */
-__attribute__((target_clones("avx512f", "avx2", "default"))) double
+CLONED double
 ar_masked_attention(const ar_mask *mask, int d, const double *q, const double *k, const double *x,
                            double tau, int dense, double *scratch, double *weights, double *out)
 {

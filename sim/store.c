@@ -747,12 +747,19 @@ int ar_store_write_point(ar_store *store, int experiment, long point, const ar_s
     return 0;
 }
 
-static int read_full(hid_t file, const char *name, hid_t type, void *out)
+/* Read a whole dataset into out, which holds `expected` elements: a dataset of any
+ * other size (a file whose stored spec does not match its datasets) is refused, never
+ * read past out's end. */
+static int read_full(hid_t file, const char *name, hid_t type, void *out, size_t expected)
 {
     hid_t ds = H5Dopen2(file, name, H5P_DEFAULT);
     if (ds < 0)
         return -1;
-    herr_t st = H5Dread(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out);
+    hid_t space = H5Dget_space(ds);
+    hssize_t count = space < 0 ? -1 : H5Sget_simple_extent_npoints(space);
+    if (space >= 0)
+        H5Sclose(space);
+    herr_t st = count == (hssize_t)expected ? H5Dread(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) : -1;
     H5Dclose(ds);
     return st < 0 ? -1 : 0;
 }
@@ -771,7 +778,7 @@ int ar_store_read_summaries(ar_store *store, int experiment, int output, int ele
         const char *stat = k < N_STATS ? STAT_NAMES[k] : k == N_STATS ? "count" : "failed";
         snprintf(name, sizeof name, "%s/%s/%s", x->name, o->name, stat);
         status = read_full(store->file, name, k < N_STATS ? H5T_NATIVE_DOUBLE : H5T_NATIVE_LLONG,
-                           k < N_STATS ? (void *)buf : (void *)counts);
+                           k < N_STATS ? (void *)buf : (void *)counts, n * width);
         for (size_t p = 0; status == 0 && p < n; ++p) {
             /* The chosen value of this point's vector; negative counts from its end. */
             ar_point pt;
@@ -803,8 +810,8 @@ int ar_store_read_theory(ar_store *store, int experiment, const ar_claim *claim,
 {
     char name[256];
     snprintf(name, sizeof name, "%s/theory/%s", store->spec.experiments[experiment].name, claim->id);
-    if (read_full(store->file, name, H5T_NATIVE_DOUBLE, out) < 0)
-        return fail(err, store->path, "cannot read %s", name);
+    if (read_full(store->file, name, H5T_NATIVE_DOUBLE, out, (size_t)store->spec.experiments[experiment].n_points) < 0)
+        return fail(err, store->path, "cannot read %s (missing, or not the shape its spec gives)", name);
     return 0;
 }
 
@@ -828,7 +835,7 @@ int ar_store_read_verdicts(ar_store *store, ar_verdict_row **rows, int *n_rows, 
     *n_rows = ar_store_verdict_count(&store->spec);
     *rows = calloc((size_t)(*n_rows ? *n_rows : 1), sizeof **rows);
     hid_t type = verdict_type();
-    int st = read_full(store->file, "verdicts", type, *rows);
+    int st = read_full(store->file, "verdicts", type, *rows, (size_t)*n_rows);
     H5Tclose(type);
     if (st < 0) {
         free(*rows);

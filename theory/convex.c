@@ -30,8 +30,8 @@ static double c3_witness(const ar_point *p) { return heads(p) == 1 && trained(p)
 
 const ar_claim ar_claim_c1 = {
     "C1", "convex_attention", "mapped_error",
-    "the network built from the convex solution (a_j = e_k, v_j = z_k/sqrt||z_k||, b_j = sqrt||z_k||) attains "
-    "the convex optimum: relative error <= 1e-9 in every instance (h >= N + 1)",
+    "h >= N + 1: the network built from Z (a_j = e_k, v_j = z_k/sqrt||z_k||, b_j = sqrt||z_k||) attains the "
+    "convex optimum, to 1e-9, in every instance",
     "1e-9", AR_RULE_EVERY_TRIAL, c1_mapped, 0, 0, NULL};
 const ar_claim ar_claim_c1opt = {
     "C1opt", "convex_attention", "fraction_reached",

@@ -852,6 +852,48 @@ def case_failure_injection(tmp):
     check(proc.returncode == 2 and not os.path.exists(f"{tmp}/big.h5"), f"exit {proc.returncode}")
 
 
+TINY_SPEC = """seed = 2;
+experiments = (
+  { name = "e"; simulator = "hardmax_rank"; trials = 20; n = [8, 16]; d_h = 2; },
+  { name = "m"; simulator = "markov_spectrum"; trials = 4; n = 16; },
+  { name = "k"; simulator = "mask_dynamics"; trials = 3; n = 8; d = 3; layers = 5; mask = ["causal", "window"];
+    value = "identity"; },
+  { name = "c"; simulator = "convex_attention"; trials = 2; N = 3; n = 3; d = 2; starts = 2; }
+);
+"""
+
+
+def case_valgrind(tmp):
+    """memcheck on the commands a user runs: no invalid access, no uninitialised use, no
+    definite leak."""
+    if not shutil.which("valgrind"):
+        print("valgrind is not installed: skipped")
+        sys.exit(77)
+    if "asan" in subprocess.run(["ldd", EXE], capture_output=True, text=True).stdout:
+        print("an AddressSanitizer build: memcheck runs on the plain build")
+        sys.exit(77)
+    memcheck = ["valgrind", "--error-exitcode=99", "--leak-check=full", "--errors-for-leak-kinds=definite",
+                "--show-leak-kinds=definite", "-q", EXE]
+    spec = write(f"{tmp}/tiny.cfg", TINY_SPEC)
+    broken = f"{tmp}/noplots"
+    os.mkdir(broken)
+    write(f"{broken}/plot_all.py", "import sys; sys.exit(1)\n")
+    env = dict(os.environ, ATTNRANK_PLOTS=broken)
+    runs = [["run", spec, "-o", f"{tmp}/t.h5", "-q", "--threads", "1"],
+            ["info", f"{tmp}/t.h5"],
+            ["run", spec, "-o", f"{tmp}/s0.h5", "--shard", "0/2", "-q", "--threads", "1"],
+            ["run", spec, "-o", f"{tmp}/s1.h5", "--shard", "1/2", "-q", "--threads", "1"],
+            ["merge", "-o", f"{tmp}/merged.h5", f"{tmp}/s0.h5", f"{tmp}/s1.h5"],
+            ["plan", spec],
+            ["report", f"{tmp}/t.h5", "-o", f"{tmp}/rep"],
+            ["run", write(f"{tmp}/bad.cfg", "seed = 1;\nexperiments = ( { name = \"e\"; n = 2; } );\n"),
+             "-o", f"{tmp}/bad.h5"]]
+    for args in runs:
+        proc = subprocess.run(memcheck + args, capture_output=True, text=True, env=env, timeout=600)
+        check(proc.returncode != 99, f"memcheck: attnrank {' '.join(args)}: {proc.stderr[-2000:]}")
+    h5diff_groups(f"{tmp}/t.h5", f"{tmp}/merged.h5", ["/e", "/m", "/k", "/c"])
+
+
 def case_xarray(tmp):
     try:
         import xarray as xr

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# run_fuzz.sh FUZZER TARGET SOURCE_ROOT SECONDS
+# Replays every saved crash input of TARGET (tests/fuzz/regressions/TARGET/), then fuzzes
+# for SECONDS from the seed corpus (the specs under runs/; for the store they become the
+# stored spec of a result file). A new crash input is copied into regressions/ and fails
+# the test.
+set -uo pipefail
+fuzzer=$1 target=$2 root=$3 seconds=$4
+regressions="$root/tests/fuzz/regressions/$target"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1
+export LSAN_OPTIONS=suppressions=$root/tests/fuzz/lsan.supp:print_suppressions=0
+
+if compgen -G "$regressions/*" >/dev/null; then
+  "$fuzzer" "$regressions"/* || { echo "a saved crash input of $target fails again"; exit 1; }
+fi
+
+mkdir -p "$work/corpus"
+if [ "$target" = spec ]; then
+  cp "$root"/runs/*.cfg "$root"/runs/cluster/*.cfg "$work/corpus/"
+else # four bytes (format version, stale or fresh hash), then a spec as the stored one
+  for cfg in "$root"/runs/*.cfg "$root"/runs/cluster/*.cfg; do
+    { printf '\001\001\000\000'; cat "$cfg"; } >"$work/corpus/$(basename "$cfg")"
+  done
+fi
+
+"$fuzzer" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 -artifact_prefix="$work/" \
+  -print_final_stats=1 "$work/corpus" 2>"$work/log"
+status=$?
+grep -E "stat::number_of_executed_units|stat::peak_rss_mb|cov:" "$work/log" | tail -3
+if [ $status -ne 0 ]; then
+  mkdir -p "$regressions"
+  for crash in "$work"/crash-* "$work"/leak-* "$work"/timeout-*; do
+    [ -e "$crash" ] && cp "$crash" "$regressions/" && echo "new crash input saved: $regressions/$(basename "$crash")"
+  done
+  tail -40 "$work/log"
+  exit 1
+fi
+echo "fuzz_$target: no crash in $seconds s"
