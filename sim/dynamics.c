@@ -13,15 +13,27 @@ size_t ar_attention_map_workspace(const ar_attention_map *map)
     return 3 * n * d + (map->dense ? n * n : 0);
 }
 
+/* Largest |row[c] - shift|: dividing by it first keeps the sum of squares finite and
+ * nonzero for rows of any scale (1e300 would overflow it, 1e-310 underflow it). */
+static double largest(int d, const double *row, double shift)
+{
+    double top = 0;
+    for (int c = 0; c < d; ++c)
+        top = fabs(row[c] - shift) > top ? fabs(row[c] - shift) : top;
+    return top;
+}
+
 void ar_rows_to_sphere(int n, int d, double *x)
 {
     for (int i = 0; i < n; ++i) {
-        double *row = x + (size_t)i * d, norm = 0;
+        double *row = x + (size_t)i * d, top = largest(d, row, 0), norm = 0;
+        if (top == 0 || !isfinite(top))
+            continue; /* a zero row stays zero */
         for (int c = 0; c < d; ++c)
-            norm += row[c] * row[c];
-        norm = norm > 0 ? 1 / sqrt(norm) : 0;
+            norm += (row[c] / top) * (row[c] / top);
+        norm = sqrt(norm);
         for (int c = 0; c < d; ++c)
-            row[c] *= norm;
+            row[c] = row[c] / top / norm;
     }
 }
 
@@ -30,16 +42,17 @@ void ar_rows_layernorm(int n, int d, double *x, double *inv_sigma)
     for (int i = 0; i < n; ++i) {
         double *row = x + (size_t)i * d, mean = 0, var = 0;
         for (int c = 0; c < d; ++c)
-            mean += row[c];
-        mean /= d;
+            mean += row[c] / d; /* term by term: a sum of 1e308s would overflow */
+        double top = largest(d, row, mean);
         for (int c = 0; c < d; ++c)
-            var += (row[c] - mean) * (row[c] - mean);
-        /* A constant row has no direction to keep: it maps to zero, with zero derivative. */
-        double scale = var > 0 ? 1 / sqrt(var / d) : 0;
+            var += ((row[c] - mean) / (top > 0 ? top : 1)) * ((row[c] - mean) / (top > 0 ? top : 1));
+        /* A constant row has no direction to keep: it maps to zero, with zero derivative.
+         * Otherwise (x - mean) / sigma with sigma = top sqrt(var / d). */
+        double unit = var > 0 ? 1 / sqrt(var / d) : 0;
         for (int c = 0; c < d; ++c)
-            row[c] = (row[c] - mean) * scale;
+            row[c] = var > 0 ? (row[c] - mean) / top * unit : 0;
         if (inv_sigma)
-            inv_sigma[i] = scale;
+            inv_sigma[i] = var > 0 ? unit / top : 0;
     }
 }
 

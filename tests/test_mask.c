@@ -173,6 +173,22 @@ static void two_token_example(void)
     ar_rows_layernorm(1, 3, row, NULL);
     CHECK_NEAR(row[0] + row[1] + row[2], 0, 1e-15);
     CHECK_NEAR((row[0] * row[0] + row[1] * row[1] + row[2] * row[2]) / 3, 1, 1e-15);
+    /* ...at extreme scales, on a constant row and on one token: finite, never NaN. The
+     * sum of squares of 1e200-sized entries overflows; a constant row maps to zero. */
+    double wild[4][3] = {{1e150, -2e150, 3e150}, {1e-300, 3e-300, -2e-300}, {5, 5, 5}, {0, 0, 0}};
+    double sigma[4];
+    ar_rows_layernorm(4, 3, &wild[0][0], sigma);
+    for (int i = 0; i < 4; ++i)
+        for (int c = 0; c < 3; ++c)
+            CHECK(isfinite(wild[i][c]));
+    CHECK_NEAR(wild[0][0] * wild[0][0] + wild[0][1] * wild[0][1] + wild[0][2] * wild[0][2], 3, 1e-12);
+    CHECK(wild[2][0] == 0 && sigma[2] == 0 && wild[3][1] == 0);
+    double sphere[3][2] = {{1e300, 1e300}, {1e-310, 0}, {0, 0}};
+    ar_rows_to_sphere(3, 2, &sphere[0][0]);
+    for (int i = 0; i < 3; ++i)
+        CHECK(isfinite(sphere[i][0]) && isfinite(sphere[i][1]));
+    CHECK_NEAR(sphere[1][0], 1, 1e-12); /* a subnormal row still has a direction */
+    CHECK(sphere[2][0] == 0 && sphere[2][1] == 0);
 }
 
 int main(void)
