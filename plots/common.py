@@ -77,6 +77,12 @@ class Experiment:
         return text(self.group.attrs[name]) if isinstance(self.group.attrs[name], (bytes, str)) else \
             self.group.attrs[name]
 
+    def fixed(self, free, **keep):
+        """Every axis not named in free fixed at its first value (or as given in keep)."""
+        fix = {a: self.coords[a][0] for a in self.axis_names if a not in free}
+        fix.update(keep)
+        return fix
+
     def has(self, output):
         return output in self.group and "mean" in self.group[output]
 

@@ -14,11 +14,6 @@ import numpy as np
 from common import THEORY, band, figure, finish, main
 
 
-def first_of(exp, names, **keep):
-    fix = {a: exp.coords[a][0] for a in exp.axis_names if a not in names}
-    fix.update(keep)
-    return fix
-
 
 def figures_for(exp, outdir):
     if exp.simulator != "convex_attention":
@@ -28,7 +23,7 @@ def figures_for(exp, outdir):
     trained = exp.has("network_excess") and np.isfinite(exp.get("network_excess", "mean")).any()
     if sweep and trained:
         xs = np.asarray(exp.coords[sweep], float)
-        fix = first_of(exp, [sweep])
+        fix = exp.fixed([sweep])
         fig, axes = figure(3.0, 2.5, ncols=2)
         floor = 1e-16
         for output, label in (("network_excess", "best of the starts"), ("network_median_excess", "median start")):
@@ -54,7 +49,7 @@ def figures_for(exp, outdir):
         betas = np.asarray(exp.coords["beta"], float)
         fig, (ax,) = figure(3.4, 2.5)
         for N in exp.coords.get("N", [exp.param("N")]):
-            fix = first_of(exp, ["beta", "N"], **({"N": N} if "N" in exp.axis_names else {}))
+            fix = exp.fixed(["beta", "N"], **({"N": N} if "N" in exp.axis_names else {}))
             band(ax, betas, exp, "active_tokens", f"N = {N:g}", **fix)
             ax.plot(betas, exp.get("active_tokens", "max", **fix), linestyle=":", color=ax.lines[-1].get_color())
         ax.set_xscale("log")

@@ -17,19 +17,13 @@ import numpy as np
 from common import THEORY, PlotError, band, figure, finish, main
 
 
-def first_of(exp, names, **keep):
-    """Fix every axis not named in names at its first value (or the given one)."""
-    fix = {a: exp.coords[a][0] for a in exp.axis_names if a not in names}
-    fix.update(keep)
-    return fix
-
 
 def spectrum_figures(exp, outdir):
     entries = []
     ns = np.asarray(exp.coords["n"]) if "n" in exp.axis_names else None
     gaps = exp.coords.get("gap", [exp.param("gap")])
     if exp.has("sv_density") and np.isfinite(exp.get("sv_density", "mean")).any():
-        fix = first_of(exp, ["n"], **({"gap": "keep"} if "gap" in exp.axis_names else {}))
+        fix = exp.fixed(["n"], **({"gap": "keep"} if "gap" in exp.axis_names else {}))
         x = exp.index_values("sv_density", "x")
         fig, (ax,) = figure(3.4, 2.5)
         for n in (ns if ns is not None else [None]):
@@ -46,7 +40,7 @@ def spectrum_figures(exp, outdir):
         entries.append(finish(fig, exp, "singular values of random Markov attention", ["S1", "S2", "S2ks"],
                               f"{exp.name}_singular_values", outdir, "gap kept; bulk only"))
     if exp.has("eig_density") and np.isfinite(exp.get("eig_density", "mean")).any():
-        fix = first_of(exp, [])
+        fix = exp.fixed([])
         if ns is not None:
             fix["n"] = ns[-1]
         density = exp.get("eig_density", "mean", **fix)
@@ -70,7 +64,7 @@ def spectrum_figures(exp, outdir):
             if gap not in gaps:
                 ax.set_visible(False)
                 continue
-            fix = first_of(exp, ["n", "entries"], **({"gap": gap} if "gap" in exp.axis_names else {}))
+            fix = exp.fixed(["n", "entries"], **({"gap": gap} if "gap" in exp.axis_names else {}))
             laws = exp.coords.get("entries", [None])
             for law in laws:
                 f = dict(fix, **({"entries": law} if law is not None else {}))
@@ -99,7 +93,7 @@ def width_figure(exp, outdir):
     fig, (ax,) = figure(3.4, 2.5)
     for gap in exp.coords.get("gap", [exp.param("gap")]):
         for gamma in exp.coords.get("gamma", [None]):
-            fix = first_of(exp, ["n", "gamma"], **({"gap": gap} if "gap" in exp.axis_names else {}))
+            fix = exp.fixed(["n", "gamma"], **({"gap": gap} if "gap" in exp.axis_names else {}))
             if gamma is not None:
                 fix["gamma"] = gamma
             band(ax, ns, exp, "stable_rank", f"{'A' if gap == 'keep' else 'A⊥'}, γ = {gamma:g}" if gamma else gap,
@@ -127,7 +121,7 @@ def depth_figures(exp, outdir):
     combos = list(np.ndindex(*shape))
     palette = plt.get_cmap("tab10" if len(combos) <= 10 else "tab20")
     for k, combo in enumerate(combos):
-        fix = first_of(exp, variants)
+        fix = exp.fixed(variants)
         label = []
         for a, i in zip(variants, combo):
             fix[a] = exp.coords[a][i]
@@ -152,7 +146,7 @@ def depth_figures(exp, outdir):
         ns = np.asarray(exp.coords["n"])
         fig, (ax,) = figure(3.4, 2.5)
         for gap in exp.coords.get("gap", [exp.param("gap")]):
-            fix = first_of(exp, ["n"], **({"gap": gap} if "gap" in exp.axis_names else {}))
+            fix = exp.fixed(["n"], **({"gap": gap} if "gap" in exp.axis_names else {}))
             mean = exp.get("grad_norm", "mean", **fix)[..., 0]
             lo, hi = exp.get("grad_norm", "ci_lo", **fix)[..., 0], exp.get("grad_norm", "ci_hi", **fix)[..., 0]
             ok = mean > 0

@@ -15,11 +15,6 @@ import numpy as np
 from common import PlotError, band, figure, finish, main
 
 
-def first_of(exp, names, **keep):
-    fix = {a: exp.coords[a][0] for a in exp.axis_names if a not in names}
-    fix.update(keep)
-    return fix
-
 
 def dynamics_figures(exp, outdir):
     entries = []
@@ -29,7 +24,7 @@ def dynamics_figures(exp, outdir):
         fig, axes = figure(3.0, 2.6, ncols=len(norms))
         for ax, norm in zip(axes, norms):
             for mask in exp.coords["mask"]:
-                fix = first_of(exp, ["mask", "norm"], mask=mask, **({"norm": norm} if "norm" in exp.axis_names else {}))
+                fix = exp.fixed(["mask", "norm"], mask=mask, **({"norm": norm} if "norm" in exp.axis_names else {}))
                 mean = exp.get("mu_rel", "mean", **fix)
                 ax.plot(layers, np.maximum(mean, 1e-17), label=mask)
             ax.set_yscale("log")
@@ -48,14 +43,14 @@ def dynamics_figures(exp, outdir):
         fig, (ax,) = figure(3.4, 2.5)
         series = exp.coords.get("mask", [None])
         for mask in series:
-            fix = first_of(exp, [axis, "mask"], **({"mask": mask} if mask is not None else {}))
+            fix = exp.fixed([axis, "mask"], **({"mask": mask} if mask is not None else {}))
             band(ax, xs, exp, "rate", mask or "rate", **fix)
         ax.set_xscale("log", base=2 if axis == "w" else 10)
         ax.set_yscale("log")
         ax.set_xlabel(label)
         ax.set_ylabel(r"collapse rate of $\mu/\|X\|$ per layer")
         if axis == "w" and "mask" not in exp.axis_names:
-            radius = exp.get("radius", "mean", **first_of(exp, [axis]))
+            radius = exp.get("radius", "mean", **exp.fixed([axis]))
             twin = ax.twinx()
             twin.plot(xs, radius, color="0.5", linestyle=":", marker="s", label="radius r")
             twin.set_yscale("log", base=2)
@@ -70,7 +65,7 @@ def equilibria_figure(exp, outdir):
     if "rank" not in exp.axis_names or not exp.has("witness_residual"):
         return []
     ks = np.asarray(exp.coords["rank"])
-    fix = first_of(exp, ["rank"])
+    fix = exp.fixed(["rank"])
     fig, axes = figure(2.8, 2.5, ncols=2)
     axes[0].semilogy(ks, exp.get("witness_residual", "max", **fix), "o-", label="largest residual")
     axes[0].axhline(1e-10, color="black", linestyle="--", linewidth=0.9, label="certificate 1e-10")

@@ -823,6 +823,22 @@ static size_t result_bytes(const ar_experiment *x, long point)
     return bytes;
 }
 
+/* Where a result message keeps its summaries and each integer output's histogram. */
+static void unpack_result(const ar_experiment *x, long point, char *message, ar_summary **sums, long **hists)
+{
+    ar_point pt;
+    ar_experiment_point(x, point, &pt);
+    *sums = (ar_summary *)(message + sizeof(result_header));
+    char *at = (char *)(*sums + values_per_trial(x->sim, &pt));
+    for (int o = 0; o < x->sim->n_outputs; ++o) {
+        hists[o] = NULL;
+        if (x->sim->outputs[o].hist_max) {
+            hists[o] = (long *)at;
+            at += (size_t)(x->sim->outputs[o].hist_max(&pt) + 1) * sizeof(long);
+        }
+    }
+}
+
 static void worker(const ar_spec *spec, const ar_run_options *opt)
 {
     MPI_Send(NULL, 0, MPI_BYTE, 0, TAG_READY, MPI_COMM_WORLD);
@@ -849,14 +865,9 @@ static void worker(const ar_spec *spec, const ar_run_options *opt)
         } else if (ar_stop_signal) {
             h->outcome = RESULT_INTERRUPTED;
         } else {
-            ar_summary *sums = (ar_summary *)(message + sizeof *h);
-            long *hists[AR_MAX_OUTPUTS] = {0};
-            char *next = (char *)(sums + values_per_trial(x->sim, &pt));
-            for (int o = 0; o < x->sim->n_outputs; ++o)
-                if (x->sim->outputs[o].hist_max) {
-                    hists[o] = (long *)next;
-                    next += (size_t)(x->sim->outputs[o].hist_max(&pt) + 1) * sizeof(long);
-                }
+            ar_summary *sums;
+            long *hists[AR_MAX_OUTPUTS];
+            unpack_result(x, p, message, &sums, hists);
             ar_engine_summarize_point(x, p, values, failed, sums, hists);
         }
         MPI_Send(message ? message : (char *)h, message ? (int)bytes : 0, MPI_BYTE, 0, TAG_RESULT, MPI_COMM_WORLD);
@@ -906,16 +917,9 @@ static int coordinator(const ar_spec *spec, const ar_run_options *opt, ar_store 
                          st.MPI_SOURCE, bytes ? x->name : "?");
                 status = AR_EXIT_IO;
             } else if (h->outcome == RESULT_OK) {
-                ar_point pt;
-                ar_experiment_point(x, h->point, &pt);
-                ar_summary *sums = (ar_summary *)(message + sizeof *h);
-                long *hists[AR_MAX_OUTPUTS] = {0};
-                char *at = (char *)(sums + values_per_trial(x->sim, &pt));
-                for (int o = 0; o < x->sim->n_outputs; ++o)
-                    if (x->sim->outputs[o].hist_max) {
-                        hists[o] = (long *)at;
-                        at += (size_t)(x->sim->outputs[o].hist_max(&pt) + 1) * sizeof(long);
-                    }
+                ar_summary *sums;
+                long *hists[AR_MAX_OUTPUTS];
+                unpack_result(x, h->point, message, &sums, hists);
                 if (ar_store_write_point(store, h->experiment, h->point, sums, hists, err) < 0)
                     status = AR_EXIT_IO;
                 ar_progress_point_begin(&progress, work_of(x, h->point), 0);
