@@ -161,10 +161,11 @@ int ar_report_write(const char *result, const char *dir, const char *plots, char
     draw_figures(result, figures_dir, plots, note, note_len);
     figure *figs;
     int n_figs = read_figures(figures_dir, &figs);
+    unsigned char *used = calloc((size_t)n_figs + 1, 1);
     FILE *out = fopen(page, "w");
     if (!out) {
         snprintf(err, AR_ERR_LEN, "%s: cannot write: %s", page, strerror(errno));
-        free(figures_dir), free(page), free(rows);
+        free(figures_dir), free(page), free(rows), free(used);
         ar_store_close(store);
         return -1;
     }
@@ -224,6 +225,7 @@ int ar_report_write(const char *result, const char *dir, const char *plots, char
         for (int k = 0; k < n_figs; ++k) {
             if (!speaks_of(&figs[k], r->experiment, r->claim))
                 continue;
+            used[k] = 1;
             fputs("<figure>", out);
             embed_svg(out, figs[k].svg);
             fputs("<figcaption>", out);
@@ -235,6 +237,18 @@ int ar_report_write(const char *result, const char *dir, const char *plots, char
             fputs("<p><small>no figure for this claim", out), fputs(note[0] ? " (figures not drawn)" : "", out),
                 fputs("</small></p>\n", out);
         fputs("</section>\n", out);
+    }
+    int others = 0; /* figures of experiments that report without a verdict */
+    for (int k = 0; k < n_figs; ++k) {
+        if (used[k])
+            continue;
+        if (!others++)
+            fputs("<h2>Other figures</h2>\n<p>Experiments that report without a verdict.</p>\n", out);
+        fputs("<figure>", out);
+        embed_svg(out, figs[k].svg);
+        fputs("<figcaption>", out);
+        html(out, figs[k].caption);
+        fputs("</figcaption></figure>\n", out);
     }
     fputs("<h2>Spec</h2>\n<pre>", out);
     ar_store_attribute(store, "spec_canonical", value, sizeof value);
@@ -255,6 +269,7 @@ int ar_report_write(const char *result, const char *dir, const char *plots, char
         free(figs[k].experiment), free(figs[k].claims), free(figs[k].title), free(figs[k].svg),
             free(figs[k].caption);
     free(figs);
+    free(used);
     free(rows);
     ar_store_close(store);
     free(figures_dir);
