@@ -37,15 +37,17 @@ static const char usage_text[] =
     "  merge -o FILE SHARD...    join the files of a run split with --shard into FILE\n"
     "  plan SPEC [--set K=V]...  points, trials, core-hours (calibrated here), memory and\n"
     "                            file size of a spec, before running it\n"
-    "  verify [--quick|--full]   the default verification suite: prints a verdict table\n"
+    "  verify [--quick|--full]   the default verification suite: a verdict table, the HDF5\n"
+    "                            file and its HTML report\n"
     "  info FILE                 what a result file holds, and its verdicts\n"
     "  report FILE [-o DIR]      an HTML page with the verdicts and every claim's figure\n"
     "  help [COMMAND]            this text, or a command's options\n"
     "  --version                 version and libraries\n"
     "\n"
     "exit status: 0 ok; 1 a verdict differs from what the spec expects; 2 bad input\n"
-    "(spec, command line, file); 3 I/O error; 130/143 interrupted by SIGINT/SIGTERM\n"
-    "(finished points are saved: continue with --resume).\n";
+    "(spec, command line, file) or a run refused before it starts (memory, disk, file-size\n"
+    "limit); 3 I/O error during a run; 130/143 interrupted by SIGINT/SIGTERM (finished\n"
+    "points are saved: continue with --resume).\n";
 
 static const char run_help[] =
     "usage: attnrank run SPEC [-o FILE] [--set KEY=VALUE]... [--threads N] [--resume] [--force]\n"
