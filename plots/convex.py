@@ -57,7 +57,7 @@ def figures_for(exp, outdir):
         ax.set_ylabel("active token positions")
         ax.legend()
         entries.append(finish(fig, exp, "token sparsity of the convex optimum", ["C2", "C2beta"],
-                              f"{exp.name}_sparsity", outdir, f"dotted: largest over instances; bound N + 1"))
+                              f"{exp.name}_sparsity", outdir, "dotted: largest over instances; bound N + 1"))
     return entries
 
 

@@ -12,7 +12,7 @@ import sys
 
 import numpy as np
 
-from common import PlotError, band, figure, finish, main
+from common import band, figure, finish, main
 
 
 
@@ -83,13 +83,10 @@ def equilibria_figure(exp, outdir):
 
 
 def figures_for(exp, outdir):
-    try:
-        if exp.simulator == "mask_dynamics":
-            return dynamics_figures(exp, outdir)
-        if exp.simulator == "ln_equilibria":
-            return equilibria_figure(exp, outdir)
-    except PlotError:
-        raise
+    if exp.simulator == "mask_dynamics":
+        return dynamics_figures(exp, outdir)
+    if exp.simulator == "ln_equilibria":
+        return equilibria_figure(exp, outdir)
     return []
 
 
