@@ -41,6 +41,9 @@ STYLE = {
 }
 plt.rcParams.update(STYLE)
 THEORY = dict(color="black", linestyle="--", linewidth=0.9)
+# What finish() writes; plot_all.py --svg-only (the report's call) keeps just SVG, which
+# is all an HTML page embeds and a third of the time.
+FORMATS = ["svg", "png", "pdf"]
 
 
 def text(value):
@@ -156,7 +159,7 @@ def finish(fig, exp, title, claims, stem, outdir, extra=""):
     fig.text(0.01, 0.04 / height, exp.caption(extra), fontsize=6.5, color="0.35", ha="left", va="bottom")
     os.makedirs(outdir, exist_ok=True)
     files = {}
-    for fmt in ("svg", "png", "pdf"):
+    for fmt in FORMATS:
         path = os.path.join(outdir, f"{stem}.{fmt}")
         fig.savefig(path)
         files[fmt] = path

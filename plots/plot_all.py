@@ -4,7 +4,7 @@ convex) on each experiment and writes OUTDIR/figures.tsv, one line a figure:
 experiment, claims (space-separated), title, SVG path, caption. `attnrank report`
 reads it.
 
-usage: plot_all.py RESULT.h5 OUTDIR"""
+usage: plot_all.py [--svg-only] RESULT.h5 OUTDIR"""
 import os
 import sys
 
@@ -25,8 +25,11 @@ def figures_for(exp, outdir):
 
 
 def run(argv):
+    if argv[:1] == ["--svg-only"]:
+        common.FORMATS[:] = ["svg"]
+        argv = argv[1:]
     if len(argv) != 2:
-        print("usage: plot_all.py RESULT.h5 OUTDIR", file=sys.stderr)
+        print("usage: plot_all.py [--svg-only] RESULT.h5 OUTDIR", file=sys.stderr)
         return 2
     path, outdir = argv
     os.makedirs(outdir, exist_ok=True)

@@ -54,7 +54,7 @@ static int draw_figures(const char *result, const char *figures, const char *plo
     if (asprintf(&log, "%s/plot.log", figures) < 0)
         return -1;
     /* one BLAS thread: numpy's OpenBLAS would otherwise spin a thread a core */
-    if (asprintf(&cmd, "OPENBLAS_NUM_THREADS=1 /usr/bin/python3 '%s/plot_all.py' '%s' '%s' >'%s' 2>&1", plots, result,
+    if (asprintf(&cmd, "OPENBLAS_NUM_THREADS=1 /usr/bin/python3 '%s/plot_all.py' --svg-only '%s' '%s' >'%s' 2>&1", plots, result,
                  figures, log) < 0) {
         free(log);
         return -1;

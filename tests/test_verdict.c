@@ -29,6 +29,27 @@ int main(void)
     const double silent[2] = {NAN, NAN};
     CHECK(judge(&bound, 2, silent, above, NULL, NULL, &j) == AR_NOT_RUN);
 
+    /* lower bound: the mirror image */
+    ar_claim lower = {.id = "L", .rule = AR_RULE_LOWER_BOUND};
+    const double zero2[2] = {0, 0};
+    ar_summary positive[2] = {at(1, 0.5, 100), at(0.3, 0.2, 100)};
+    CHECK(judge(&lower, 2, zero2, positive, NULL, NULL, &j) == AR_HOLDS && j.point == 1);
+    ar_summary touching[2] = {at(1, 0.5, 100), at(0.1, 0.2, 100)};
+    CHECK(judge(&lower, 2, zero2, touching, NULL, NULL, &j) == AR_INCONCLUSIVE);
+    ar_summary negative[2] = {at(1, 0.5, 100), at(-1, 0.2, 100)};
+    CHECK(judge(&lower, 2, zero2, negative, NULL, NULL, &j) == AR_VIOLATED && j.point == 1);
+
+    /* every trial and witness read the largest value of every point */
+    ar_claim every = {.id = "E", .rule = AR_RULE_EVERY_TRIAL}, witness = {.id = "W", .rule = AR_RULE_WITNESS};
+    ar_summary spread[2] = {at(8, 1, 100), at(7, 1, 100)};
+    spread[0].min = 6, spread[0].max = 9.5, spread[1].min = 5, spread[1].max = 9.9;
+    CHECK(judge(&every, 2, f2, spread, NULL, NULL, &j) == AR_HOLDS && j.point == 1 && j.estimate == 9.9 &&
+          j.ci_lo == 5);
+    CHECK(judge(&witness, 2, f2, spread, NULL, NULL, &j) == AR_INCONCLUSIVE); /* none above 10: not disproved */
+    spread[0].max = 10.5;
+    CHECK(judge(&every, 2, f2, spread, NULL, NULL, &j) == AR_VIOLATED && j.point == 0 && j.estimate == 10.5);
+    CHECK(judge(&witness, 2, f2, spread, NULL, NULL, &j) == AR_HOLDS && j.point == 0);
+
     ar_claim equal = {.id = "E", .rule = AR_RULE_EQUALS, .rel_tol = 0.05};
     ar_summary close[2] = {at(10.01, 0.05, 1000), at(9.99, 0.05, 1000)};
     CHECK(judge(&equal, 2, f2, close, NULL, NULL, &j) == AR_HOLDS);

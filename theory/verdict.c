@@ -109,29 +109,41 @@ static void judge_bound(int sign, long n, const double *f, const ar_summary *est
              j->points);
 }
 
-/* A witness: some trial with X > f at some point (the largest value seen decides). */
-static void judge_witness(long n, const double *f, const ar_summary *est, ar_judgement *j)
+/* The point whose largest trial value exceeds f the most (or falls shortest of it),
+ * shown with that value and the [min, max] range of its trials; *trials counts the
+ * values behind the judgement. Returns the excess max - f there (-inf: no point). */
+static double largest_excess(long n, const double *f, const ar_summary *est, ar_judgement *j, long *trials)
 {
-    long best = -1;
-    double margin = -INFINITY;
-    long trials = 0;
+    long at = -1;
+    double excess = -INFINITY;
+    *trials = 0;
     for (long p = 0; p < n; ++p) {
         if (!isfinite(f[p]) || est[p].count < 1)
             continue;
         j->points++;
-        trials += est[p].count;
-        if (est[p].max - f[p] > margin)
-            margin = est[p].max - f[p], best = p;
+        *trials += est[p].count;
+        if (est[p].max - f[p] > excess)
+            excess = est[p].max - f[p], at = p;
     }
+    if (at >= 0) {
+        take_point(j, at, f[at], &est[at]);
+        j->estimate = est[at].max; /* the largest value is what these rules read */
+        j->ci_lo = est[at].min;
+        j->ci_hi = est[at].max;
+    }
+    return excess;
+}
+
+/* A witness: some trial with X > f at some point. */
+static void judge_witness(long n, const double *f, const ar_summary *est, ar_judgement *j)
+{
+    long trials;
+    double excess = largest_excess(n, f, est, j, &trials);
     if (j->points == 0)
         return;
-    j->verdict = margin > 0 ? AR_HOLDS : AR_INCONCLUSIVE;
-    take_point(j, best, f[best], &est[best]);
-    j->estimate = est[best].max;
-    j->ci_lo = est[best].min;
-    j->ci_hi = est[best].max;
+    j->verdict = excess > 0 ? AR_HOLDS : AR_INCONCLUSIVE;
     snprintf(j->rule, sizeof j->rule,
-             margin > 0 ? "witness: found, the largest of %ld values over %d points exceeds the threshold "
+             excess > 0 ? "witness: found, the largest of %ld values over %d points exceeds the threshold "
                           "(shown: that point's max, interval = [min, max] of its trials)"
                         : "witness: none among %ld values over %d points (absence proves nothing; shown: the "
                           "largest value)",
@@ -141,24 +153,11 @@ static void judge_witness(long n, const double *f, const ar_summary *est, ar_jud
 /* Every trial below f: the largest value seen, point by point. */
 static void judge_every_trial(long n, const double *f, const ar_summary *est, ar_judgement *j)
 {
-    long worst = -1;
-    double slack = INFINITY;
-    long trials = 0;
-    for (long p = 0; p < n; ++p) {
-        if (!isfinite(f[p]) || est[p].count < 1)
-            continue;
-        j->points++;
-        trials += est[p].count;
-        if (f[p] - est[p].max < slack)
-            slack = f[p] - est[p].max, worst = p;
-    }
+    long trials;
+    double slack = -largest_excess(n, f, est, j, &trials);
     if (j->points == 0)
         return;
     j->verdict = slack >= 0 ? AR_HOLDS : AR_VIOLATED;
-    take_point(j, worst, f[worst], &est[worst]);
-    j->estimate = est[worst].max; /* the largest value is what the rule reads */
-    j->ci_lo = est[worst].min;
-    j->ci_hi = est[worst].max;
     snprintf(j->rule, sizeof j->rule,
              "every trial: the largest of %ld values over %d points <= prediction; slack %.3g at the "
              "tightest point (shown: its max, interval = [min, max] of its trials)",
