@@ -40,14 +40,17 @@ static const char usage_text[] =
     "  verify [--quick|--full]   the default verification suite: a verdict table, the HDF5\n"
     "                            file and its HTML report\n"
     "  info FILE                 what a result file holds, and its verdicts\n"
+    "  mutants FILE              each claim re-judged against perturbed predictions: how\n"
+    "                            sharply its verdict could have failed\n"
     "  report FILE [-o DIR]      an HTML page with the verdicts and every claim's figure\n"
     "  help [COMMAND]            this text, or a command's options\n"
     "  --version                 version and libraries\n"
     "\n"
-    "exit status: 0 ok; 1 a verdict differs from what the spec expects; 2 bad input\n"
-    "(spec, command line, file) or a run refused before it starts (memory, disk, file-size\n"
-    "limit); 3 I/O error during a run; 130/143 interrupted by SIGINT/SIGTERM (finished\n"
-    "points are saved: continue with --resume).\n";
+    "exit status: 0 every verdict as the spec expects; 1 a definite verdict contradicts\n"
+    "the expected one; 2 bad input (spec, command line, file) or a run refused before it\n"
+    "starts (memory, disk, file-size limit); 3 I/O error during a run; 4 no verdict\n"
+    "contradicts, but one expected HOLDS or VIOLATED is INCONCLUSIVE or NOT RUN; 130/143\n"
+    "interrupted by SIGINT/SIGTERM (finished points are saved: continue with --resume).\n";
 
 static const char run_help[] =
     "usage: attnrank run SPEC [-o FILE] [--set KEY=VALUE]... [--threads N] [--resume] [--force]\n"
@@ -83,46 +86,49 @@ static const char merge_help[] =
     "  -f, --force           replace an existing FILE\n";
 
 static const char verify_help[] =
-    "usage: attnrank verify [--quick|--full] [-o FILE] [--threads N] [--set KEY=VALUE]...\n"
-    "                       [--resume] [--force] [--quiet] [--max-memory SIZE]   (as for run)\n"
+    "usage: attnrank verify [--quick|--full] [--mutants] [--no-report] [-o FILE] [--threads N]\n"
+    "                       [--set KEY=VALUE]... [--resume] [--force] [--quiet]\n"
+    "                       [--max-memory SIZE]   (as for run)\n"
     "\n"
     "Runs the built-in verification suite (runs/verify.cfg): every claim with a verdict,\n"
     "including one deliberately broken assumption (tied weights, H4) that must come out\n"
     "VIOLATED. About a minute on 2 cores; --quick takes a tenth of the trials, --full ten\n"
     "times as many. Writes FILE (default attnrank-verify-<UTC time>.h5) and its HTML report\n"
-    "(FILE without .h5, plus -report/report.html), and exits 1 if a verdict contradicts\n"
-    "the expected one.\n";
+    "(FILE without .h5, plus -report/report.html). Exits 1 if a verdict contradicts the\n"
+    "expected one, 4 if one expected to be definite is INCONCLUSIVE. --mutants then\n"
+    "re-judges every claim against perturbed predictions (see `attnrank help mutants`).\n";
+
+static int is_trend(int rule_kind)
+{
+    return rule_kind == AR_RULE_INCREASING || rule_kind == AR_RULE_DECREASING;
+}
 
 static void print_verdicts(FILE *f, const ar_verdict_row *rows, int n)
 {
-    fprintf(f, "%-8s %-12s %-13s %-13s %12s  %-31s %8s  %s\n", "claim", "experiment", "verdict",
-            "expected", "prediction", "estimate [95% CI]", "trials", "deciding point");
+    fprintf(f, "%-8s %-12s %-13s %-13s %12s  %-31s %-44s %8s  %s\n", "claim", "experiment", "verdict", "expected",
+            "prediction", "estimate [95% CI]", "resolution (what else would hold)", "trials", "deciding point");
     for (int i = 0; i < n; ++i) {
         const ar_verdict_row *r = &rows[i];
-        char est[64];
+        char est[64], resolution[160];
         if (isnan(r->estimate))
             snprintf(est, sizeof est, "-");
         else
             snprintf(est, sizeof est, "%.4g [%.4g, %.4g]", r->estimate, r->ci_lo, r->ci_hi);
+        snprintf(resolution, sizeof resolution, "%s%s%s%s", r->resolution[0] ? r->resolution : "-",
+                 r->vacuous[0] ? " [" : "", r->vacuous, r->vacuous[0] ? "]" : "");
         const char *mark = strcmp(r->verdict, r->expected) == 0       ? ""
                            : strcmp(r->verdict, "INCONCLUSIVE") == 0 ? " <-- inconclusive"
                            : strcmp(r->verdict, "NOT RUN") == 0      ? " <-- no point of the grid to judge"
                                                                      : " <-- differs from expected";
         /* Trend claims compare sizes with each other; their theory value is only a reference. */
         char prediction[32];
-        if (strncmp(r->rule, "increasing", 10) == 0 || strncmp(r->rule, "decreasing", 10) == 0)
-            snprintf(prediction, sizeof prediction, "%s", r->rule[0] == 'i' ? "increasing" : "decreasing");
+        if (is_trend(r->rule_kind))
+            snprintf(prediction, sizeof prediction, "%s",
+                     r->rule_kind == AR_RULE_INCREASING ? "increasing" : "decreasing");
         else
             snprintf(prediction, sizeof prediction, "%.4g", r->prediction);
-        fprintf(f, "%-8s %-12s %-13s %-13s %12s  %-31s %8lld  %s%s\n", r->claim, r->experiment, r->verdict,
-                r->expected, prediction, est, r->trials, r->point[0] ? r->point : "-", mark);
-    }
-    int fits = 0; /* power laws fitted along trend claims' axes, on the deciding line */
-    for (int i = 0; i < n; ++i) {
-        const char *fit = strstr(rows[i].rule, "fitted ~ ");
-        if (fit)
-            fprintf(f, "%s%-8s %-12s %s\n", fits++ ? "" : "\npower laws on the deciding line:\n", rows[i].claim,
-                    rows[i].experiment, fit + strlen("fitted ~ "));
+        fprintf(f, "%-8s %-12s %-13s %-13s %12s  %-31s %-44s %8lld  %s%s\n", r->claim, r->experiment, r->verdict,
+                r->expected, prediction, est, resolution, r->trials, r->point[0] ? r->point : "-", mark);
     }
     fprintf(f, "\nclaims:\n");
     for (int i = 0; i < n; ++i) {
@@ -134,18 +140,33 @@ static void print_verdicts(FILE *f, const ar_verdict_row *rows, int n)
     }
 }
 
-/* 1 if some definite verdict contradicts its expectation. */
-static int verdicts_differ(const ar_verdict_row *rows, int n, int *inconclusive)
+/* The exit status the verdicts give: 1 if a definite verdict contradicts its
+ * expectation, 4 if none does but an expected-definite one is INCONCLUSIVE or NOT RUN,
+ * else 0. *undecided counts the latter. */
+static int verdict_status(const ar_verdict_row *rows, int n, int *undecided)
 {
     int differ = 0;
-    *inconclusive = 0;
+    *undecided = 0;
     for (int i = 0; i < n; ++i) {
+        if (strcmp(rows[i].verdict, rows[i].expected) == 0)
+            continue;
         if (strcmp(rows[i].verdict, "INCONCLUSIVE") == 0 || strcmp(rows[i].verdict, "NOT RUN") == 0)
-            (*inconclusive)++;
-        else if (strcmp(rows[i].verdict, rows[i].expected) != 0)
+            (*undecided)++;
+        else
             differ = 1;
     }
-    return differ;
+    return differ ? AR_EXIT_VERIFY_FAILED : *undecided ? AR_EXIT_UNDECIDED : AR_EXIT_OK;
+}
+
+/* Says what the status means, after the table. */
+static void print_outcome(int status, int undecided)
+{
+    if (status == AR_EXIT_VERIFY_FAILED)
+        printf("some verdicts differ from what the spec expects\n");
+    else if (status == AR_EXIT_UNDECIDED)
+        printf("%d verdict(s) undecided where the spec expects a definite one (INCONCLUSIVE or NOT RUN): "
+               "exit status 4\n",
+               undecided);
 }
 
 static char *join_command_line(int argc, char **argv)
@@ -196,7 +217,7 @@ typedef struct {
     ar_run_options run;
     const char **sets;
     int n_sets;
-    int quick, full;
+    int quick, full, mutants, no_report;
     const char *spec_path;
 } cli_options;
 
@@ -208,7 +229,8 @@ static int parse_run_options(int argc, char **argv, int verify, cli_options *o)
         {"force", no_argument, 0, 'f'},         {"quiet", no_argument, 0, 'q'},
         {"max-memory", required_argument, 0, 'm'}, {"quick", no_argument, 0, 'Q'},
         {"full", no_argument, 0, 'F'},          {"help", no_argument, 0, 'h'},
-        {"shard", required_argument, 0, 'S'},   {0, 0, 0, 0},
+        {"shard", required_argument, 0, 'S'},   {"mutants", no_argument, 0, 'M'},
+        {"no-report", no_argument, 0, 'N'},     {0, 0, 0, 0},
     };
     o->sets = calloc((size_t)argc + 1, sizeof *o->sets);
     optind = 1;
@@ -244,6 +266,16 @@ static int parse_run_options(int argc, char **argv, int verify, cli_options *o)
             o->run.shards = count;
             break;
         }
+        case 'N':
+            if (!verify)
+                return bad_usage("%s", "--no-report: only for `attnrank verify`");
+            o->no_report = 1;
+            break;
+        case 'M':
+            if (!verify)
+                return bad_usage("%s", "--mutants: only for `attnrank verify` (for a file: attnrank mutants FILE)");
+            o->mutants = 1;
+            break;
         case 'Q':
         case 'F':
             if (!verify)
@@ -293,16 +325,12 @@ static int run_spec(ar_spec *spec, cli_options *o)
         free(rows);
         return AR_EXIT_OK;
     }
-    int inconclusive;
-    int differ = verdicts_differ(rows, n_rows, &inconclusive);
+    int undecided;
+    status = verdict_status(rows, n_rows, &undecided);
     printf("\nresults: %s\n", o->run.output);
-    if (differ)
-        printf("some verdicts differ from what the spec expects\n");
-    else if (inconclusive)
-        printf("%d verdict(s) inconclusive: the interval straddles the prediction at the deciding point\n",
-               inconclusive);
+    print_outcome(status, undecided);
     free(rows);
-    return differ ? AR_EXIT_VERIFY_FAILED : AR_EXIT_OK;
+    return status;
 }
 
 static char *default_output(const char *spec_path)
@@ -384,6 +412,122 @@ static int write_report(const char *result, const char *dir)
     return AR_EXIT_OK;
 }
 
+/* One mutant as a table cell: its perturbation and K (killed: VIOLATED), h (holds),
+ * i (inconclusive) or - (not run). */
+static void mutant_cell(const ar_mutant *m, char *buf, size_t len)
+{
+    const char *mark = m->verdict == AR_VIOLATED ? "K" : m->verdict == AR_HOLDS ? "h" : m->verdict == AR_INCONCLUSIVE ? "i" : "-";
+    if (m->reversed)
+        snprintf(buf, len, "reversed:%s", mark);
+    else
+        snprintf(buf, len, "%+.0f%%:%s", 100 * (m->factor - 1), mark);
+}
+
+/* The smallest perturbation killed on each side, in words. */
+static void smallest_killed(const ar_mutant_row *r, char *buf, size_t len)
+{
+    double below = INFINITY, above = INFINITY;
+    int reversed_killed = 0;
+    for (int m = 0; m < r->count; ++m) {
+        const ar_mutant *x = &r->mutants[m];
+        if (x->verdict != AR_VIOLATED)
+            continue;
+        if (x->reversed)
+            reversed_killed = 1;
+        else if (x->factor < 1)
+            below = fmin(below, 1 - x->factor);
+        else
+            above = fmin(above, x->factor - 1);
+    }
+    if (r->count == 0)
+        snprintf(buf, len, "none: %s", r->why);
+    else if (r->mutants[0].reversed)
+        snprintf(buf, len, "%s", reversed_killed ? "reversed trend" : "NONE: the reversed trend survives");
+    else if (isinf(below) && isinf(above))
+        snprintf(buf, len, "NONE killed (up to 10%%)%s", r->loose ? ": loose, the data stay far from the bound" : "");
+    else {
+        char lo[32] = "", hi[32] = "";
+        if (!isinf(below))
+            snprintf(lo, sizeof lo, "-%.0f%%", 100 * below);
+        if (!isinf(above))
+            snprintf(hi, sizeof hi, "+%.0f%%", 100 * above);
+        snprintf(buf, len, "%s%s%s", lo, lo[0] && hi[0] ? " / " : "", hi);
+    }
+}
+
+static void print_mutants(const ar_mutant_row *rows, int n)
+{
+    printf("mutants: each claim re-judged on the same data against perturbed predictions (K killed = VIOLATED, "
+           "h holds, i inconclusive)\n");
+    printf("%-8s %-12s %-13s %-62s %s\n", "claim", "experiment", "verdict", "mutants", "smallest killed");
+    int none = 0;
+    for (int i = 0; i < n; ++i) {
+        const ar_mutant_row *r = &rows[i];
+        char cells[160] = "", cell[32], killed[160];
+        for (int m = 0; m < r->count; ++m) {
+            mutant_cell(&r->mutants[m], cell, sizeof cell);
+            strncat(cells, m ? " " : "", sizeof cells - strlen(cells) - 1);
+            strncat(cells, cell, sizeof cells - strlen(cells) - 1);
+        }
+        smallest_killed(r, killed, sizeof killed);
+        none += r->count == 0 || strncmp(killed, "NONE", 4) == 0;
+        printf("%-8s %-12s %-13s %-62s %s\n", r->claim, r->experiment, ar_verdict_name(r->verdict),
+               r->count ? cells : "-", killed);
+    }
+    printf("\n%d of %d claim(s) kill at least one mutant; %d kill none or have none to kill\n", n - none, n, none);
+}
+
+/* Mutants of every claim of a finished result file. */
+static int print_file_mutants(const char *path)
+{
+    char err[AR_ERR_LEN];
+    ar_store *store = ar_store_open(path, 0, err);
+    if (!store) {
+        fprintf(stderr, "%s: %s\n", program, err);
+        return AR_EXIT_BAD_INPUT;
+    }
+    const ar_spec *spec = ar_store_spec(store);
+    for (int e = 0; e < spec->n_experiments; ++e)
+        if (ar_store_done_count(store, e) < spec->experiments[e].n_points) {
+            fprintf(stderr, "%s: %s: incomplete run (experiment %s): mutants need every point\n", program, path,
+                    spec->experiments[e].name);
+            ar_store_close(store);
+            return AR_EXIT_BAD_INPUT;
+        }
+    int n = ar_store_verdict_count(spec);
+    ar_mutant_row *rows = calloc((size_t)(n ? n : 1), sizeof *rows);
+    int status = AR_EXIT_OK;
+    if (!rows || ar_engine_mutants(store, rows, err) < 0) {
+        fprintf(stderr, "%s: %s\n", program, rows ? err : "out of memory");
+        status = AR_EXIT_BAD_INPUT;
+    } else {
+        print_mutants(rows, n);
+    }
+    free(rows);
+    ar_store_close(store);
+    return status;
+}
+
+static const char mutants_help[] =
+    "usage: attnrank mutants FILE\n"
+    "\n"
+    "Re-judges the stored estimates of a finished result file, without simulating again,\n"
+    "against perturbed predictions: each limit and equality scaled by +-2%, +-5% and\n"
+    "+-10%; each bound tightened by 2, 3, 5 and 10%; each trend reversed. Prints, per\n"
+    "claim, which mutants are killed (VIOLATED) and the smallest one, and names the claims\n"
+    "where none can be made (witnesses, measurements) or none is killed.\n";
+
+static int cmd_mutants(int argc, char **argv)
+{
+    if (argc == 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
+        fputs(mutants_help, stdout);
+        return AR_EXIT_OK;
+    }
+    if (argc != 2 || argv[1][0] == '-')
+        return bad_usage("%s", "mutants: give one result FILE");
+    return print_file_mutants(argv[1]);
+}
+
 static int cmd_verify(int argc, char **argv, char *command_line)
 {
     cli_options o = {0};
@@ -415,10 +559,18 @@ static int cmd_verify(int argc, char **argv, char *command_line)
     if (!o.run.quiet)
         fprintf(stderr, "attnrank verify: %s, writing %s\n", label, o.run.output);
     status = run_spec(&spec, &o);
-    if (status == AR_EXIT_OK || status == AR_EXIT_VERIFY_FAILED) { /* the report, next to the file */
-        char *dir = default_report_dir(o.run.output);
-        write_report(o.run.output, dir);
-        free(dir);
+    if (status == AR_EXIT_OK || status == AR_EXIT_VERIFY_FAILED || status == AR_EXIT_UNDECIDED) {
+        if (!o.no_report) {
+            char *dir = default_report_dir(o.run.output); /* the report, next to the file */
+            write_report(o.run.output, dir);
+            free(dir);
+        }
+        if (o.mutants) {
+            printf("\n");
+            int mutant_status = print_file_mutants(o.run.output);
+            if (mutant_status != AR_EXIT_OK)
+                status = mutant_status;
+        }
     }
     ar_spec_free(&spec);
     free(o.sets);
@@ -597,10 +749,12 @@ static int cmd_merge(int argc, char **argv, char *command_line)
         return status;
     }
     print_verdicts(stdout, rows, n_rows);
-    int inconclusive, differ = verdicts_differ(rows, n_rows, &inconclusive);
+    int undecided;
+    status = verdict_status(rows, n_rows, &undecided);
     printf("\nresults: %s (merged from %d shards)\n", output, argc - optind);
+    print_outcome(status, undecided);
     free(rows);
-    return differ ? AR_EXIT_VERIFY_FAILED : AR_EXIT_OK;
+    return status;
 }
 
 static const char plan_help[] =
@@ -769,6 +923,8 @@ static int dispatch(int argc, char **argv)
         status = cmd_list(argc - 1, argv + 1);
     else if (strcmp(cmd, "info") == 0)
         status = cmd_info(argc - 1, argv + 1);
+    else if (strcmp(cmd, "mutants") == 0)
+        status = cmd_mutants(argc - 1, argv + 1);
     else if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0)
         status = cmd_version();
     else if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
@@ -778,6 +934,7 @@ static int dispatch(int argc, char **argv)
               : strcmp(topic, "merge") == 0  ? merge_help
               : strcmp(topic, "plan") == 0   ? plan_help
               : strcmp(topic, "report") == 0 ? report_help
+              : strcmp(topic, "mutants") == 0 ? mutants_help
                                              : usage_text,
               stdout);
         status = 0;

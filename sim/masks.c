@@ -243,6 +243,22 @@ static double fitted_rate(int count, const double *mu_rel)
     return -(k * sty - st * sy) / (k * stt - st * st);
 }
 
+/* Whether the decay stays exponential: the rate fitted on the second half of the decay
+ * window (the layers before mu_rel first drops below RATE_FLOOR) over the rate fitted on
+ * the whole window. 1 for a pure exponential, about 0.3 for a power law t^-a over 60
+ * layers, near 0 for a drop followed by a plateau, and 0 when there is no decay at all;
+ * NaN when round-off is reached within 6 layers (too fast to tell a shape). */
+static double rate_ratio(int count, const double *mu_rel)
+{
+    int k = 0;
+    while (k < count && mu_rel[k] >= RATE_FLOOR)
+        k++;
+    if (k < 6)
+        return NAN;
+    double overall = fitted_rate(k, mu_rel), late = fitted_rate(k - k / 2, mu_rel + k / 2);
+    return overall > 0 ? late / overall : 0;
+}
+
 /* M2's bound, window by window: over any r consecutive layers each column's spread
  * falls to at most (1 - eps^r) of its value, eps the smallest edge weight in those
  * layers. Returns the largest ratio spread_{t+r} / ((1 - eps^r) spread_t) over the
@@ -281,7 +297,7 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
     int value = ar_point_choice(p, P_VALUE), norm = ar_point_choice(p, P_NORM), bound = bound_checked(p);
     size_t nd = (size_t)n * d, dd = (size_t)d * d;
     double *mu = out, *mu_rel = mu + count, *rank = mu_rel + count, *least = rank + count;
-    double *scalars = least + layers; /* rate, collapse_layer, collapsed, bound_ratio, radius, edges */
+    double *scalars = least + layers; /* rate, collapse_layer, collapsed, bound_ratio, radius, edges, rate_ratio */
 
     ar_mask mask;
     int root, radius;
@@ -357,6 +373,7 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
     scalars[3] = bound && radius > 0 ? bound_ratio(layers, d, n, radius, l.spread, l.least, max_abs) : NAN;
     scalars[4] = radius >= 0 ? radius : NAN;
     scalars[5] = (double)mask.edges;
+    scalars[6] = rate_ratio(count, mu_rel);
     return 0;
 }
 
@@ -376,12 +393,15 @@ static const ar_output outputs[] = {
      NULL, bound_checked},
     {"radius", "radius of the mask graph from its best root (NaN: no directed spanning tree)"},
     {"edges", "edges of the mask graph, self-loops included"},
+    {"rate_ratio", "rate fitted on the second half of the decay window (layers with mu_rel >= 1e-10) over the "
+                   "rate on the whole window: 1 for exponential decay, near 0 for a plateau, 0 without decay "
+                   "(NaN if the floor is reached within 6 layers)"},
 };
 
 const ar_sim ar_sim_mask_dynamics = {
     .name = "mask_dynamics",
     .summary = "self-attention dynamics X_{t+1} = A_G(X_t) X_t W_V under a mask graph G, with or without LayerNorm",
-    .claims = "M1 M2 M2bound M3",
+    .claims = "M1 M1rate M2 M2bound M3 M3rate",
     .params = params,
     .n_params = AR_COUNT(params),
     .outputs = outputs,

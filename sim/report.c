@@ -191,7 +191,8 @@ int ar_report_write(const char *result, const char *dir, const char *plots, char
         fputs("</p>\n", out);
     }
     fputs("<h2>Verdicts</h2>\n<table id=verdicts><tr><th>claim</th><th>experiment</th><th>statement</th>"
-          "<th>prediction</th><th>estimate [95% CI]</th><th>trials</th><th>verdict</th><th>expected</th></tr>\n",
+          "<th>prediction</th><th>estimate [95% CI]</th><th>resolution (what else would hold)</th><th>trials</th>"
+          "<th>verdict</th><th>expected</th></tr>\n",
           out);
     for (int i = 0; i < n_rows; ++i) {
         const ar_verdict_row *r = &rows[i];
@@ -202,13 +203,20 @@ int ar_report_write(const char *result, const char *dir, const char *plots, char
         fputs("</td><td>", out);
         html(out, r->statement);
         char prediction[32]; /* trend claims compare sizes: their theory value is only a reference */
-        if (strncmp(r->rule, "increasing", 10) == 0 || strncmp(r->rule, "decreasing", 10) == 0)
-            snprintf(prediction, sizeof prediction, "%.10s", r->rule);
+        if (r->rule_kind == AR_RULE_INCREASING || r->rule_kind == AR_RULE_DECREASING)
+            snprintf(prediction, sizeof prediction, "%s", r->rule_kind == AR_RULE_INCREASING ? "increasing" : "decreasing");
         else
             snprintf(prediction, sizeof prediction, "%.4g", r->prediction);
-        fprintf(out, "</td><td class=num>%s</td><td class=num>%.4g [%.4g, %.4g]</td><td class=num>%lld</td>"
-                     "<td>%s</td><td>%s</td></tr>\n",
-                prediction, r->estimate, r->ci_lo, r->ci_hi, r->trials, r->verdict, r->expected);
+        fprintf(out, "</td><td class=num>%s</td><td class=num>%.4g [%.4g, %.4g]</td><td>", prediction, r->estimate,
+                r->ci_lo, r->ci_hi);
+        html(out, r->resolution);
+        if (r->vacuous[0]) {
+            fputs(" <b class=vacuous>[", out);
+            html(out, r->vacuous);
+            fputs("]</b>", out);
+        }
+        fprintf(out, "</td><td class=num>%lld</td><td>%s</td><td>%s</td></tr>\n", r->trials, r->verdict,
+                r->expected);
     }
     fputs("</table>\n<h2>Claims</h2>\n", out);
     for (int i = 0; i < n_rows; ++i) {
@@ -220,6 +228,13 @@ int ar_report_write(const char *result, const char *dir, const char *plots, char
         html(out, r->rule);
         fputs(r->point[0] ? "; deciding point " : "", out);
         html(out, r->point);
+        fputs("<br>resolution: ", out);
+        html(out, r->resolution);
+        if (r->vacuous[0]) {
+            fputs(" [", out);
+            html(out, r->vacuous);
+            fputs("]", out);
+        }
         fputs("</small></p>\n", out);
         int shown = 0;
         for (int k = 0; k < n_figs; ++k) {

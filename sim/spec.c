@@ -304,7 +304,7 @@ static int read_claims(const context *c, ar_experiment *exp, const config_settin
             if (exp->claims[k] == claim)
                 return fail(c->err, at, "claims", "claim %s is listed twice", claim->id);
         exp->claims[exp->n_claims] = claim;
-        exp->expect[exp->n_claims++] = AR_HOLDS;
+        exp->expect[exp->n_claims++] = ar_claim_default_expectation(claim);
     }
     return 0;
 }
@@ -336,7 +336,7 @@ static void default_claims(ar_experiment *exp)
         if (strcmp(claims[i]->simulator, exp->sim->name) == 0 && claims[i]->rule != AR_RULE_REFERENCE &&
             !claims[i]->on_request && speaks_on_grid(claims[i], exp)) {
             exp->claims[exp->n_claims] = claims[i];
-            exp->expect[exp->n_claims++] = AR_HOLDS;
+            exp->expect[exp->n_claims++] = ar_claim_default_expectation(claims[i]);
         }
     }
 }
@@ -359,7 +359,11 @@ static int read_expect(const context *c, ar_experiment *exp, const config_settin
             return fail(c->err, at, "expect", "%s is not among the claims this experiment checks", id);
         if (config_setting_type(e) != CONFIG_TYPE_STRING ||
             ar_verdict_parse(config_setting_get_string(e), &exp->expect[k]) != 0)
-            return fail(c->err, at, "expect", "%s must be \"HOLDS\", \"VIOLATED\" or \"INCONCLUSIVE\"", id);
+            return fail(c->err, at, "expect", "%s must be \"HOLDS\", \"VIOLATED\", \"INCONCLUSIVE\" or \"MEASURED\"", id);
+        if ((exp->claims[k]->rule == AR_RULE_MEASURE) != (exp->expect[k] == AR_MEASURED))
+            return fail(c->err, at, "expect", "%s %s", id,
+                        exp->claims[k]->rule == AR_RULE_MEASURE ? "is a measurement: it can only be \"MEASURED\""
+                                                                : "gives a verdict: it cannot be \"MEASURED\"");
     }
     return 0;
 }

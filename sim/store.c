@@ -18,7 +18,9 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { FORMAT_VERSION = 1 };
+/* 2: /verdicts gained resolution, vacuous and rule_kind; limits are judged on an
+ * extrapolated constant. */
+enum { FORMAT_VERSION = 2 };
 static const char *const STAT_NAMES[] = {"mean", "stderr", "std", "ci_lo", "ci_hi", "min", "max"};
 static const char *const STAT_DOCS[] = {
     "mean over finite trials",
@@ -445,6 +447,9 @@ static hid_t verdict_type(void)
     STR_FIELD(verdict);
     STR_FIELD(expected);
     STR_FIELD(rule);
+    STR_FIELD(resolution);
+    STR_FIELD(vacuous);
+    H5Tinsert(t, "rule_kind", HOFFSET(ar_verdict_row, rule_kind), H5T_NATIVE_INT);
 #undef STR_FIELD
     return t;
 }
@@ -468,6 +473,7 @@ static void pending_rows(const ar_spec *spec, ar_verdict_row *rows)
             snprintf(rows[r].experiment, sizeof rows[r].experiment, "%s", x->name);
             snprintf(rows[r].statement, sizeof rows[r].statement, "%s", x->claims[k]->statement);
             snprintf(rows[r].verdict, sizeof rows[r].verdict, "%s", ar_verdict_name(AR_NOT_RUN));
+            rows[r].rule_kind = (int)x->claims[k]->rule;
             snprintf(rows[r].expected, sizeof rows[r].expected, "%s", ar_verdict_name(x->expect[k]));
             rows[r].prediction = rows[r].estimate = rows[r].ci_lo = rows[r].ci_hi = NAN;
         }

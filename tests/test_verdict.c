@@ -1,6 +1,10 @@
-/* verdict rules on hand-made summaries: every rule can say each of its verdicts. */
+/* verdict rules on hand-made summaries: every rule can say each of its verdicts, a
+ * wrong constant is caught from either side, and every judgement carries its
+ * resolution. */
 #include "attnrank/theory.h"
 #include "check.h"
+
+#include <stdlib.h>
 
 static ar_summary at(double mean, double half, long count)
 {
@@ -15,74 +19,243 @@ static ar_verdict judge(const ar_claim *c, int n, const double *f, const ar_summ
     return j->verdict;
 }
 
-int main(void)
+/* X(n) = c + a n^-1 at n = 64 .. 1024 with relative standard error se, exact means. */
+enum { SIZES = 5 };
+static const double sizes[SIZES] = {64, 128, 256, 512, 1024};
+static const long one_line[SIZES] = {0, 0, 0, 0, 0};
+static void converging(double c, double a, double se, ar_summary *est)
+{
+    for (int i = 0; i < SIZES; ++i)
+        est[i] = at(c + a / sizes[i], 1.96 * se * c, 100);
+}
+
+static void bounds(void)
 {
     ar_judgement j;
     const double f2[2] = {10, 10};
     ar_claim bound = {.id = "B", .rule = AR_RULE_UPPER_BOUND};
     ar_summary below[2] = {at(8, 1, 100), at(9, 0.5, 100)};
     CHECK(judge(&bound, 2, f2, below, NULL, NULL, &j) == AR_HOLDS && j.point == 1);
+    CHECK(j.resolution.kind == AR_RESOLUTION_TIGHTNESS);
+    CHECK_NEAR(j.resolution.value, 0.95, 1e-12); /* the closest interval end, 9.5, over 10 */
+    CHECK(j.resolution.loose);                   /* a bound 3% tighter (9.7) would still hold */
     ar_summary straddle[2] = {at(8, 1, 100), at(9.8, 0.5, 100)};
-    CHECK(judge(&bound, 2, f2, straddle, NULL, NULL, &j) == AR_INCONCLUSIVE);
+    CHECK(judge(&bound, 2, f2, straddle, NULL, NULL, &j) == AR_INCONCLUSIVE && !j.resolution.loose);
     ar_summary above[2] = {at(8, 1, 100), at(11, 0.5, 100)};
     CHECK(judge(&bound, 2, f2, above, NULL, NULL, &j) == AR_VIOLATED && j.point == 1);
     const double silent[2] = {NAN, NAN};
     CHECK(judge(&bound, 2, silent, above, NULL, NULL, &j) == AR_NOT_RUN);
 
-    /* lower bound: the mirror image */
-    ar_claim lower = {.id = "L", .rule = AR_RULE_LOWER_BOUND};
-    const double zero2[2] = {0, 0};
-    ar_summary positive[2] = {at(1, 0.5, 100), at(0.3, 0.2, 100)};
-    CHECK(judge(&lower, 2, zero2, positive, NULL, NULL, &j) == AR_HOLDS && j.point == 1);
-    ar_summary touching[2] = {at(1, 0.5, 100), at(0.1, 0.2, 100)};
-    CHECK(judge(&lower, 2, zero2, touching, NULL, NULL, &j) == AR_INCONCLUSIVE);
-    ar_summary negative[2] = {at(1, 0.5, 100), at(-1, 0.2, 100)};
-    CHECK(judge(&lower, 2, zero2, negative, NULL, NULL, &j) == AR_VIOLATED && j.point == 1);
+    /* Multiplicity: 1000 points of a true bound, one of them 2.5 standard errors above
+     * it (p = 0.006 alone, far from 0.025/1000 after Holm): not VIOLATED. The same
+     * excess at a single point is. */
+    enum { MANY = 1000 };
+    double *f = malloc(MANY * sizeof *f);
+    ar_summary *many = malloc(MANY * sizeof *many);
+    for (int p = 0; p < MANY; ++p)
+        f[p] = 10, many[p] = at(9, 0.196, 100); /* se 0.1 */
+    many[17] = at(10.25, 0.196, 100);
+    CHECK(judge(&bound, MANY, f, many, NULL, NULL, &j) == AR_INCONCLUSIVE);
+    CHECK(judge(&bound, 1, f, many + 17, NULL, NULL, &j) == AR_VIOLATED);
+    many[17] = at(10.6, 0.196, 100); /* 6 standard errors: rejected even among 1000 */
+    CHECK(judge(&bound, MANY, f, many, NULL, NULL, &j) == AR_VIOLATED && j.point == 17);
+    CHECK_CONTAINS(j.rule, "1 of 1000 points");
+    free(f), free(many);
 
-    /* every trial and witness read the largest value of every point */
+    /* lower bound: the mirror image; the resolution is the largest threshold established */
+    ar_claim lower = {.id = "L", .rule = AR_RULE_LOWER_BOUND};
+    const double half2[2] = {0.5, 0.5};
+    ar_summary positive[2] = {at(1, 0.2, 100), at(0.8, 0.1, 100)};
+    CHECK(judge(&lower, 2, half2, positive, NULL, NULL, &j) == AR_HOLDS && j.point == 1);
+    CHECK(j.resolution.kind == AR_RESOLUTION_ESTABLISHED);
+    CHECK_NEAR(j.resolution.value, 1.4, 1e-12); /* 0.7 / 0.5 */
+    ar_summary touching[2] = {at(1, 0.5, 100), at(0.55, 0.1, 100)};
+    CHECK(judge(&lower, 2, half2, touching, NULL, NULL, &j) == AR_INCONCLUSIVE);
+    ar_summary under[2] = {at(1, 0.5, 100), at(0.2, 0.1, 100)};
+    CHECK(judge(&lower, 2, half2, under, NULL, NULL, &j) == AR_VIOLATED && j.point == 1);
+}
+
+static void every_trial_and_witness(void)
+{
+    ar_judgement j;
+    const double f2[2] = {10, 10};
     ar_claim every = {.id = "E", .rule = AR_RULE_EVERY_TRIAL}, witness = {.id = "W", .rule = AR_RULE_WITNESS};
     ar_summary spread[2] = {at(8, 1, 100), at(7, 1, 100)};
     spread[0].min = 6, spread[0].max = 9.5, spread[1].min = 5, spread[1].max = 9.9;
     CHECK(judge(&every, 2, f2, spread, NULL, NULL, &j) == AR_HOLDS && j.point == 1 && j.estimate == 9.9 &&
           j.ci_lo == 5);
+    CHECK_NEAR(j.resolution.value, 0.99, 1e-12);
+    CHECK(!j.resolution.loose);
     CHECK(judge(&witness, 2, f2, spread, NULL, NULL, &j) == AR_INCONCLUSIVE); /* none above 10: not disproved */
+    CHECK(j.resolution.kind == AR_RESOLUTION_EXISTENCE);
     spread[0].max = 10.5;
     CHECK(judge(&every, 2, f2, spread, NULL, NULL, &j) == AR_VIOLATED && j.point == 0 && j.estimate == 10.5);
     CHECK(judge(&witness, 2, f2, spread, NULL, NULL, &j) == AR_HOLDS && j.point == 0);
+}
 
+static void equalities(void)
+{
+    ar_judgement j;
+    const double f2[2] = {10, 10};
     ar_claim equal = {.id = "E", .rule = AR_RULE_EQUALS, .rel_tol = 0.05};
     ar_summary close[2] = {at(10.01, 0.05, 1000), at(9.99, 0.05, 1000)};
     CHECK(judge(&equal, 2, f2, close, NULL, NULL, &j) == AR_HOLDS);
+    CHECK(j.resolution.kind == AR_RESOLUTION_FACTORS && j.resolution.lo < 1 && j.resolution.hi > 1 &&
+          j.resolution.hi - j.resolution.lo < 0.01);
     ar_summary off[2] = {at(10.5, 0.05, 1000), at(10, 0.05, 1000)};
     CHECK(judge(&equal, 2, f2, off, NULL, NULL, &j) == AR_VIOLATED && j.point == 0);
+    CHECK(j.resolution.lo > j.resolution.hi); /* no single factor fits both points */
     ar_summary wide[2] = {at(10, 2, 1000), at(10, 2, 1000)};
     CHECK(judge(&equal, 2, f2, wide, NULL, NULL, &j) == AR_INCONCLUSIVE);
+}
 
+static void limits(void)
+{
+    ar_judgement j;
+    ar_summary est[SIZES];
+    double f[SIZES];
+    ar_claim limit = {.id = "L", .rule = AR_RULE_LIMIT, .rel_tol = 0.01, .trend_axis = "n", .rate_lo = 0.5,
+                      .rate_hi = 1.5};
+    /* The true constant 2, approached from below (as S4's stable rank is) and from above. */
+    for (int side = -1; side <= 1; side += 2) {
+        converging(2.0, side * 5.0, 0.001, est);
+        for (double c = 0.9; c <= 1.1001; c += 0.01) {
+            for (int i = 0; i < SIZES; ++i)
+                f[i] = 2.0 * c;
+            ar_verdict v = judge(&limit, SIZES, f, est, one_line, sizes, &j);
+            if (fabs(c - 1) < 1e-9)
+                CHECK(v == AR_HOLDS);
+            else if (fabs(c - 1) > 0.019) /* a wrong constant 2% or more off, from either side */
+                CHECK(v == AR_VIOLATED);
+        }
+        for (int i = 0; i < SIZES; ++i)
+            f[i] = 2.0;
+        CHECK(judge(&limit, SIZES, f, est, one_line, sizes, &j) == AR_HOLDS);
+        CHECK_NEAR(j.estimate, 2.0, 0.002); /* the extrapolated constant, not the last size */
+        CHECK(j.resolution.kind == AR_RESOLUTION_FACTORS && j.resolution.lo < 1 && j.resolution.hi > 1);
+        CHECK(j.resolution.lo > 0.985 && j.resolution.hi < 1.015);
+    }
+    /* A wrong constant approached from the side the data come from: the largest size
+     * alone (1.995) is within 1% of 1.99 and of 2.0, the extrapolation tells them apart. */
+    converging(2.0, -5.0, 0.0005, est);
+    for (int i = 0; i < SIZES; ++i)
+        f[i] = 1.96;
+    CHECK(judge(&limit, SIZES, f, est, one_line, sizes, &j) == AR_VIOLATED);
+    /* Too noisy to decide: INCONCLUSIVE, with the interval shown. */
+    converging(2.0, -5.0, 0.03, est);
+    for (int i = 0; i < SIZES; ++i)
+        f[i] = 2.0;
+    CHECK(judge(&limit, SIZES, f, est, one_line, sizes, &j) == AR_INCONCLUSIVE);
+    CHECK(j.ci_lo < 1.98 && j.ci_hi > 2.02);
+    /* Too few sizes to extrapolate with the rate profiled: INCONCLUSIVE, said so. */
+    CHECK(judge(&limit, 3, f, est, one_line, sizes, &j) == AR_INCONCLUSIVE);
+    CHECK_CONTAINS(j.rule, "too few sizes");
+    /* ...three are enough with the rate fixed. */
+    ar_claim fixed = limit;
+    fixed.rate_lo = fixed.rate_hi = 1;
+    converging(2.0, -5.0, 0.0005, est);
+    CHECK(judge(&fixed, 3, f, est, one_line, sizes, &j) == AR_HOLDS);
+    /* Without an axis there is nothing to extrapolate along. */
+    CHECK(judge(&limit, SIZES, f, est, NULL, NULL, &j) == AR_NOT_RUN);
+    /* Two lines: the worse decides, and the resolution is what both allow. */
+    ar_summary two[2 * SIZES];
+    double f2[2 * SIZES], n2[2 * SIZES];
+    long line2[2 * SIZES];
+    converging(2.0, -5.0, 0.001, two);
+    converging(2.1, 3.0, 0.001, two + SIZES);
+    for (int i = 0; i < 2 * SIZES; ++i)
+        f2[i] = 2.0, n2[i] = sizes[i % SIZES], line2[i] = i / SIZES;
+    CHECK(judge(&limit, 2 * SIZES, f2, two, line2, n2, &j) == AR_VIOLATED && j.point == 2 * SIZES - 1);
+}
+
+static void trends_and_measures(void)
+{
+    ar_judgement j;
     /* Two lines along n = 8, 64, 512. */
     const long line[6] = {0, 0, 0, 1, 1, 1};
     const double n[6] = {8, 64, 512, 8, 64, 512}, one[6] = {1, 1, 1, 1, 1, 1};
-    ar_claim limit = {.id = "L", .rule = AR_RULE_LIMIT, .rel_tol = 0.02, .trend_axis = "n"};
-    ar_summary converging[6] = {at(1.2, 0.01, 50), at(1.05, 0.01, 50), at(1.01, 0.002, 50),
-                                at(1.1, 0.01, 50), at(1.03, 0.01, 50), at(1.005, 0.002, 50)};
-    CHECK(judge(&limit, 6, one, converging, line, n, &j) == AR_HOLDS && j.points == 4);
-    ar_summary slow[6] = {at(1.2, 0.01, 50), at(1.1, 0.01, 50), at(1.05, 0.002, 50),
-                          at(1.1, 0.01, 50), at(1.03, 0.01, 50), at(1.005, 0.002, 50)};
-    CHECK(judge(&limit, 6, one, slow, line, n, &j) == AR_INCONCLUSIVE && j.point == 2);
-    ar_summary diverging[6] = {at(1.01, 0.001, 50), at(1.1, 0.01, 50), at(1.3, 0.01, 50),
-                               at(1.1, 0.01, 50), at(1.03, 0.01, 50), at(1.005, 0.002, 50)};
-    CHECK(judge(&limit, 6, one, diverging, line, n, &j) == AR_VIOLATED);
-    CHECK(judge(&limit, 6, one, converging, NULL, NULL, &j) == AR_NOT_RUN);
-
     /* Increasing, with an exact power law 3 n^0.5 on the first line. */
     ar_claim rising = {.id = "I", .rule = AR_RULE_INCREASING, .trend_axis = "n"};
     ar_summary power[6];
     for (int i = 0; i < 6; ++i)
         power[i] = at(3 * sqrt(n[i]) * (i < 3 ? 1 : 2), 0.01 * sqrt(n[i]), 100);
     CHECK(judge(&rising, 6, one, power, line, n, &j) == AR_HOLDS);
-    CHECK_CONTAINS(j.rule, "b = 0.500 +- ");
+    CHECK(j.resolution.kind == AR_RESOLUTION_EXPONENT);
+    CHECK_NEAR(j.resolution.value, 0.5, 1e-9);
+    CHECK(j.resolution.lo < 0.5 && j.resolution.hi > 0.5);
     ar_claim falling = {.id = "D", .rule = AR_RULE_DECREASING, .trend_axis = "n"};
     CHECK(judge(&falling, 6, one, power, line, n, &j) == AR_VIOLATED);
     ar_summary flat[6] = {at(1, 0.1, 9), at(1, 0.1, 9), at(1.05, 0.1, 9), at(1, 0.1, 9), at(1, 0.1, 9), at(1, 0.1, 9)};
     CHECK(judge(&rising, 6, one, flat, line, n, &j) == AR_INCONCLUSIVE);
+
+    /* A measurement has no verdict, only what the data establish. */
+    ar_claim measure = {.id = "M", .rule = AR_RULE_MEASURE};
+    CHECK(judge(&measure, 6, one, flat, NULL, NULL, &j) == AR_MEASURED);
+    CHECK(j.resolution.kind == AR_RESOLUTION_MEASURED);
+    CHECK_NEAR(j.resolution.lo, 0.9, 1e-12);
+    CHECK_NEAR(j.resolution.hi, 1.15, 1e-12);
+}
+
+static void mutants(void)
+{
+    ar_mutant m[AR_MAX_MUTANTS];
+    const char *why;
+    ar_summary est[SIZES];
+    double f[SIZES];
+    converging(2.0, -5.0, 0.001, est);
+    for (int i = 0; i < SIZES; ++i)
+        f[i] = 2.0;
+    ar_claim limit = {.id = "L", .rule = AR_RULE_LIMIT, .rel_tol = 0.01, .trend_axis = "n", .rate_lo = 0.5,
+                      .rate_hi = 1.5};
+    int count = ar_mutants(&limit, SIZES, f, est, 0, one_line, sizes, m, &why);
+    CHECK(count == 6);
+    for (int k = 0; k < count; ++k)
+        CHECK(m[k].verdict == AR_VIOLATED); /* every +-2%, 5%, 10% mutant killed */
+    /* A bound the data reach within 1% kills its 2% tightening; a loose one does not. */
+    const double f2[2] = {10, 10};
+    ar_claim bound = {.id = "B", .rule = AR_RULE_UPPER_BOUND};
+    ar_summary near[2] = {at(9.9, 0.02, 1000), at(5, 0.02, 1000)};
+    count = ar_mutants(&bound, 2, f2, near, 0, NULL, NULL, m, &why);
+    CHECK(count == 4 && m[0].factor == 0.98 && m[0].verdict == AR_VIOLATED);
+    ar_summary far[2] = {at(5, 0.02, 1000), at(5, 0.02, 1000)};
+    count = ar_mutants(&bound, 2, f2, far, 0, NULL, NULL, m, &why);
+    CHECK(count == 4 && m[3].factor == 0.90 && m[3].verdict == AR_HOLDS);
+    /* Trends: reversed. Witnesses and measurements: none, with the reason. */
+    const long line[3] = {0, 0, 0};
+    const double n[3] = {8, 64, 512}, one[3] = {1, 1, 1};
+    ar_summary rise[3] = {at(1, 0.1, 100), at(2, 0.1, 100), at(3, 0.1, 100)};
+    ar_claim rising = {.id = "I", .rule = AR_RULE_INCREASING, .trend_axis = "n"};
+    count = ar_mutants(&rising, 3, one, rise, 0, line, n, m, &why);
+    CHECK(count == 1 && m[0].reversed && m[0].verdict == AR_VIOLATED);
+    ar_claim witness = {.id = "W", .rule = AR_RULE_WITNESS};
+    CHECK(ar_mutants(&witness, 3, one, rise, 0, NULL, NULL, m, &why) == 0);
+    CHECK_CONTAINS(why, "cannot be VIOLATED");
+    ar_claim measure = {.id = "M", .rule = AR_RULE_MEASURE};
+    CHECK(ar_mutants(&measure, 3, one, rise, 0, NULL, NULL, m, &why) == 0 && why);
+}
+
+static void descriptions(void)
+{
+    char buf[128];
+    ar_resolution r = {AR_RESOLUTION_FACTORS, NAN, 0.994, 1.006, 0};
+    ar_resolution_describe(&r, buf, sizeof buf);
+    CHECK_CONTAINS(buf, "-0.6% to +0.6%");
+    r = (ar_resolution){AR_RESOLUTION_TIGHTNESS, 0.9695, NAN, NAN, 1};
+    ar_resolution_describe(&r, buf, sizeof buf);
+    CHECK_CONTAINS(buf, "0.9695 of the bound");
+    r = (ar_resolution){AR_RESOLUTION_EXPONENT, 0.472, 0.439, 0.505, 0};
+    ar_resolution_describe(&r, buf, sizeof buf);
+    CHECK_CONTAINS(buf, "0.472 [0.439, 0.505]");
+}
+
+int main(void)
+{
+    bounds();
+    every_trial_and_witness();
+    equalities();
+    limits();
+    trends_and_measures();
+    mutants();
+    descriptions();
     return check_report("verdict");
 }

@@ -33,17 +33,18 @@ static double s2_ks(const ar_point *p)
     return isfinite(ratio(p)) && ar_point_value(p, "spectrum") == 0 ? 0.0 : NAN;
 }
 
-/* S3: the bulk eigenvalues of sqrt(n) A fill the disc of radius s/m: the largest
- * modulus (in units of s/m) -> 1, and the moduli follow the uniform-disc law. */
-static double s3_radius(const ar_point *p)
+/* S3: the bulk eigenvalues of sqrt(n) A fill the disc of radius s/m uniformly. Judged
+ * on the mean squared modulus over (s/m)^2, a linear statistic (1/2 for the uniform disc
+ * of radius 1; a radius off by 1% moves it by 2%); the moduli's KS distance from the
+ * disc law falls with n. The largest modulus approaches 1 only with Gumbel corrections
+ * of order sqrt(log n / n) (Rider 2003): drawn as a reference, not judged. */
+static int disc(const ar_point *p)
 {
-    return keeps_gap(p) && isfinite(ratio(p)) && ar_point_value(p, "eigenvalues") == 1 ? 1.0 : NAN;
+    return keeps_gap(p) && isfinite(ratio(p)) && ar_point_value(p, "eigenvalues") == 1;
 }
-
-static double s3_ks(const ar_point *p)
-{
-    return isfinite(s3_radius(p)) ? 0.0 : NAN;
-}
+static double s3_moment(const ar_point *p) { return disc(p) ? 0.5 : NAN; }
+static double s3_edge(const ar_point *p) { return disc(p) ? 1.0 : NAN; }
+static double s3_ks(const ar_point *p) { return disc(p) ? 0.0 : NAN; }
 
 /* S4: stable_rank(A) -> 1 + s^2/m^2 (||A||_F^2 -> 1 + s^2/m^2, sigma_1 -> 1). */
 static double s4_stable(const ar_point *p)
@@ -63,10 +64,13 @@ static double s4_perp(const ar_point *p)
 static double s5_collapse(const ar_point *p) { return keeps_gap(p) ? 1 + ratio(p) * ratio(p) : NAN; }
 static double s5_perp(const ar_point *p) { return keeps_gap(p) ? NAN : 1.0; }
 
+/* Limits are judged on the constant extrapolated along n (theory.h); the tolerances
+ * and correction exponents are justified in theory/NOTES.md. */
 const ar_claim ar_claim_s5 = {
-    "S5", "width_collapse", "stable_rank",
-    "rank collapse in width: stable_rank(A X_0 W_V) -> 1 + s^2/m^2 as n grows at fixed n/d", "1 + (s / m)^2",
-    AR_RULE_LIMIT, s5_collapse, 0.1, 0, "n"};
+    .id = "S5", .simulator = "width_collapse", .output = "stable_rank",
+    .statement = "rank collapse in width: stable_rank(A X_0 W_V) -> 1 + s^2/m^2 as n grows at fixed n/d",
+    .formula = "1 + (s / m)^2", .rule = AR_RULE_LIMIT, .predict = s5_collapse, .rel_tol = 0.01,
+    .trend_axis = "n", .rate_lo = 0.5, .rate_hi = 1.5};
 const ar_claim ar_claim_s5perp = {
     "S5perp", "width_collapse", "stable_rank",
     "without the gap, stable_rank((A - 11^T/n) X_0 W_V) grows with n", "grows (no closed form)",
@@ -99,9 +103,10 @@ static double s8_keyquery(const ar_point *p)
 }
 
 const ar_claim ar_claim_s8 = {
-    "S8", "markov_spectrum", "sigma1",
-    "key-query attention on orthonormal inputs has the same outlier: sigma_1 -> 1 (for scale <= 1)", "1",
-    AR_RULE_LIMIT, s8_keyquery, 0.02, 0, "n"};
+    .id = "S8", .simulator = "markov_spectrum", .output = "sigma1",
+    .statement = "key-query attention on orthonormal inputs has the same outlier: sigma_1 -> 1 (for scale <= 1)",
+    .formula = "1", .rule = AR_RULE_LIMIT, .predict = s8_keyquery, .rel_tol = 0.01, .trend_axis = "n",
+    .rate_lo = 0.5, .rate_hi = 1.5};
 /* S7: gradients of the linear stack. With the gap, A_{L-1} ... A_{l+1} tends to the
  * rank-one 1 pi^T of norm about sqrt(n), so ||dX_L/dW_0||_F grows with n; without it the
  * product of L - 1 centred matrices of norm ~ 2 s/(m sqrt n) makes it shrink with n. */
@@ -121,27 +126,37 @@ const ar_claim ar_claim_s7perp = {
     "S7perp", "depth_collapse", "grad_norm",
     "without the gap, ||dX_L/dW_0||_F falls with n", "falls with n", AR_RULE_DECREASING, s7_perp, 0, 0, "n", 0};
 const ar_claim ar_claim_s1 = {
-    "S1", "markov_spectrum", "sigma1", "sigma_1(A) -> 1 as n grows (the Perron outlier)", "1",
-    AR_RULE_LIMIT, s1_outlier, 0.02, 0, "n"};
+    .id = "S1", .simulator = "markov_spectrum", .output = "sigma1",
+    .statement = "sigma_1(A) -> 1 as n grows (the Perron outlier)", .formula = "1", .rule = AR_RULE_LIMIT,
+    .predict = s1_outlier, .rel_tol = 0.01, .trend_axis = "n", .rate_lo = 0.5, .rate_hi = 1.5};
 const ar_claim ar_claim_s2 = {
-    "S2", "markov_spectrum", "sqrt_n_sigma2",
-    "sqrt(n) sigma_2(A) -> 2 s/m, the bulk edge (slow for lognormal entries: compared with 15% tolerance)",
-    "2 s / m", AR_RULE_LIMIT, s2_edge, 0.15, 0, "n"};
+    .id = "S2", .simulator = "markov_spectrum", .output = "sqrt_n_sigma2",
+    .statement = "sqrt(n) sigma_2(A) -> 2 s/m, the bulk edge (lognormal entries: extreme entries dominate the "
+                 "edge at n <= 1024, see NOTES.md)",
+    .formula = "2 s / m", .rule = AR_RULE_LIMIT, .predict = s2_edge, .rel_tol = 0.01, .trend_axis = "n",
+    .rate_lo = 0.5, .rate_hi = 1.5};
 const ar_claim ar_claim_s2ks = {
     "S2ks", "markov_spectrum", "ks_quarter_circle",
     "the singular values of sqrt(n) A approach the quarter-circle law: KS distance falls with n",
     "0 (the limit)", AR_RULE_DECREASING, s2_ks, 0, 0, "n"};
 const ar_claim ar_claim_s3 = {
-    "S3", "markov_spectrum", "bulk_radius",
-    "the eigenvalues of sqrt(n) A but the outlier lie in the disc of radius s/m: max modulus / (s/m) -> 1",
-    "1", AR_RULE_LIMIT, s3_radius, 0.1, 0, "n"};
+    .id = "S3", .simulator = "markov_spectrum", .output = "disc_moment2",
+    .statement = "the eigenvalues of sqrt(n) A but the outlier fill the disc of radius s/m: mean |lambda|^2 / "
+                 "(s/m)^2 -> 1/2",
+    .formula = "1/2", .rule = AR_RULE_LIMIT, .predict = s3_moment, .rel_tol = 0.01, .trend_axis = "n",
+    .rate_lo = 1, .rate_hi = 1};
+const ar_claim ar_claim_s3edge = {
+    .id = "S3edge", .simulator = "markov_spectrum", .output = "bulk_radius",
+    .statement = "the largest bulk modulus over s/m tends to 1 (slowly: sqrt(log n / n) corrections)",
+    .formula = "1", .rule = AR_RULE_REFERENCE, .predict = s3_edge};
 const ar_claim ar_claim_s3ks = {
     "S3ks", "markov_spectrum", "ks_disc",
     "...and fill it uniformly: KS distance of their moduli from the disc law falls with n",
     "0 (the limit)", AR_RULE_DECREASING, s3_ks, 0, 0, "n"};
 const ar_claim ar_claim_s4 = {
-    "S4", "markov_spectrum", "stable_rank", "stable_rank(A) -> 1 + s^2/m^2", "1 + (s / m)^2",
-    AR_RULE_LIMIT, s4_stable, 0.05, 0, "n"};
+    .id = "S4", .simulator = "markov_spectrum", .output = "stable_rank",
+    .statement = "stable_rank(A) -> 1 + s^2/m^2", .formula = "1 + (s / m)^2", .rule = AR_RULE_LIMIT,
+    .predict = s4_stable, .rel_tol = 0.01, .trend_axis = "n", .rate_lo = 0.5, .rate_hi = 1.5};
 const ar_claim ar_claim_s4perp = {
     "S4perp", "markov_spectrum", "stable_rank",
     "without the gap, stable_rank(A - 11^T/n) grows with n (like n/4)", "n / 4 (reference)",

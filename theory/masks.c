@@ -37,6 +37,7 @@ static double m1_rate(const ar_point *p)
 {
     return no_layernorm(p) && isometric_value(p) && ar_mask_connected(p) == 1 ? 0.0 : NAN;
 }
+static double m1_shape(const ar_point *p) { return isnan(m1_rate(p)) ? NAN : 0.5; }
 
 /* M2: local masks allow slower collapse: on a sliding window the rate grows with w. */
 static double m2_order(const ar_point *p)
@@ -59,12 +60,23 @@ static double m3_rate(const ar_point *p)
     int hemisphere = ar_point_value(p, "init") == 2;
     return sphere && orthogonal && hemisphere && ar_mask_connected(p) == 1 ? 0.0 : NAN;
 }
+static double m3_shape(const ar_point *p) { return isnan(m3_rate(p)) ? NAN : 0.5; }
+
+/* "Collapses exponentially" is judged on the shape of the decay, not on a positive
+ * slope alone: the late-half rate must stay at least half the overall rate (a power law
+ * gives about 0.3 over 60 layers, a plateau about 0); the rate itself is measured, since
+ * the paper gives no number for it at these sizes (M2's a-priori bound is vacuous here). */
+static const char EXPONENTIAL_STATEMENT[] = "rate_ratio (late-half rate / whole-window rate of mu/||X||) >= 1/2";
 
 const ar_claim ar_claim_m1 = {
-    "M1", "mask_dynamics", "rate",
-    "without LayerNorm, attention on any mask with a directed spanning tree collapses to rank one "
-    "exponentially: rate of mu/||X|| > 0 (W_V orthogonal or identity)",
-    "> 0", AR_RULE_LOWER_BOUND, m1_rate, 0, 0, NULL};
+    .id = "M1", .simulator = "mask_dynamics", .output = "rate_ratio",
+    .statement = "without LayerNorm, attention on any mask with a directed spanning tree collapses to rank one "
+                 "exponentially: the decay does not slow (W_V orthogonal or identity)",
+    .formula = EXPONENTIAL_STATEMENT, .rule = AR_RULE_LOWER_BOUND, .predict = m1_shape};
+const ar_claim ar_claim_m1rate = {
+    .id = "M1rate", .simulator = "mask_dynamics", .output = "rate",
+    .statement = "...at the rate measured (per layer, of mu/||X||_F)", .formula = "measured",
+    .rule = AR_RULE_MEASURE, .predict = m1_rate};
 const ar_claim ar_claim_m2 = {
     "M2", "mask_dynamics", "rate",
     "local masks collapse more slowly: on a sliding window the rate grows with its width w", "grows with w",
@@ -75,10 +87,14 @@ const ar_claim ar_claim_m2bound = {
     "to at most (1 - eps^r) of its value, in every trial",
     "1", AR_RULE_EVERY_TRIAL, m2_bound, 0, 0, NULL};
 const ar_claim ar_claim_m3 = {
-    "M3", "mask_dynamics", "rate",
-    "with LayerNorm (onto the sphere) and orthogonal W_V, hemisphere inputs still collapse exponentially: "
-    "rate > 0",
-    "> 0", AR_RULE_LOWER_BOUND, m3_rate, 0, 0, NULL};
+    .id = "M3", .simulator = "mask_dynamics", .output = "rate_ratio",
+    .statement = "with LayerNorm (onto the sphere) and orthogonal W_V, hemisphere inputs still collapse "
+                 "exponentially: the decay does not slow",
+    .formula = EXPONENTIAL_STATEMENT, .rule = AR_RULE_LOWER_BOUND, .predict = m3_shape};
+const ar_claim ar_claim_m3rate = {
+    .id = "M3rate", .simulator = "mask_dynamics", .output = "rate",
+    .statement = "...at the rate measured (per layer, of mu/||X||_F)", .formula = "measured",
+    .rule = AR_RULE_MEASURE, .predict = m3_rate};
 
 /* M4: with LayerNorm and a suitable W_V there are equilibria of every rank k from 1 to
  * min(n, d): the witness of rank k (ln_equilibria) is certified by its residual and
@@ -97,7 +113,10 @@ const ar_claim ar_claim_m4 = {
 const ar_claim ar_claim_m4rank = {
     "M4rank", "ln_equilibria", "witness_rank", "...and its numerical rank is k", "k", AR_RULE_EQUALS, m4_rank,
     0.5, 0, NULL};
+/* The paper gives no number for the fraction; and a start that has not collapsed within
+ * the run may be metastable (see NOTES.md): measured, not judged. */
 const ar_claim ar_claim_m4escape = {
-    "M4escape", "ln_equilibria", "escaped",
-    "for suitable W_V a positive fraction of random starts does not collapse to rank one", "> 0",
-    AR_RULE_LOWER_BOUND, m4_escape, 0, 1, NULL};
+    .id = "M4escape", .simulator = "ln_equilibria", .output = "escaped",
+    .statement = "for suitable W_V a fraction of random starts has not collapsed to rank one by the last layer "
+                 "(measured: metastable starts are not told apart yet)",
+    .formula = "measured", .rule = AR_RULE_MEASURE, .predict = m4_escape, .on_request = 1};

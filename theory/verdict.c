@@ -1,67 +1,32 @@
-/* theory/verdict: the claim registry and the verdict rules (see theory.h). */
+/* theory/verdict: the verdict rules and their resolutions (see theory.h). */
 #include "attnrank/theory.h"
 
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_fit.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-extern const ar_claim ar_claim_h1, ar_claim_h2, ar_claim_h2_hull, ar_claim_h3, ar_claim_h4,
-    ar_claim_h5a, ar_claim_h5b;
-extern const ar_claim ar_claim_m1, ar_claim_m2, ar_claim_m2bound, ar_claim_m3, ar_claim_m4, ar_claim_m4rank,
-    ar_claim_m4escape;
-extern const ar_claim ar_claim_c1, ar_claim_c1opt, ar_claim_c1lower, ar_claim_c2, ar_claim_c2beta, ar_claim_c3;
-extern const ar_claim ar_claim_s1, ar_claim_s2, ar_claim_s2ks, ar_claim_s3, ar_claim_s3ks, ar_claim_s4,
-    ar_claim_s4perp, ar_claim_s5, ar_claim_s5perp, ar_claim_s6, ar_claim_s6perp, ar_claim_s7,
-    ar_claim_s7perp, ar_claim_s8;
+/* Family-wise level of a VIOLATED decision: two-sided 5%, i.e. 2.5% on the side a
+ * bound can be broken, matching the 95% intervals behind HOLDS. */
+static const double ALPHA = 0.05;
+/* A bound whose data stay below 97% of it would hold 3% tighter: it is loose. */
+static const double LOOSE_BELOW = 0.97;
 
-static const ar_claim *const all_claims[] = {
-    &ar_claim_h1, &ar_claim_h2, &ar_claim_h2_hull, &ar_claim_h3, &ar_claim_h4, &ar_claim_h5a, &ar_claim_h5b,
-    &ar_claim_s1, &ar_claim_s2, &ar_claim_s2ks, &ar_claim_s3, &ar_claim_s3ks, &ar_claim_s4, &ar_claim_s4perp,
-    &ar_claim_s5, &ar_claim_s5perp, &ar_claim_s6, &ar_claim_s6perp, &ar_claim_s7,
-    &ar_claim_s7perp, &ar_claim_s8, &ar_claim_m1, &ar_claim_m2, &ar_claim_m2bound, &ar_claim_m3,
-    &ar_claim_m4, &ar_claim_m4rank, &ar_claim_m4escape, &ar_claim_c1, &ar_claim_c1opt, &ar_claim_c1lower,
-    &ar_claim_c2, &ar_claim_c2beta, &ar_claim_c3,
-};
-
-const ar_claim *const *ar_claims_all(int *count)
+static int usable(const double *f, const ar_summary *est, long p)
 {
-    *count = (int)(sizeof all_claims / sizeof all_claims[0]);
-    return all_claims;
+    return isfinite(f[p]) && est[p].count >= 2 && isfinite(est[p].mean);
 }
 
-const ar_claim *ar_claim_find(const char *id)
+/* The standard error a decision uses: for integer outputs at least 1/trials, since T
+ * identical draws do not prove a zero variance. */
+static double decision_se(const ar_summary *s, int integer_output)
 {
-    int count;
-    const ar_claim *const *claims = ar_claims_all(&count);
-    for (int i = 0; i < count; ++i)
-        if (strcmp(claims[i]->id, id) == 0)
-            return claims[i];
-    return NULL;
-}
-
-static const char *const verdict_names[] = {"NOT RUN", "HOLDS", "VIOLATED", "INCONCLUSIVE"};
-
-const char *ar_verdict_name(ar_verdict v)
-{
-    return verdict_names[v];
-}
-
-const char *ar_rule_name(ar_rule rule)
-{
-    static const char *const names[] = {"bound",     "equality",    "limit",      "decreasing",
-                                        "increasing", "reference", "lower bound", "every trial", "witness"};
-    return names[rule];
-}
-
-int ar_verdict_parse(const char *name, ar_verdict *v)
-{
-    for (int i = AR_HOLDS; i <= AR_INCONCLUSIVE; ++i) {
-        if (strcmp(name, verdict_names[i]) == 0) {
-            *v = (ar_verdict)i;
-            return 0;
-        }
-    }
-    return -1;
+    double se = isfinite(s->sem) ? s->sem : 0;
+    if (integer_output && se < 1.0 / (double)s->count)
+        se = 1.0 / (double)s->count;
+    return se;
 }
 
 static void take_point(ar_judgement *j, long p, double prediction, const ar_summary *s)
@@ -74,49 +39,90 @@ static void take_point(ar_judgement *j, long p, double prediction, const ar_summ
     j->trials = s->count;
 }
 
-/* Upper bound (sign +1) or lower bound (sign -1): signed excess of the interval's
- * ends over the prediction. */
-static void judge_bound(int sign, long n, const double *f, const ar_summary *est, ar_judgement *j)
+static int by_value(const void *a, const void *b)
 {
-    long worst_far = -1, worst_near = -1;
-    double excess_far = -INFINITY, excess_near = -INFINITY;
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Holm's step-down over one-sided p-values: how many of the m hypotheses it rejects
+ * at family-wise level alpha. */
+static long holm_rejections(double *pvalues, long m, double alpha)
+{
+    qsort(pvalues, (size_t)m, sizeof *pvalues, by_value);
+    long r = 0;
+    while (r < m && pvalues[r] <= alpha / (double)(m - r))
+        r++;
+    return r;
+}
+
+/* Upper bound (sign +1) or lower bound (sign -1). */
+static void judge_bound(int sign, long n, const double *f, const ar_summary *est, int integer_output,
+                        ar_judgement *j)
+{
+    double *pvalues = malloc((size_t)(n > 0 ? n : 1) * sizeof *pvalues);
+    long worst_near = -1, most_significant = -1;
+    double excess_near = -INFINITY, smallest_p = INFINITY;
+    double tightness = sign > 0 ? -INFINITY : INFINITY, floor_lo = INFINITY;
+    int scaled = 1; /* every prediction positive: the resolution is a factor */
     for (long p = 0; p < n; ++p) {
-        if (!isfinite(f[p]) || est[p].count < 2)
+        if (!usable(f, est, p))
             continue;
-        j->points++;
-        /* far end: the interval's end away from the bound; near end: the one toward it */
-        double far = sign > 0 ? est[p].ci_lo - f[p] : f[p] - est[p].ci_hi;
+        /* near end: the interval's end toward the bound */
         double near = sign > 0 ? est[p].ci_hi - f[p] : f[p] - est[p].ci_lo;
-        if (far > excess_far)
-            excess_far = far, worst_far = p;
         if (near > excess_near)
             excess_near = near, worst_near = p;
+        double se = decision_se(&est[p], integer_output), excess = sign * (est[p].mean - f[p]);
+        double pvalue = se > 0 ? gsl_cdf_ugaussian_Q(excess / se) : excess > 0 ? 0.0 : 1.0;
+        if (pvalue < smallest_p)
+            smallest_p = pvalue, most_significant = p;
+        pvalues[j->points++] = pvalue;
+        if (f[p] > 0) {
+            double k = (sign > 0 ? est[p].ci_hi : est[p].ci_lo) / f[p];
+            tightness = sign > 0 ? fmax(tightness, k) : fmin(tightness, k);
+        } else {
+            scaled = 0;
+        }
+        floor_lo = fmin(floor_lo, est[p].ci_lo);
     }
-    if (j->points == 0)
+    if (j->points == 0) {
+        free(pvalues);
         return;
-    if (excess_far > 0) {
+    }
+    long rejected = holm_rejections(pvalues, j->points, ALPHA / 2);
+    free(pvalues);
+    if (rejected > 0) {
         j->verdict = AR_VIOLATED;
-        take_point(j, worst_far, f[worst_far], &est[worst_far]);
+        take_point(j, most_significant, f[most_significant], &est[most_significant]);
     } else {
         j->verdict = excess_near < 0 || (sign > 0 && excess_near == 0) ? AR_HOLDS : AR_INCONCLUSIVE;
         take_point(j, worst_near, f[worst_near], &est[worst_near]);
     }
+    if (scaled) {
+        j->resolution = (ar_resolution){sign > 0 ? AR_RESOLUTION_TIGHTNESS : AR_RESOLUTION_ESTABLISHED, tightness,
+                                        NAN, NAN, 0};
+        j->resolution.loose = j->verdict == AR_HOLDS && (sign > 0 ? tightness < LOOSE_BELOW : tightness > 2 - LOOSE_BELOW);
+    } else {
+        j->resolution = (ar_resolution){AR_RESOLUTION_MEASURED, NAN, floor_lo, NAN, 0};
+    }
     snprintf(j->rule, sizeof j->rule,
-             sign > 0 ? "upper bound: 95%% CI upper end <= prediction at all %d points; "
-                        "shown: the point closest to (or past) the bound"
-                      : "lower bound: 95%% CI lower end > prediction at all %d points; "
-                        "shown: the point closest to (or past) the bound",
-             j->points);
+             "%s bound: 95%% CI %s end %s prediction at all %d points; VIOLATED where Holm-Bonferroni rejects "
+             "(%ld of %d points); shown: %s",
+             sign > 0 ? "upper" : "lower", sign > 0 ? "upper" : "lower", sign > 0 ? "<=" : ">=", j->points, rejected,
+             j->points, rejected ? "the most significant excess" : "the point closest to the bound");
 }
 
 /* The point whose largest trial value exceeds f the most (or falls shortest of it),
  * shown with that value and the [min, max] range of its trials; *trials counts the
- * values behind the judgement. Returns the excess max - f there (-inf: no point). */
-static double largest_excess(long n, const double *f, const ar_summary *est, ar_judgement *j, long *trials)
+ * values behind the judgement, *tightness is the largest max / f (positive f). Returns
+ * the excess max - f there (-inf: no point). */
+static double largest_excess(long n, const double *f, const ar_summary *est, ar_judgement *j, long *trials,
+                             double *tightness)
 {
     long at = -1;
     double excess = -INFINITY;
     *trials = 0;
+    *tightness = -INFINITY;
     for (long p = 0; p < n; ++p) {
         if (!isfinite(f[p]) || est[p].count < 1)
             continue;
@@ -124,6 +130,8 @@ static double largest_excess(long n, const double *f, const ar_summary *est, ar_
         *trials += est[p].count;
         if (est[p].max - f[p] > excess)
             excess = est[p].max - f[p], at = p;
+        if (f[p] > 0)
+            *tightness = fmax(*tightness, est[p].max / f[p]);
     }
     if (at >= 0) {
         take_point(j, at, f[at], &est[at]);
@@ -138,15 +146,16 @@ static double largest_excess(long n, const double *f, const ar_summary *est, ar_
 static void judge_witness(long n, const double *f, const ar_summary *est, ar_judgement *j)
 {
     long trials;
-    double excess = largest_excess(n, f, est, j, &trials);
+    double tightness, excess = largest_excess(n, f, est, j, &trials, &tightness);
     if (j->points == 0)
         return;
     j->verdict = excess > 0 ? AR_HOLDS : AR_INCONCLUSIVE;
+    j->resolution = (ar_resolution){AR_RESOLUTION_EXISTENCE, tightness, NAN, NAN, 0};
     snprintf(j->rule, sizeof j->rule,
              excess > 0 ? "witness: found, the largest of %ld values over %d points exceeds the threshold "
-                          "(shown: that point's max, interval = [min, max] of its trials)"
+                          "(shown: that point's max, interval = [min, max] of its trials); cannot be VIOLATED"
                         : "witness: none among %ld values over %d points (absence proves nothing; shown: the "
-                          "largest value)",
+                          "largest value); cannot be VIOLATED",
              trials, j->points);
 }
 
@@ -154,38 +163,42 @@ static void judge_witness(long n, const double *f, const ar_summary *est, ar_jud
 static void judge_every_trial(long n, const double *f, const ar_summary *est, ar_judgement *j)
 {
     long trials;
-    double slack = -largest_excess(n, f, est, j, &trials);
+    double tightness, slack = -largest_excess(n, f, est, j, &trials, &tightness);
     if (j->points == 0)
         return;
     j->verdict = slack >= 0 ? AR_HOLDS : AR_VIOLATED;
+    j->resolution = (ar_resolution){AR_RESOLUTION_TIGHTNESS, tightness, NAN, NAN,
+                                    slack >= 0 && tightness < LOOSE_BELOW};
     snprintf(j->rule, sizeof j->rule,
              "every trial: the largest of %ld values over %d points <= prediction; slack %.3g at the "
              "tightest point (shown: its max, interval = [min, max] of its trials)",
              trials, j->points, slack);
 }
 
-static void judge_equals(long n, const double *f, const ar_summary *est, double rel_tol,
-                         int integer_output, ar_judgement *j)
+static void judge_equals(long n, const double *f, const ar_summary *est, double rel_tol, int integer_output,
+                         ar_judgement *j)
 {
     for (long p = 0; p < n; ++p)
-        if (isfinite(f[p]) && est[p].count >= 2)
-            j->points++;
+        j->points += usable(f, est, p);
     if (j->points == 0)
         return;
-    double z = ar_normal_quantile(1.0 - 0.05 / (2.0 * j->points));
+    double z = ar_normal_quantile(1.0 - ALPHA / (2.0 * j->points));
     long worst = -1, loose = -1;
-    double worst_dev = -1;
+    double worst_dev = -1, k_lo = -INFINITY, k_hi = INFINITY;
     for (long p = 0; p < n; ++p) {
-        if (!isfinite(f[p]) || est[p].count < 2)
+        if (!usable(f, est, p))
             continue;
-        double se = est[p].sem;
-        if (integer_output && se < 1.0 / (double)est[p].count)
-            se = 1.0 / (double)est[p].count;
-        double dev = fabs(est[p].mean - f[p]) / se;
+        double se = decision_se(&est[p], integer_output);
+        double dev = se > 0 ? fabs(est[p].mean - f[p]) / se : (est[p].mean == f[p] ? 0 : INFINITY);
         if (dev > worst_dev)
             worst_dev = dev, worst = p;
         if (z * se > rel_tol * fabs(f[p]) && loose < 0)
             loose = p;
+        if (f[p] != 0) { /* factors k with |mean - k f| <= z se */
+            double a = (est[p].mean - z * se) / f[p], b = (est[p].mean + z * se) / f[p];
+            k_lo = fmax(k_lo, fmin(a, b));
+            k_hi = fmin(k_hi, fmax(a, b));
+        }
     }
     if (worst_dev > z)
         j->verdict = AR_VIOLATED;
@@ -194,135 +207,263 @@ static void judge_equals(long n, const double *f, const ar_summary *est, double 
     else
         j->verdict = AR_HOLDS;
     take_point(j, worst, f[worst], &est[worst]);
+    j->resolution = (ar_resolution){AR_RESOLUTION_FACTORS, NAN, k_lo, k_hi, 0};
     snprintf(j->rule, sizeof j->rule,
              "equality: |mean - prediction| <= %.2f se at all %d points (Bonferroni 95%%), "
              "interval within %g of the prediction; worst |dev| = %.2f se",
              z, j->points, rel_tol, worst_dev);
 }
 
-/* Endpoints (smallest and largest value along the axis) of the line through p0. */
-static void line_ends(long n, const double *f, const ar_summary *est, const long *line, const double *along,
-                      long p0, long *lo, long *hi)
+/* Points of the line through p0 that the claim can use, sorted along the axis. */
+static int line_points(long n, const double *f, const ar_summary *est, const long *line, const double *along,
+                       long p0, long *members)
 {
-    *lo = *hi = -1;
-    for (long p = 0; p < n; ++p) {
-        if (line[p] != line[p0] || !isfinite(f[p]) || est[p].count < 2)
-            continue;
-        if (*lo < 0 || along[p] < along[*lo])
-            *lo = p;
-        if (*hi < 0 || along[p] > along[*hi])
-            *hi = p;
-    }
-}
-
-static ar_verdict judge_line(const ar_claim *claim, const double *f, const ar_summary *est, long lo, long hi,
-                             double *badness)
-{
-    double h_lo = (est[lo].ci_hi - est[lo].ci_lo) / 2, h_hi = (est[hi].ci_hi - est[hi].ci_lo) / 2;
-    if (claim->rule == AR_RULE_LIMIT) {
-        double dev_lo = fabs(est[lo].mean - f[lo]), dev_hi = fabs(est[hi].mean - f[hi]);
-        double band = claim->rel_tol * fabs(f[hi]);
-        int away = dev_hi - h_hi > dev_lo + h_lo;
-        *badness = dev_hi / (band > 0 ? band : 1);
-        if (dev_hi + h_hi <= band && !away)
-            return AR_HOLDS;
-        if (dev_hi - h_hi > band && away)
-            return AR_VIOLATED;
-        return AR_INCONCLUSIVE;
-    }
-    int sign = claim->rule == AR_RULE_DECREASING ? 1 : -1; /* want sign * (lo - hi) > 0 */
-    double gap = sign > 0 ? est[lo].ci_lo - est[hi].ci_hi : est[hi].ci_lo - est[lo].ci_hi;
-    double reverse = sign > 0 ? est[hi].ci_lo - est[lo].ci_hi : est[lo].ci_lo - est[hi].ci_hi;
-    *badness = -gap;
-    if (gap > 0)
-        return AR_HOLDS;
-    if (reverse > 0)
-        return AR_VIOLATED;
-    return AR_INCONCLUSIVE;
-}
-
-/* Exponent b of E[X] ~ c along^b on the line through p0: weighted least squares of
- * log(mean) on log(along), weights 1/se(log mean)^2 = (mean/stderr)^2, and the slope's
- * standard error inflated by the fit's reduced chi-square when the points scatter more
- * than their errors allow. Returns the number of points used (< 2: no fit). */
-static int fit_exponent(long n, const double *f, const ar_summary *est, const long *line, const double *along,
-                        long p0, double *b, double *se)
-{
-    double sw = 0, sx = 0, sy = 0;
     int k = 0;
     for (long p = 0; p < n; ++p) {
-        if (line[p] != line[p0] || !isfinite(f[p]) || est[p].count < 2 || !(est[p].mean > 0) || !(along[p] > 0) ||
-            !(est[p].sem > 0))
+        if (line[p] != line[p0] || !usable(f, est, p))
             continue;
-        double w = (est[p].mean / est[p].sem) * (est[p].mean / est[p].sem);
-        sw += w, sx += w * log(along[p]), sy += w * log(est[p].mean), k++;
+        int i = k++;
+        while (i > 0 && along[members[i - 1]] > along[p]) { /* insertion: lines are short */
+            members[i] = members[i - 1];
+            i--;
+        }
+        members[i] = p;
     }
-    if (k < 2)
-        return k;
-    double mx = sx / sw, my = sy / sw, sxx = 0, sxy = 0;
-    for (long p = 0; p < n; ++p) {
-        if (line[p] != line[p0] || !isfinite(f[p]) || est[p].count < 2 || !(est[p].mean > 0) || !(along[p] > 0) ||
-            !(est[p].sem > 0))
-            continue;
-        double w = (est[p].mean / est[p].sem) * (est[p].mean / est[p].sem);
-        double dx = log(along[p]) - mx, dy = log(est[p].mean) - my;
-        sxx += w * dx * dx, sxy += w * dx * dy;
-    }
-    *b = sxy / sxx;
-    double chi2 = 0;
-    for (long p = 0; p < n; ++p) {
-        if (line[p] != line[p0] || !isfinite(f[p]) || est[p].count < 2 || !(est[p].mean > 0) || !(along[p] > 0) ||
-            !(est[p].sem > 0))
-            continue;
-        double w = (est[p].mean / est[p].sem) * (est[p].mean / est[p].sem);
-        double r = log(est[p].mean) - (my + *b * (log(along[p]) - mx));
-        chi2 += w * r * r;
-    }
-    double inflation = k > 2 && chi2 / (k - 2) > 1 ? sqrt(chi2 / (k - 2)) : 1;
-    *se = inflation / sqrt(sxx);
     return k;
+}
+
+/* The first point of each line visits it: 1 if p0 opens a line of at least two points. */
+static int opens_line(long n, const double *f, const ar_summary *est, const long *line, long p0)
+{
+    if (!usable(f, est, p0))
+        return 0;
+    int others = 0;
+    for (long p = 0; p < n; ++p) {
+        if (line[p] != line[p0] || !usable(f, est, p))
+            continue;
+        if (p < p0)
+            return 0;
+        others += p != p0;
+    }
+    return others > 0;
+}
+
+/* X(n) = c + a n^-b on one line, by weighted least squares at each b of the claim's
+ * range; c's interval is the profile over a and b at the level crit (a chi-square
+ * quantile with one degree of freedom), widened by the reduced chi-square of the best
+ * fit when it exceeds one. */
+typedef struct extrapolation {
+    int sizes, dof;
+    double c, b, chi2;                  /* best fit */
+    double lo, hi;                      /* c's 95% interval */
+    double lo_wide, hi_wide;            /* at the Bonferroni-corrected level */
+} extrapolation;
+
+static int extrapolate(const ar_claim *claim, const ar_summary *est, const double *along, const long *members,
+                       int k, double crit_wide, extrapolation *x)
+{
+    double b_lo = claim->rate_lo, b_hi = claim->rate_hi;
+    if (b_lo == 0 && b_hi == 0)
+        b_lo = 0.25, b_hi = 2;
+    int steps = b_hi > b_lo ? 176 : 1, free_rate = steps > 1;
+    x->sizes = k;
+    x->dof = k - 2 - free_rate;
+    if (x->dof < 1)
+        return -1;
+    double xs[k], ys[k], ws[k], cs[steps], vars[steps], chi2s[steps];
+    for (int i = 0; i < k; ++i) {
+        const ar_summary *s = &est[members[i]];
+        double se = s->sem > 0 ? s->sem : 1e-12 * fmax(fabs(s->mean), 1e-300);
+        ys[i] = s->mean;
+        ws[i] = 1 / (se * se);
+    }
+    double best = INFINITY;
+    for (int t = 0; t < steps; ++t) {
+        double b = b_lo + (b_hi - b_lo) * t / (steps > 1 ? steps - 1 : 1), c1, cov01, cov11;
+        for (int i = 0; i < k; ++i)
+            xs[i] = pow(along[members[i]], -b);
+        gsl_fit_wlinear(xs, 1, ws, 1, ys, 1, (size_t)k, &cs[t], &c1, &vars[t], &cov01, &cov11, &chi2s[t]);
+        if (chi2s[t] < best)
+            best = chi2s[t], x->c = cs[t], x->b = b;
+    }
+    x->chi2 = best;
+    double scatter = best / x->dof > 1 ? best / x->dof : 1;
+    double crits[2] = {3.841458820694124 * scatter, crit_wide * scatter}, ends[2][2];
+    for (int level = 0; level < 2; ++level) {
+        ends[level][0] = INFINITY, ends[level][1] = -INFINITY;
+        for (int t = 0; t < steps; ++t) {
+            double room = crits[level] - (chi2s[t] - best);
+            if (room < 0)
+                continue;
+            double h = sqrt(room * vars[t]);
+            ends[level][0] = fmin(ends[level][0], cs[t] - h);
+            ends[level][1] = fmax(ends[level][1], cs[t] + h);
+        }
+    }
+    x->lo = ends[0][0], x->hi = ends[0][1], x->lo_wide = ends[1][0], x->hi_wide = ends[1][1];
+    return 0;
+}
+
+static void judge_limit(const ar_claim *claim, long n, const double *f, const ar_summary *est, const long *line,
+                        const double *along, ar_judgement *j)
+{
+    static const int severity[] = {[AR_NOT_RUN] = 0, [AR_HOLDS] = 1, [AR_INCONCLUSIVE] = 2, [AR_VIOLATED] = 3};
+    long *members = malloc((size_t)(n > 0 ? n : 1) * sizeof *members);
+    int lines = 0, too_short = 0;
+    for (long p = 0; p < n; ++p)
+        lines += opens_line(n, f, est, line, p);
+    double z = ar_normal_quantile(1 - ALPHA / (2.0 * (lines > 0 ? lines : 1)));
+    double k_lo = -INFINITY, k_hi = INFINITY, worst_badness = -INFINITY;
+    ar_verdict worst = AR_NOT_RUN;
+    extrapolation shown = {0};
+    for (long p0 = 0; p0 < n; ++p0) {
+        if (!opens_line(n, f, est, line, p0))
+            continue;
+        int k = line_points(n, f, est, line, along, p0, members);
+        long top = members[k - 1];
+        double target = f[top], band = claim->rel_tol * (target != 0 ? fabs(target) : 1);
+        extrapolation x = {0};
+        ar_verdict v;
+        double badness;
+        j->points += k;
+        if (extrapolate(claim, est, along, members, k, z * z, &x) < 0) {
+            too_short++;
+            v = AR_INCONCLUSIVE, badness = INFINITY;
+            x.c = x.lo = x.hi = NAN;
+            k_lo = INFINITY, k_hi = -INFINITY;
+        } else {
+            if (x.lo >= target - band && x.hi <= target + band)
+                v = AR_HOLDS;
+            else if (x.hi_wide < target - band || x.lo_wide > target + band)
+                v = AR_VIOLATED;
+            else
+                v = AR_INCONCLUSIVE;
+            badness = fabs(x.c - target) / band;
+            if (target > 0) { /* k f (1 -/+ tol) must enclose [lo, hi] */
+                k_lo = fmax(k_lo, x.hi / ((1 + claim->rel_tol) * target));
+                k_hi = fmin(k_hi, x.lo / ((1 - claim->rel_tol) * target));
+            } else {
+                k_lo = INFINITY, k_hi = -INFINITY;
+            }
+        }
+        if (severity[v] > severity[worst] || (v == worst && badness > worst_badness)) {
+            worst = v, worst_badness = badness, shown = x;
+            take_point(j, top, target, &est[top]);
+            j->estimate = x.c, j->ci_lo = x.lo, j->ci_hi = x.hi;
+            j->trials = 0;
+            for (int i = 0; i < k; ++i)
+                j->trials += est[members[i]].count;
+        }
+    }
+    free(members);
+    if (lines == 0)
+        return;
+    j->verdict = worst;
+    j->resolution = (ar_resolution){AR_RESOLUTION_FACTORS, NAN, k_lo, k_hi, 0};
+    if (too_short)
+        snprintf(j->rule, sizeof j->rule,
+                 "limit along %s: %d of %d line(s) have too few sizes to extrapolate c + a %s^-b (need %d)",
+                 claim->trend_axis, too_short, lines, claim->trend_axis,
+                 claim->rate_hi > claim->rate_lo || claim->rate_hi == 0 ? 4 : 3);
+    else
+        snprintf(j->rule, sizeof j->rule,
+                 "limit along %s over %d line(s): c + a %s^-b fitted on %d sizes (b = %.2f%s, chi2/dof = %.1f/%d); "
+                 "the extrapolated c's 95%% CI within %g x |prediction|",
+                 claim->trend_axis, lines, claim->trend_axis, shown.sizes, shown.b,
+                 claim->rate_hi > claim->rate_lo || claim->rate_hi == 0 ? ", profiled" : ", fixed", shown.chi2,
+                 shown.dof, claim->rel_tol);
+}
+
+/* Exponent b of E[X] ~ c along^b on a line: weighted least squares of log(mean) on
+ * log(along), weights (mean/se)^2, the slope's standard error widened by the reduced
+ * chi-square when the points scatter more than their errors allow. */
+static int fit_exponent(const ar_summary *est, const double *along, const long *members, int k, double *b,
+                        double *se)
+{
+    double xs[k > 0 ? k : 1], ys[k > 0 ? k : 1], ws[k > 0 ? k : 1];
+    int m = 0;
+    for (int i = 0; i < k; ++i) {
+        const ar_summary *s = &est[members[i]];
+        if (!(s->mean > 0) || !(along[members[i]] > 0) || !(s->sem > 0))
+            continue;
+        xs[m] = log(along[members[i]]), ys[m] = log(s->mean), ws[m] = (s->mean / s->sem) * (s->mean / s->sem);
+        m++;
+    }
+    if (m < 2)
+        return m;
+    double c0, cov00, cov01, cov11, chi2;
+    gsl_fit_wlinear(xs, 1, ws, 1, ys, 1, (size_t)m, &c0, b, &cov00, &cov01, &cov11, &chi2);
+    double inflation = m > 2 && chi2 / (m - 2) > 1 ? chi2 / (m - 2) : 1;
+    *se = sqrt(cov11 * inflation);
+    return m;
 }
 
 static void judge_trend(const ar_claim *claim, long n, const double *f, const ar_summary *est, const long *line,
                         const double *along, ar_judgement *j)
 {
     static const int severity[] = {[AR_NOT_RUN] = 0, [AR_HOLDS] = 1, [AR_INCONCLUSIVE] = 2, [AR_VIOLATED] = 3};
-    ar_verdict worst = AR_NOT_RUN;
-    long worst_lo = -1, worst_hi = -1;
-    double worst_badness = -INFINITY;
+    int sign = claim->rule == AR_RULE_DECREASING ? 1 : -1; /* want sign * (lo - hi) > 0 */
+    long *members = malloc((size_t)(n > 0 ? n : 1) * sizeof *members);
     int lines = 0;
-    for (long p = 0; p < n; ++p) {
-        long lo, hi;
-        line_ends(n, f, est, line, along, p, &lo, &hi);
-        if (lo != p || hi == lo) /* visit each line once, from its first point */
+    for (long p = 0; p < n; ++p)
+        lines += opens_line(n, f, est, line, p);
+    double z = ar_normal_quantile(1 - ALPHA / (2.0 * (lines > 0 ? lines : 1))); /* for VIOLATED */
+    ar_verdict worst = AR_NOT_RUN;
+    double worst_badness = -INFINITY;
+    long worst_lo = -1;
+    for (long p0 = 0; p0 < n; ++p0) {
+        if (!opens_line(n, f, est, line, p0))
             continue;
-        lines++;
+        int k = line_points(n, f, est, line, along, p0, members);
+        long lo = members[0], hi = members[k - 1];
         j->points += 2;
-        double badness;
-        ar_verdict v = judge_line(claim, f, est, lo, hi, &badness);
-        if (severity[v] > severity[worst] || (v == worst && badness > worst_badness))
-            worst = v, worst_lo = lo, worst_hi = hi, worst_badness = badness;
+        const ar_summary *a = &est[lo], *b = &est[hi];
+        double gap = sign > 0 ? a->ci_lo - b->ci_hi : b->ci_lo - a->ci_hi;
+        double reverse = sign * (b->mean - a->mean) - z * (a->sem + b->sem);
+        ar_verdict v = gap > 0 ? AR_HOLDS : reverse > 0 ? AR_VIOLATED : AR_INCONCLUSIVE;
+        if (severity[v] > severity[worst] || (v == worst && -gap > worst_badness)) {
+            worst = v, worst_badness = -gap, worst_lo = lo;
+            take_point(j, hi, f[hi], &est[hi]);
+            double bexp = NAN, se = NAN;
+            if (fit_exponent(est, along, members, k, &bexp, &se) >= 2)
+                j->resolution = (ar_resolution){AR_RESOLUTION_EXPONENT, bexp, bexp - 1.96 * se, bexp + 1.96 * se, 0};
+            else
+                j->resolution = (ar_resolution){AR_RESOLUTION_NONE, NAN, NAN, NAN, 0};
+        }
     }
+    free(members);
     if (lines == 0)
         return;
     j->verdict = worst;
-    take_point(j, worst_hi, f[worst_hi], &est[worst_hi]);
-    if (claim->rule == AR_RULE_LIMIT)
-        snprintf(j->rule, sizeof j->rule,
-                 "limit along %s over %d line(s): at the largest %s the 95%% CI within %g x |prediction|, "
-                 "distance not growing since the smallest (%s=%g: %.4g)", claim->trend_axis, lines,
-                 claim->trend_axis, claim->rel_tol, claim->trend_axis, along[worst_lo], est[worst_lo].mean);
-    else {
-        double b = NAN, se = NAN;
-        char fit[96] = "";
-        if (fit_exponent(n, f, est, line, along, worst_lo, &b, &se) >= 2)
-            snprintf(fit, sizeof fit, "; fitted ~ %s^b: b = %.3f +- %.3f (95%%)", claim->trend_axis, b, 1.96 * se);
-        snprintf(j->rule, sizeof j->rule,
-                 "%s along %s over %d line(s): 95%% CIs at the smallest and largest %s separate "
-                 "(smallest %s=%g: %.4g)%s", claim->rule == AR_RULE_DECREASING ? "decreasing" : "increasing",
-                 claim->trend_axis, lines, claim->trend_axis, claim->trend_axis, along[worst_lo],
-                 est[worst_lo].mean, fit);
+    snprintf(j->rule, sizeof j->rule,
+             "%s along %s over %d line(s): 95%% CIs at the smallest and largest %s separate; VIOLATED if they "
+             "separate the other way (Bonferroni over the lines) (smallest %s=%g: %.4g)",
+             sign > 0 ? "decreasing" : "increasing", claim->trend_axis, lines, claim->trend_axis, claim->trend_axis,
+             along[worst_lo], est[worst_lo].mean);
+}
+
+/* A measurement: what the data establish at every point, no verdict. */
+static void judge_measure(long n, const double *f, const ar_summary *est, ar_judgement *j)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    long at = -1;
+    for (long p = 0; p < n; ++p) {
+        if (!usable(f, est, p))
+            continue;
+        j->points++;
+        if (est[p].ci_lo < lo)
+            lo = est[p].ci_lo, at = p;
+        hi = fmax(hi, est[p].ci_hi);
     }
+    if (at < 0)
+        return;
+    j->verdict = AR_MEASURED;
+    take_point(j, at, f[at], &est[at]);
+    j->resolution = (ar_resolution){AR_RESOLUTION_MEASURED, NAN, lo, hi, 0};
+    snprintf(j->rule, sizeof j->rule,
+             "measurement, no verdict: the smallest 95%% CI lower end over %d points (shown) and the largest "
+             "upper end bound what the data establish",
+             j->points);
 }
 
 void ar_judge(const ar_claim *claim, long n_points, const double *prediction, const ar_summary *est,
@@ -332,17 +473,55 @@ void ar_judge(const ar_claim *claim, long n_points, const double *prediction, co
     out->verdict = AR_NOT_RUN;
     out->point = -1;
     out->prediction = out->estimate = out->ci_lo = out->ci_hi = NAN;
+    out->resolution = (ar_resolution){AR_RESOLUTION_NONE, NAN, NAN, NAN, 0};
     snprintf(out->rule, sizeof out->rule, "no grid point where the claim applies was computed");
-    if (claim->rule == AR_RULE_UPPER_BOUND || claim->rule == AR_RULE_LOWER_BOUND)
-        judge_bound(claim->rule == AR_RULE_UPPER_BOUND ? 1 : -1, n_points, prediction, est, out);
-    else if (claim->rule == AR_RULE_EVERY_TRIAL)
-        judge_every_trial(n_points, prediction, est, out);
-    else if (claim->rule == AR_RULE_WITNESS)
-        judge_witness(n_points, prediction, est, out);
-    else if (claim->rule == AR_RULE_EQUALS)
-        judge_equals(n_points, prediction, est, claim->rel_tol, integer_output, out);
-    else if (claim->rule != AR_RULE_REFERENCE && line && along)
-        judge_trend(claim, n_points, prediction, est, line, along, out);
-    else if (claim->rule != AR_RULE_REFERENCE)
-        snprintf(out->rule, sizeof out->rule, "a trend claim needs an axis over %s", claim->trend_axis);
+    switch (claim->rule) {
+    case AR_RULE_UPPER_BOUND:
+    case AR_RULE_LOWER_BOUND:
+        judge_bound(claim->rule == AR_RULE_UPPER_BOUND ? 1 : -1, n_points, prediction, est, integer_output, out);
+        break;
+    case AR_RULE_EVERY_TRIAL: judge_every_trial(n_points, prediction, est, out); break;
+    case AR_RULE_WITNESS: judge_witness(n_points, prediction, est, out); break;
+    case AR_RULE_EQUALS: judge_equals(n_points, prediction, est, claim->rel_tol, integer_output, out); break;
+    case AR_RULE_MEASURE: judge_measure(n_points, prediction, est, out); break;
+    case AR_RULE_REFERENCE: break;
+    case AR_RULE_LIMIT:
+    case AR_RULE_DECREASING:
+    case AR_RULE_INCREASING:
+        if (!line || !along)
+            snprintf(out->rule, sizeof out->rule, "a %s claim needs an axis over %s", ar_rule_name(claim->rule),
+                     claim->trend_axis);
+        else if (claim->rule == AR_RULE_LIMIT)
+            judge_limit(claim, n_points, prediction, est, line, along, out);
+        else
+            judge_trend(claim, n_points, prediction, est, line, along, out);
+        break;
+    }
+}
+
+void ar_resolution_describe(const ar_resolution *r, char *buf, size_t len)
+{
+    switch (r->kind) {
+    case AR_RESOLUTION_NONE: snprintf(buf, len, "-"); break;
+    case AR_RESOLUTION_FACTORS:
+        if (!(r->lo <= r->hi))
+            snprintf(buf, len, "no prediction would hold");
+        else
+            snprintf(buf, len, "holds from %+.3g%% to %+.3g%%", 100 * (r->lo - 1), 100 * (r->hi - 1));
+        break;
+    case AR_RESOLUTION_TIGHTNESS:
+        snprintf(buf, len, "data reach %.4g of the bound", r->value);
+        break;
+    case AR_RESOLUTION_ESTABLISHED:
+        snprintf(buf, len, "established up to %.4g x the threshold", r->value);
+        break;
+    case AR_RESOLUTION_EXPONENT: snprintf(buf, len, "exponent %.3f [%.3f, %.3f]", r->value, r->lo, r->hi); break;
+    case AR_RESOLUTION_MEASURED:
+        if (isnan(r->hi))
+            snprintf(buf, len, "established >= %.4g", r->lo);
+        else
+            snprintf(buf, len, "established in [%.4g, %.4g]", r->lo, r->hi);
+        break;
+    case AR_RESOLUTION_EXISTENCE: snprintf(buf, len, "cannot be VIOLATED (existence)"); break;
+    }
 }

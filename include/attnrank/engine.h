@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "attnrank/spec.h"
+#include "attnrank/judge.h"
 #include "attnrank/store.h"
 
 typedef struct ar_run_options {
@@ -32,6 +33,8 @@ enum {
     AR_EXIT_VERIFY_FAILED = 1,
     AR_EXIT_BAD_INPUT = 2,
     AR_EXIT_IO = 3,
+    AR_EXIT_UNDECIDED = 4,     /* no verdict contradicts, but an expected-definite one is
+                                  INCONCLUSIVE or NOT RUN */
     AR_EXIT_INTERRUPTED = 130, /* 128 + SIGINT; SIGTERM gives 143 */
 };
 
@@ -86,7 +89,5 @@ double ar_engine_point_cost(const ar_experiment *exp, long point);
 /* Estimated size of the result file for spec, in bytes. */
 double ar_engine_output_bytes(const ar_spec *spec);
 
-/* Judge every (experiment, claim) of the store's spec from its datasets. */
-int ar_engine_verdicts(ar_store *store, ar_verdict_row *rows, char *err);
 
 #endif

@@ -36,7 +36,10 @@ typedef struct ar_verdict_row {
     int points;
     char verdict[16];
     char expected[16];
-    char rule[200];
+    char rule[240];
+    char resolution[96];  /* what else the data would have judged HOLDS */
+    char vacuous[32];     /* "" or why the verdict says little: loose, implied by X, cannot fail */
+    int rule_kind;        /* the claim's ar_rule */
 } ar_verdict_row;
 
 /* Create a new file with the whole layout for spec; fails if path exists. */

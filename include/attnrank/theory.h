@@ -1,38 +1,50 @@
 /* theory: closed-form predictions and the rules that turn them into verdicts.
  *
  * A claim names the simulator and output it speaks about, a prediction as a function
- * of the grid point (NaN where the claim says nothing), and a rule:
+ * of the grid point (NaN where the claim says nothing), and a rule. Every rule that can
+ * give a verdict can give VIOLATED to a wrong prediction, and every judgement carries
+ * its resolution: the other predictions the same data would also have judged HOLDS.
+ *
  *   upper bound  E[X] <= f: HOLDS if the 95% interval's upper end is <= f at every
- *                point, VIOLATED if its lower end is > f at some point, else
- *                INCONCLUSIVE;
- *   equality     E[X] = f: VIOLATED if |mean - f| > z * se at some point, z the
- *                Bonferroni-corrected two-sided 95% normal quantile over the points;
- *                INCONCLUSIVE if z * se > rel_tol * |f| somewhere (too few trials to
- *                tell); else HOLDS. For integer outputs se is at least 1/trials (the
- *                rule of three: T identical draws do not prove a zero variance);
- *   limit        X -> f along an axis (n): per line along that axis, HOLDS if at the
- *                largest value the interval lies within tol * |f| of f and the
- *                distance to f has not grown significantly since the smallest value;
- *                VIOLATED if at the largest value the interval lies outside that
- *                band and the distance has grown significantly; else INCONCLUSIVE;
- *   decreasing / increasing  along an axis: per line, the interval at the largest
- *                value lies entirely below (above) the one at the smallest: HOLDS;
- *                entirely above (below): VIOLATED; overlapping: INCONCLUSIVE;
- *   lower bound  E[X] >= f: the mirror image of the upper bound;
+ *                point; VIOLATED if Holm-Bonferroni over the points rejects E[X] <= f
+ *                at some point (one-sided, 2.5% family-wise); else INCONCLUSIVE.
+ *                Resolution: the tightness max ci_hi / f (a bound k f holds for any
+ *                k >= it); "loose" when a bound 3% tighter would still hold;
+ *   lower bound  E[X] >= f: the mirror image; resolution: the largest k with k f
+ *                established;
+ *   equality     E[X] = f at every point: VIOLATED if |mean - f| > z se at some
+ *                point, z the Bonferroni-corrected two-sided 95% normal quantile;
+ *                INCONCLUSIVE if z se > rel_tol |f| somewhere; else HOLDS. For integer
+ *                outputs se >= 1/trials (T identical draws do not prove a zero
+ *                variance). Resolution: the factors k for which k f would hold;
+ *   limit        X(n) -> c = f along an axis: per line along it, X(n) = c + a n^-b is
+ *                fitted by weighted least squares (b fixed, or profiled over the
+ *                claim's range [rate_lo, rate_hi]); c's profile-likelihood interval,
+ *                widened by the reduced chi-square when the points scatter more than
+ *                their errors. HOLDS if the 95% interval lies within rel_tol |f| of f
+ *                on every line, VIOLATED if the Bonferroni-corrected interval (over
+ *                the lines) lies wholly outside that band on some line, else
+ *                INCONCLUSIVE. Resolution: the constants that would hold;
+ *   decreasing / increasing  along an axis: per line, the 95% intervals at the
+ *                smallest and largest value separate the right way: HOLDS on every
+ *                line; the wrong way (Bonferroni over the lines): VIOLATED; else
+ *                INCONCLUSIVE. Resolution: the power law fitted on the deciding line;
  *   every trial  X <= f in every single trial (a deterministic bound): HOLDS if the
- *                largest value seen is <= f at every point, else VIOLATED;
- *   witness      some trial somewhere has X > f (an existence claim, or a counterexample
- *                to look for): HOLDS if one was found, else INCONCLUSIVE (absence of a
- *                witness at the sizes tried proves nothing);
- *   reference    a curve drawn beside the data, no verdict.
- * A claim over several lines HOLDS if every line holds and is VIOLATED if one is. */
+ *                largest value seen is <= f at every point, else VIOLATED.
+ *                Resolution: the worst trial as a fraction of the bound;
+ *   witness      some trial somewhere has X > f (an existence claim): HOLDS if one was
+ *                found, else INCONCLUSIVE. It cannot be VIOLATED, and says so;
+ *   measure      a quantity the theory gives no number for: no verdict (MEASURED),
+ *                the value established by the data (the smallest 95% lower end over
+ *                the points, and the largest upper end);
+ *   reference    a curve drawn beside the data, no verdict. */
 #ifndef ATTNRANK_THEORY_H
 #define ATTNRANK_THEORY_H
 
 #include "attnrank/sim.h"
 #include "attnrank/stats.h"
 
-typedef enum { AR_NOT_RUN, AR_HOLDS, AR_VIOLATED, AR_INCONCLUSIVE } ar_verdict;
+typedef enum { AR_NOT_RUN, AR_HOLDS, AR_VIOLATED, AR_INCONCLUSIVE, AR_MEASURED } ar_verdict;
 typedef enum {
     AR_RULE_UPPER_BOUND,
     AR_RULE_EQUALS,
@@ -42,7 +54,8 @@ typedef enum {
     AR_RULE_REFERENCE,
     AR_RULE_LOWER_BOUND,
     AR_RULE_EVERY_TRIAL,
-    AR_RULE_WITNESS
+    AR_RULE_WITNESS,
+    AR_RULE_MEASURE
 } ar_rule;
 
 typedef struct ar_claim {
@@ -57,7 +70,26 @@ typedef struct ar_claim {
     int on_request;         /* checked only when a spec lists it (assumption stress) */
     const char *trend_axis; /* limit, decreasing, increasing: the parameter swept */
     int element;            /* vector outputs: which value; negative counts from the end */
+    double rate_lo, rate_hi; /* limit: exponent b of the finite-size correction a n^-b,
+                                fixed if equal; both 0 means [0.25, 2] */
 } ar_claim;
+
+/* What else the same data would have judged HOLDS (see the rules above). */
+typedef enum {
+    AR_RESOLUTION_NONE,        /* no verdict to resolve, or nothing was judged */
+    AR_RESOLUTION_FACTORS,     /* equality, limit: predictions k f, k in [lo, hi] (lo > hi: none) */
+    AR_RESOLUTION_TIGHTNESS,   /* upper bound, every trial: bounds k f for k >= value */
+    AR_RESOLUTION_ESTABLISHED, /* lower bound: thresholds k f for k <= value */
+    AR_RESOLUTION_EXPONENT,    /* trends: fitted exponent value, 95% interval [lo, hi] */
+    AR_RESOLUTION_MEASURED,    /* measure: the data establish lo <= E[X] <= hi */
+    AR_RESOLUTION_EXISTENCE    /* witness: cannot be VIOLATED */
+} ar_resolution_kind;
+
+typedef struct ar_resolution {
+    ar_resolution_kind kind;
+    double value, lo, hi;
+    int loose;              /* a bound 3% tighter would still hold: the data never approach it */
+} ar_resolution;
 
 typedef struct ar_judgement {
     ar_verdict verdict;
@@ -65,18 +97,36 @@ typedef struct ar_judgement {
     int points;             /* points the claim was checked at */
     double prediction, estimate, ci_lo, ci_hi;
     long trials;
-    char rule[200];
+    ar_resolution resolution;
+    char rule[240];
 } ar_judgement;
 
 const ar_claim *ar_claim_find(const char *id);
 const ar_claim *const *ar_claims_all(int *count);
+/* What a spec expects of a claim it does not mention: HOLDS, or MEASURED for a measure. */
+ar_verdict ar_claim_default_expectation(const ar_claim *claim);
 
 /* Judge a claim over n_points points: prediction[p] and est[p] (NaN/empty where the
- * claim is silent or nothing was computed). Trend rules also need, per point, the line
- * it lies on (points equal but for the trend axis share one) and its value along the
- * axis; NULL if the grid does not sweep that axis. */
+ * claim is silent or nothing was computed). Trend and limit rules also need, per
+ * point, the line it lies on (points equal but for the trend axis share one) and its
+ * value along the axis; NULL if the grid does not sweep that axis. */
 void ar_judge(const ar_claim *claim, long n_points, const double *prediction, const ar_summary *est,
               int integer_output, const long *line, const double *along, ar_judgement *out);
+
+/* Mutants: the claim re-judged on the same data against perturbed predictions. */
+enum { AR_MAX_MUTANTS = 8 };
+typedef struct ar_mutant {
+    double factor;          /* prediction scaled by this (1 with reversed) */
+    int reversed;           /* a trend turned round */
+    ar_verdict verdict;     /* VIOLATED: the mutant is killed */
+} ar_mutant;
+/* Fills mutants[] for claims with a numeric prediction or a direction; returns how
+ * many (0: none can be made, *why says why). */
+int ar_mutants(const ar_claim *claim, long n_points, const double *prediction, const ar_summary *est,
+               int integer_output, const long *line, const double *along, ar_mutant *mutants, const char **why);
+
+/* The resolution in words, for tables: "holds for k in [0.994, 1.006]", ... */
+void ar_resolution_describe(const ar_resolution *r, char *buf, size_t len);
 
 /* Whether the mask of a mask_dynamics point has a directed spanning tree: 1 or 0, from
  * the mask's definition; -1 for random masks (drawn per trial). */

@@ -1,0 +1,28 @@
+/* judge: the verdicts of a result file, from its datasets and the theory, and the
+ * mutants that show how sharply each verdict could have failed. Reads only the file:
+ * a finished run can be judged again without simulating. */
+#ifndef ATTNRANK_JUDGE_H
+#define ATTNRANK_JUDGE_H
+
+#include "attnrank/store.h"
+#include "attnrank/theory.h"
+
+/* Judge every (experiment, claim) of the store's spec (rows: ar_store_verdict_count).
+ * A bound that holds is marked vacuous when another bound of the same experiment and
+ * output holds with a prediction at least as tight at every point where it speaks. */
+int ar_engine_verdicts(ar_store *store, ar_verdict_row *rows, char *err);
+
+typedef struct ar_mutant_row {
+    char claim[16];
+    char experiment[64];
+    ar_verdict verdict;                  /* of the claim as stated */
+    int loose;                           /* a bound the data stay far from */
+    int count;                           /* mutants made; 0: see why */
+    ar_mutant mutants[AR_MAX_MUTANTS];
+    const char *why;
+} ar_mutant_row;
+
+/* Every claim re-judged against its mutants (rows: ar_store_verdict_count). */
+int ar_engine_mutants(ar_store *store, ar_mutant_row *rows, char *err);
+
+#endif

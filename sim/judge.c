@@ -1,0 +1,193 @@
+/* judge: verdicts and mutants from a result file's datasets (see judge.h). */
+#include "attnrank/judge.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "attnrank/engine.h"
+
+/* What one claim is judged on: summaries and predictions over the experiment's grid,
+ * and for trend and limit rules the line of each point along the claim's axis. */
+typedef struct claim_data {
+    ar_summary *est;
+    double *prediction, *along;
+    long *line;
+    int has_axis, integer_output;
+} claim_data;
+
+static int load_claim(ar_store *store, int e, const ar_claim *claim, claim_data *d, char *err)
+{
+    const ar_experiment *x = &ar_store_spec(store)->experiments[e];
+    int output = -1;
+    for (int o = 0; o < x->sim->n_outputs && output < 0; ++o)
+        if (strcmp(x->sim->outputs[o].name, claim->output) == 0)
+            output = o;
+    if (output < 0) {
+        snprintf(err, AR_ERR_LEN, "claim %s names output '%s', which %s does not have", claim->id, claim->output,
+                 x->sim->name);
+        return -1;
+    }
+    d->integer_output = x->sim->outputs[output].hist_max != NULL;
+    if (ar_store_read_summaries(store, e, output, claim->element, d->est, err) < 0 ||
+        ar_store_read_theory(store, e, claim, d->prediction, err) < 0)
+        return -1;
+    /* Lines along the claim's trend axis: points equal but for that coordinate. */
+    int param = claim->trend_axis ? ar_sim_param_index(x->sim, claim->trend_axis) : -1;
+    int axis = param >= 0 ? ar_experiment_axis_of(x, param) : -1;
+    d->has_axis = axis >= 0;
+    for (long p = 0; axis >= 0 && p < x->n_points; ++p) {
+        int coords[AR_MAX_PARAMS];
+        ar_experiment_coords(x, p, coords);
+        d->along[p] = x->axes[axis].values[coords[axis]];
+        coords[axis] = 0;
+        long id = 0;
+        for (int a = 0; a < x->n_axes; ++a)
+            id = id * x->axes[a].count + coords[a];
+        d->line[p] = id;
+    }
+    return 0;
+}
+
+static int alloc_claim_data(long n, claim_data *d)
+{
+    d->est = calloc((size_t)n, sizeof *d->est);
+    d->prediction = malloc((size_t)n * sizeof *d->prediction);
+    d->along = malloc((size_t)n * sizeof *d->along);
+    d->line = malloc((size_t)n * sizeof *d->line);
+    return d->est && d->prediction && d->along && d->line ? 0 : -1;
+}
+
+static void free_claim_data(claim_data *d)
+{
+    free(d->est), free(d->prediction), free(d->along), free(d->line);
+}
+
+static void describe_axes(const ar_experiment *x, long point, char *buf, size_t len)
+{
+    ar_point pt;
+    int which[AR_MAX_PARAMS];
+    ar_experiment_point(x, point, &pt);
+    for (int a = 0; a < x->n_axes; ++a)
+        which[a] = x->axes[a].param;
+    if (x->n_axes == 0)
+        snprintf(buf, len, "(single point)");
+    else
+        ar_point_describe(&pt, which, x->n_axes, buf, len);
+}
+
+/* Whether upper bound `tight` is at least as sharp as `loose` wherever `loose` speaks. */
+static int implies(const ar_claim *tight, const double *f_tight, const ar_claim *loose, const double *f_loose,
+                   long n)
+{
+    if (tight == loose || tight->rule != AR_RULE_UPPER_BOUND || loose->rule != AR_RULE_UPPER_BOUND ||
+        strcmp(tight->output, loose->output) != 0 || tight->element != loose->element)
+        return 0;
+    long shared = 0;
+    for (long p = 0; p < n; ++p) {
+        if (isnan(f_loose[p]))
+            continue;
+        if (!(f_tight[p] <= f_loose[p]))
+            return 0;
+        shared++;
+    }
+    return shared > 0;
+}
+
+int ar_engine_verdicts(ar_store *store, ar_verdict_row *rows, char *err)
+{
+    const ar_spec *spec = ar_store_spec(store);
+    int r = 0;
+    for (int e = 0; e < spec->n_experiments; ++e) {
+        const ar_experiment *x = &spec->experiments[e];
+        claim_data d;
+        double *predictions = malloc((size_t)(x->n_claims ? x->n_claims : 1) * (size_t)x->n_points * sizeof *predictions);
+        if (alloc_claim_data(x->n_points, &d) < 0 || !predictions) {
+            free_claim_data(&d), free(predictions);
+            snprintf(err, AR_ERR_LEN, "out of memory judging experiment %s", x->name);
+            return -1;
+        }
+        for (int k = 0; k < x->n_claims; ++k) {
+            const ar_claim *claim = x->claims[k];
+            if (load_claim(store, e, claim, &d, err) < 0) {
+                free_claim_data(&d), free(predictions);
+                return -1;
+            }
+            memcpy(predictions + (size_t)k * x->n_points, d.prediction, (size_t)x->n_points * sizeof *predictions);
+            ar_judgement j;
+            ar_judge(claim, x->n_points, d.prediction, d.est, d.integer_output, d.has_axis ? d.line : NULL,
+                     d.has_axis ? d.along : NULL, &j);
+            ar_verdict_row *row = &rows[r + k];
+            memset(row, 0, sizeof *row);
+            snprintf(row->claim, sizeof row->claim, "%s", claim->id);
+            snprintf(row->experiment, sizeof row->experiment, "%s", x->name);
+            snprintf(row->statement, sizeof row->statement, "%s", claim->statement);
+            if (j.point >= 0)
+                describe_axes(x, j.point, row->point, sizeof row->point);
+            row->prediction = j.prediction;
+            row->estimate = j.estimate;
+            row->ci_lo = j.ci_lo;
+            row->ci_hi = j.ci_hi;
+            row->trials = j.trials;
+            row->points = j.points;
+            row->rule_kind = (int)claim->rule;
+            snprintf(row->verdict, sizeof row->verdict, "%s", ar_verdict_name(j.verdict));
+            snprintf(row->expected, sizeof row->expected, "%s", ar_verdict_name(x->expect[k]));
+            snprintf(row->rule, sizeof row->rule, "%s", j.rule);
+            ar_resolution_describe(&j.resolution, row->resolution, sizeof row->resolution);
+            if (j.resolution.kind == AR_RESOLUTION_EXISTENCE)
+                snprintf(row->vacuous, sizeof row->vacuous, "cannot fail");
+            else if (j.resolution.loose)
+                snprintf(row->vacuous, sizeof row->vacuous, "loose");
+        }
+        /* A holding bound implied by a tighter one that holds on the same data says nothing more. */
+        for (int k = 0; k < x->n_claims; ++k)
+            for (int t = 0; t < x->n_claims; ++t)
+                if (strcmp(rows[r + t].verdict, "HOLDS") == 0 && strcmp(rows[r + k].verdict, "HOLDS") == 0 &&
+                    implies(x->claims[t], predictions + (size_t)t * x->n_points, x->claims[k],
+                            predictions + (size_t)k * x->n_points, x->n_points)) {
+                    snprintf(rows[r + k].vacuous, sizeof rows[r + k].vacuous, "implied by %s", x->claims[t]->id);
+                    break;
+                }
+        r += x->n_claims;
+        free_claim_data(&d), free(predictions);
+    }
+    return 0;
+}
+
+int ar_engine_mutants(ar_store *store, ar_mutant_row *rows, char *err)
+{
+    const ar_spec *spec = ar_store_spec(store);
+    int r = 0;
+    for (int e = 0; e < spec->n_experiments; ++e) {
+        const ar_experiment *x = &spec->experiments[e];
+        claim_data d;
+        if (alloc_claim_data(x->n_points, &d) < 0) {
+            free_claim_data(&d);
+            snprintf(err, AR_ERR_LEN, "out of memory judging experiment %s", x->name);
+            return -1;
+        }
+        for (int k = 0; k < x->n_claims; ++k, ++r) {
+            const ar_claim *claim = x->claims[k];
+            if (load_claim(store, e, claim, &d, err) < 0) {
+                free_claim_data(&d);
+                return -1;
+            }
+            const long *line = d.has_axis ? d.line : NULL;
+            const double *along = d.has_axis ? d.along : NULL;
+            ar_mutant_row *row = &rows[r];
+            memset(row, 0, sizeof *row);
+            snprintf(row->claim, sizeof row->claim, "%s", claim->id);
+            snprintf(row->experiment, sizeof row->experiment, "%s", x->name);
+            ar_judgement j;
+            ar_judge(claim, x->n_points, d.prediction, d.est, d.integer_output, line, along, &j);
+            row->verdict = j.verdict;
+            row->loose = j.resolution.loose;
+            row->count = ar_mutants(claim, x->n_points, d.prediction, d.est, d.integer_output, line, along,
+                                    row->mutants, &row->why);
+        }
+        free_claim_data(&d);
+    }
+    return 0;
+}
