@@ -74,3 +74,27 @@ double ar_attention_map_apply(const ar_attention_map *map, const double *x, doub
         ar_rows_layernorm(n, d, out, NULL);
     return least;
 }
+
+double ar_decay_rate(int count, const double *y, double floor)
+{
+    double st = 0, sy = 0, stt = 0, sty = 0;
+    int k = 0;
+    for (int t = 0; t < count && y[t] >= floor; ++t, ++k) {
+        double v = log(y[t]);
+        st += t, sy += v, stt += (double)t * t, sty += t * v;
+    }
+    if (k < 2)
+        return NAN;
+    return -(k * sty - st * sy) / (k * stt - st * st);
+}
+
+double ar_decay_shape(int count, const double *y, double floor)
+{
+    int k = 0;
+    while (k < count && y[k] >= floor)
+        k++;
+    if (k < 6)
+        return NAN;
+    double overall = ar_decay_rate(k, y, floor), late = ar_decay_rate(k - k / 2, y + k / 2, floor);
+    return overall > 0 ? late / overall : 0;
+}

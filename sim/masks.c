@@ -228,37 +228,6 @@ static int numerical_rank(int n, int d, const double *x, const layout *l, double
     return 0;
 }
 
-/* -slope of log(mu_rel) against the layer, over the layers before it first drops
- * below RATE_FLOOR; NaN with fewer than two such layers. */
-static double fitted_rate(int count, const double *mu_rel)
-{
-    double st = 0, sy = 0, stt = 0, sty = 0;
-    int k = 0;
-    for (int t = 0; t < count && mu_rel[t] >= RATE_FLOOR; ++t, ++k) {
-        double y = log(mu_rel[t]);
-        st += t, sy += y, stt += (double)t * t, sty += t * y;
-    }
-    if (k < 2)
-        return NAN;
-    return -(k * sty - st * sy) / (k * stt - st * st);
-}
-
-/* Whether the decay stays exponential: the rate fitted on the second half of the decay
- * window (the layers before mu_rel first drops below RATE_FLOOR) over the rate fitted on
- * the whole window. 1 for a pure exponential, about 0.3 for a power law t^-a over 60
- * layers, near 0 for a drop followed by a plateau, and 0 when there is no decay at all;
- * NaN when round-off is reached within 6 layers (too fast to tell a shape). */
-static double rate_ratio(int count, const double *mu_rel)
-{
-    int k = 0;
-    while (k < count && mu_rel[k] >= RATE_FLOOR)
-        k++;
-    if (k < 6)
-        return NAN;
-    double overall = fitted_rate(k, mu_rel), late = fitted_rate(k - k / 2, mu_rel + k / 2);
-    return overall > 0 ? late / overall : 0;
-}
-
 /* M2's bound, window by window: over any r consecutive layers each column's spread
  * falls to at most (1 - eps^r) of its value, eps the smallest edge weight in those
  * layers. Returns the largest ratio spread_{t+r} / ((1 - eps^r) spread_t) over the
@@ -362,7 +331,7 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
         l.x = l.next;
         l.next = swap;
     }
-    scalars[0] = fitted_rate(count, mu_rel);
+    scalars[0] = ar_decay_rate(count, mu_rel, RATE_FLOOR);
     scalars[1] = NAN;
     for (int t = 0; t < count; ++t)
         if (mu_rel[t] < COLLAPSED) {
@@ -373,7 +342,7 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
     scalars[3] = bound && radius > 0 ? bound_ratio(layers, d, n, radius, l.spread, l.least, max_abs) : NAN;
     scalars[4] = radius >= 0 ? radius : NAN;
     scalars[5] = (double)mask.edges;
-    scalars[6] = rate_ratio(count, mu_rel);
+    scalars[6] = ar_decay_shape(count, mu_rel, RATE_FLOOR);
     return 0;
 }
 

@@ -427,8 +427,8 @@ static void judge_trend(const ar_claim *claim, long n, const double *f, const ar
             double bexp = NAN, se = NAN;
             if (fit_exponent(est, along, members, k, &bexp, &se) >= 2)
                 j->resolution = (ar_resolution){AR_RESOLUTION_EXPONENT, bexp, bexp - 1.96 * se, bexp + 1.96 * se, 0};
-            else
-                j->resolution = (ar_resolution){AR_RESOLUTION_NONE, NAN, NAN, NAN, 0};
+            else /* two points along a choice (gap: keep, remove): how much it changes */
+                j->resolution = (ar_resolution){AR_RESOLUTION_CHANGE, b->mean / a->mean, a->mean, b->mean, 0};
         }
     }
     free(members);
@@ -516,6 +516,7 @@ void ar_resolution_describe(const ar_resolution *r, char *buf, size_t len)
         snprintf(buf, len, "established up to %.4g x the threshold", r->value);
         break;
     case AR_RESOLUTION_EXPONENT: snprintf(buf, len, "exponent %.3f [%.3f, %.3f]", r->value, r->lo, r->hi); break;
+    case AR_RESOLUTION_CHANGE: snprintf(buf, len, "from %.4g to %.4g (x %.3g)", r->lo, r->hi, r->value); break;
     case AR_RESOLUTION_MEASURED:
         if (isnan(r->hi))
             snprintf(buf, len, "established >= %.4g", r->lo);

@@ -37,4 +37,14 @@ double ar_attention_map_apply(const ar_attention_map *map, const double *x, doub
 void ar_rows_to_sphere(int n, int d, double *x);
 void ar_rows_layernorm(int n, int d, double *x, double *inv_sigma);
 
+/* Decay of a positive sequence y_0, y_1, ... (mu / ||X|| per layer), over its window:
+ * the terms before it first drops below floor, away from round-off.
+ * Rate: -slope of log y against t (least squares); NaN with fewer than two terms.
+ * Shape: the rate of the window's second half over the rate of the whole window. 1 for
+ * an exponential, about 0.3 for a power law t^-a over 60 terms, near 0 for a drop and
+ * a plateau, 0 without decay (whole-window rate <= 0); NaN for a window of fewer than
+ * six terms (round-off reached too fast to tell a shape). */
+double ar_decay_rate(int count, const double *y, double floor);
+double ar_decay_shape(int count, const double *y, double floor);
+
 #endif

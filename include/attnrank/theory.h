@@ -81,6 +81,7 @@ typedef enum {
     AR_RESOLUTION_TIGHTNESS,   /* upper bound, every trial: bounds k f for k >= value */
     AR_RESOLUTION_ESTABLISHED, /* lower bound: thresholds k f for k <= value */
     AR_RESOLUTION_EXPONENT,    /* trends: fitted exponent value, 95% interval [lo, hi] */
+    AR_RESOLUTION_CHANGE,      /* trends along a non-numeric axis: from lo to hi, ratio value */
     AR_RESOLUTION_MEASURED,    /* measure: the data establish lo <= E[X] <= hi */
     AR_RESOLUTION_EXISTENCE    /* witness: cannot be VIOLATED */
 } ar_resolution_kind;

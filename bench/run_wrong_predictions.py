@@ -1,0 +1,83 @@
+#!/usr/bin/python3
+"""Wrong theories, the way a skeptical reader tries them: edit one prediction in
+theory/, rebuild, run `attnrank verify`, and see whether that claim comes out VIOLATED.
+
+Works on a copy of the source tree (git worktree of HEAD in a temporary folder) with
+its own build folder, so the checkout is never touched. Prints one row per wrong
+prediction: the verdicts of the edited claim and verify's exit status. A bench (about
+a minute per row), not a test.
+
+    bench/run_wrong_predictions.py [--keep DIR]
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# (label, claim, file, exact text, replacement)
+WRONG = [
+    ("S2 bulk edge 2.4 s/m instead of 2 s/m (20% off)", "S2", "theory/markov.c",
+     "return keeps_gap(p) ? 2 * ratio(p) : NAN;", "return keeps_gap(p) ? 2.4 * ratio(p) : NAN;"),
+    ("S2 bulk edge 1.8 s/m (10% off)", "S2", "theory/markov.c",
+     "return keeps_gap(p) ? 2 * ratio(p) : NAN;", "return keeps_gap(p) ? 1.8 * ratio(p) : NAN;"),
+    ("S4 stable rank -> 2.2 instead of 2 (10% off)", "S4", "theory/markov.c",
+     "return keeps_gap(p) ? 1 + r * r : NAN;", "return keeps_gap(p) ? 1.1 * (1 + r * r) : NAN;"),
+    ("S5 stable rank -> 2.2 instead of 2", "S5", "theory/markov.c",
+     "return keeps_gap(p) ? 1 + ratio(p) * ratio(p) : NAN;",
+     "return keeps_gap(p) ? 1.1 * (1 + ratio(p) * ratio(p)) : NAN;"),
+    ("H2 bound 3% tighter than n(1 - (1 - 1/n)^n)", "H2", "theory/hardmax.c",
+     "return n * (1.0 - pow(1.0 - 1.0 / n, n));", "return 0.97 * n * (1.0 - pow(1.0 - 1.0 / n, n));"),
+    ("H3 2 - 2^-n instead of 2 - 2^(1-n)", "H3", "theory/hardmax.c",
+     "return 2.0 - pow(2.0, 1.0 - n_of(p));", "return 2.0 - pow(2.0, -n_of(p));"),
+    ("S4 -> 1.85 instead of 2", "S4", "theory/markov.c",
+     "return keeps_gap(p) ? 1 + r * r : NAN;", "return keeps_gap(p) ? 0.925 * (1 + r * r) : NAN;"),
+]
+
+
+def sh(args, cwd, quiet=True):
+    return subprocess.run(args, cwd=cwd, check=True, capture_output=quiet, text=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--keep", help="work in this folder and leave it")
+    args = ap.parse_args()
+    work = args.keep or tempfile.mkdtemp(prefix="attnrank-wrong-")
+    tree = os.path.join(work, "tree")
+    if not os.path.isdir(tree):
+        sh(["git", "worktree", "add", "--detach", tree, "HEAD"], ROOT)
+    build = os.path.join(tree, "build")
+    if not os.path.isdir(build):
+        sh(["meson", "setup", build, "-Dtests=false"], tree)
+    print(f"{'wrong prediction':52s} {'claim':6s} {'verdicts of the claim':34s} exit")
+    try:
+        for label, claim, path, old, new in WRONG + [("(none: the theory as it is)", "", "", "", "")]:
+            source = os.path.join(tree, path) if path else None
+            original = open(source).read() if source else None
+            if source:
+                if old not in original:
+                    sys.exit(f"{path}: the text to edit is gone: {old}")
+                open(source, "w").write(original.replace(old, new))
+            try:
+                sh(["ninja", "-C", build, "attnrank"], tree)
+                proc = subprocess.run([os.path.join(build, "attnrank"), "verify", "--no-report", "-q", "-o",
+                                       os.path.join(work, "v.h5"), "--force"], capture_output=True, text=True)
+            finally:
+                if source:
+                    open(source, "w").write(original)
+            verdicts = [line.split()[2] for line in proc.stdout.splitlines()
+                        if claim and re.match(rf"{claim}\s", line)]
+            print(f"{label:52s} {claim:6s} {', '.join(verdicts) or '-':34s} {proc.returncode}", flush=True)
+    finally:
+        if not args.keep:
+            subprocess.run(["git", "worktree", "remove", "--force", tree], cwd=ROOT, capture_output=True)
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
