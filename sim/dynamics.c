@@ -93,8 +93,10 @@ double ar_decay_shape(int count, const double *y, double floor)
     int k = 0;
     while (k < count && y[k] >= floor)
         k++;
-    if (k < 6)
-        return NAN;
+    if (k < count && k < 4)
+        return 1; /* round-off within three steps: at least exponential */
+    if (k < 4 || !(log(y[0] / y[k - 1]) >= DECAY_EFOLDS))
+        return NAN; /* too little decay within the run to tell a shape */
     double overall = ar_decay_rate(k, y, floor), late = ar_decay_rate(k - k / 2, y + k / 2, floor);
     return overall > 0 ? late / overall : 0;
 }

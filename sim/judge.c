@@ -137,9 +137,13 @@ int ar_engine_verdicts(ar_store *store, ar_verdict_row *rows, char *err)
             snprintf(row->rule, sizeof row->rule, "%s", j.rule);
             ar_resolution_describe(&j.resolution, row->resolution, sizeof row->resolution);
             if (j.resolution.kind == AR_RESOLUTION_EXISTENCE)
-                snprintf(row->vacuous, sizeof row->vacuous, "cannot fail");
+                snprintf(row->note, sizeof row->note, "cannot fail");
             else if (j.resolution.loose)
-                snprintf(row->vacuous, sizeof row->vacuous, "loose");
+                snprintf(row->note, sizeof row->note, "loose");
+            else if (j.resolution.excludes)
+                snprintf(row->note, sizeof row->note, "CI excludes f, within tol");
+            else if (j.failed > 0 || j.empty_points > 0)
+                snprintf(row->note, sizeof row->note, "%ld failed, %ld pts empty", j.failed, j.empty_points);
         }
         /* A holding bound implied by a tighter one that holds on the same data says nothing more. */
         for (int k = 0; k < x->n_claims; ++k)
@@ -147,7 +151,7 @@ int ar_engine_verdicts(ar_store *store, ar_verdict_row *rows, char *err)
                 if (strcmp(rows[r + t].verdict, "HOLDS") == 0 && strcmp(rows[r + k].verdict, "HOLDS") == 0 &&
                     implies(x->claims[t], predictions + (size_t)t * x->n_points, x->claims[k],
                             predictions + (size_t)k * x->n_points, x->n_points)) {
-                    snprintf(rows[r + k].vacuous, sizeof rows[r + k].vacuous, "implied by %s", x->claims[t]->id);
+                    snprintf(rows[r + k].note, sizeof rows[r + k].note, "implied by %s", x->claims[t]->id);
                     break;
                 }
         r += x->n_claims;

@@ -115,7 +115,7 @@ static void print_verdicts(FILE *f, const ar_verdict_row *rows, int n)
         else
             snprintf(est, sizeof est, "%.4g [%.4g, %.4g]", r->estimate, r->ci_lo, r->ci_hi);
         snprintf(resolution, sizeof resolution, "%s%s%s%s", r->resolution[0] ? r->resolution : "-",
-                 r->vacuous[0] ? " [" : "", r->vacuous, r->vacuous[0] ? "]" : "");
+                 r->note[0] ? " [" : "", r->note, r->note[0] ? "]" : "");
         const char *mark = strcmp(r->verdict, r->expected) == 0       ? ""
                            : strcmp(r->verdict, "INCONCLUSIVE") == 0 ? " <-- inconclusive"
                            : strcmp(r->verdict, "NOT RUN") == 0      ? " <-- no point of the grid to judge"

@@ -210,9 +210,9 @@ int ar_report_write(const char *result, const char *dir, const char *plots, char
         fprintf(out, "</td><td class=num>%s</td><td class=num>%.4g [%.4g, %.4g]</td><td>", prediction, r->estimate,
                 r->ci_lo, r->ci_hi);
         html(out, r->resolution);
-        if (r->vacuous[0]) {
-            fputs(" <b class=vacuous>[", out);
-            html(out, r->vacuous);
+        if (r->note[0]) {
+            fputs(" <b class=note>[", out);
+            html(out, r->note);
             fputs("]</b>", out);
         }
         fprintf(out, "</td><td class=num>%lld</td><td>%s</td><td>%s</td></tr>\n", r->trials, r->verdict,
@@ -230,9 +230,9 @@ int ar_report_write(const char *result, const char *dir, const char *plots, char
         html(out, r->point);
         fputs("<br>resolution: ", out);
         html(out, r->resolution);
-        if (r->vacuous[0]) {
+        if (r->note[0]) {
             fputs(" [", out);
-            html(out, r->vacuous);
+            html(out, r->note);
             fputs("]", out);
         }
         fputs("</small></p>\n", out);

@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-/* 2: /verdicts gained resolution, vacuous and rule_kind; limits are judged on an
+/* 2: /verdicts gained resolution, note and rule_kind; limits are judged on an
  * extrapolated constant. */
 enum { FORMAT_VERSION = 2 };
 static const char *const STAT_NAMES[] = {"mean", "stderr", "std", "ci_lo", "ci_hi", "min", "max"};
@@ -448,7 +448,7 @@ static hid_t verdict_type(void)
     STR_FIELD(expected);
     STR_FIELD(rule);
     STR_FIELD(resolution);
-    STR_FIELD(vacuous);
+    STR_FIELD(note);
     H5Tinsert(t, "rule_kind", HOFFSET(ar_verdict_row, rule_kind), H5T_NATIVE_INT);
 #undef STR_FIELD
     return t;

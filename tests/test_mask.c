@@ -195,28 +195,33 @@ static void two_token_example(void)
  * slope can mislead: a power law, a drop followed by a plateau, no decay at all. */
 static void decay_shapes(void)
 {
-    enum { T = 61 };
+    enum { T = 301 };
     double y[T];
     for (int t = 0; t < T; ++t)
-        y[t] = exp(-0.3 * t);
-    CHECK_NEAR(ar_decay_rate(T, y, 1e-10), 0.3, 1e-12);
+        y[t] = exp(-0.03 * t);
+    CHECK_NEAR(ar_decay_rate(T, y, 1e-10), 0.03, 1e-12);
     CHECK_NEAR(ar_decay_shape(T, y, 1e-10), 1.0, 1e-9);
     for (int t = 0; t < T; ++t) /* exponential with a fast transient: still exponential */
-        y[t] = exp(-0.1 * t) + exp(-2.0 * t);
+        y[t] = exp(-0.03 * t) + exp(-0.5 * t);
     CHECK(ar_decay_shape(T, y, 1e-10) > 0.7);
-    for (int t = 0; t < T; ++t) /* power law */
-        y[t] = pow(1 + t, -2.0);
-    double power = ar_decay_shape(T, y, 1e-10);
-    CHECK(power > 0.1 && power < 0.5);
+    for (int t = 0; t < T; ++t) /* a power law from t = 0: slowing, whatever its exponent */
+        y[t] = pow(1 + t, -1.0);
+    CHECK_NEAR(ar_decay_shape(T, y, 1e-10), 0.463, 0.001);
+    for (int t = 0; t < T; ++t) /* the limit of the test: with an offset t0 >= T/30 a power law */
+        y[t] = pow(1 + t / 10.0, -1.0); /* bends as little as an exponential with transients */
+    CHECK_NEAR(ar_decay_shape(T, y, 1e-10), 0.522, 0.001);
     for (int t = 0; t < T; ++t) /* a drop, then a plateau: positive slope, not exponential */
         y[t] = t < 5 ? exp(-t) : exp(-5.0) * (1 + 1e-3 * sin(t));
     CHECK(ar_decay_rate(T, y, 1e-10) > 0 && ar_decay_shape(T, y, 1e-10) < 0.2);
+    for (int t = 0; t < T; ++t) /* too little decay to tell: no value, not a pass */
+        y[t] = exp(-0.005 * t);
+    CHECK(isnan(ar_decay_shape(T, y, 1e-10)));
     for (int t = 0; t < T; ++t) /* growth */
         y[t] = 1e-3 * exp(0.01 * t);
-    CHECK(ar_decay_shape(T, y, 1e-10) == 0);
-    for (int t = 0; t < T; ++t) /* round-off within 4 layers: no shape to tell */
-        y[t] = exp(-10.0 * t);
     CHECK(isnan(ar_decay_shape(T, y, 1e-10)));
+    for (int t = 0; t < T; ++t) /* round-off within three steps: at least exponential */
+        y[t] = exp(-10.0 * t);
+    CHECK(ar_decay_shape(T, y, 1e-10) == 1);
     CHECK(ar_decay_rate(T, y, 1e-10) > 9.9);
 }
 

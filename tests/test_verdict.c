@@ -26,7 +26,7 @@ static const long one_line[SIZES] = {0, 0, 0, 0, 0};
 static void converging(double c, double a, double se, ar_summary *est)
 {
     for (int i = 0; i < SIZES; ++i)
-        est[i] = at(c + a / sizes[i], 1.96 * se * c, 100);
+        est[i] = at(c + a / sizes[i], 1.96 * se * fabs(c), 100);
 }
 
 static void bounds(void)
@@ -73,6 +73,15 @@ static void bounds(void)
     CHECK(judge(&lower, 2, half2, touching, NULL, NULL, &j) == AR_INCONCLUSIVE);
     ar_summary under[2] = {at(1, 0.5, 100), at(0.2, 0.1, 100)};
     CHECK(judge(&lower, 2, half2, under, NULL, NULL, &j) == AR_VIOLATED && j.point == 1);
+
+    /* Touching the bound is the same for both sides: HOLDS (the interval's end equals f). */
+    ar_summary at_bound[1] = {at(9, 1, 100)}, at_floor[1] = {at(0.6, 0.1, 100)};
+    CHECK(judge(&bound, 1, f2, at_bound, NULL, NULL, &j) == AR_HOLDS);
+    CHECK(judge(&lower, 1, half2, at_floor, NULL, NULL, &j) == AR_HOLDS);
+    /* A point where the claim speaks but nothing was computed blocks HOLDS. */
+    ar_summary gap[2] = {at(8, 1, 100), {.count = 0, .failed = 100, .mean = NAN}};
+    CHECK(judge(&bound, 2, f2, gap, NULL, NULL, &j) == AR_INCONCLUSIVE && j.empty_points == 1);
+    CHECK(j.failed == 100);
 }
 
 static void every_trial_and_witness(void)
@@ -88,6 +97,10 @@ static void every_trial_and_witness(void)
     CHECK(!j.resolution.loose);
     CHECK(judge(&witness, 2, f2, spread, NULL, NULL, &j) == AR_INCONCLUSIVE); /* none above 10: not disproved */
     CHECK(j.resolution.kind == AR_RESOLUTION_EXISTENCE);
+    spread[1].failed = 1; /* one trial unseen: it may be the one above the bound */
+    CHECK(judge(&every, 2, f2, spread, NULL, NULL, &j) == AR_INCONCLUSIVE && j.failed == 1);
+    CHECK_CONTAINS(j.rule, "failed trial");
+    spread[1].failed = 0;
     spread[0].max = 10.5;
     CHECK(judge(&every, 2, f2, spread, NULL, NULL, &j) == AR_VIOLATED && j.point == 0 && j.estimate == 10.5);
     CHECK(judge(&witness, 2, f2, spread, NULL, NULL, &j) == AR_HOLDS && j.point == 0);
@@ -155,6 +168,41 @@ static void limits(void)
     fixed.rate_lo = fixed.rate_hi = 1;
     converging(2.0, -5.0, 0.0005, est);
     CHECK(judge(&fixed, 3, f, est, one_line, sizes, &j) == AR_HOLDS);
+    /* A correction slower than the model allows (2 + 0.6 n^-1/3): the fit is refused,
+     * whether b is fixed (the chi-square is improbable) or profiled (b runs into the end
+     * of its range), rather than extrapolating to a biased constant that a wrong
+     * prediction 1.5% off would pass. */
+    for (int i = 0; i < SIZES; ++i)
+        est[i] = at(2 + 0.6 * pow(sizes[i], -1.0 / 3), 1.96 * 0.001, 100);
+    for (int i = 0; i < SIZES; ++i)
+        f[i] = 2.03;
+    CHECK(judge(&limit, SIZES, f, est, one_line, sizes, &j) == AR_INCONCLUSIVE);
+    CHECK_CONTAINS(j.rule, "undecided");
+    for (int i = 0; i < SIZES; ++i) /* with errors large enough for the fit to pass, b's range decides */
+        est[i] = at(2 + 0.6 * pow(sizes[i], -1.0 / 3), 1.96 * 0.01, 100);
+    CHECK(judge(&limit, SIZES, f, est, one_line, sizes, &j) == AR_INCONCLUSIVE);
+    CHECK_CONTAINS(j.rule, "runs into an end of its range");
+    for (int i = 0; i < SIZES; ++i)
+        est[i] = at(2 + 0.6 * pow(sizes[i], -1.0 / 3), 1.96 * 0.001, 100);
+    CHECK(judge(&fixed, SIZES, f, est, one_line, sizes, &j) == AR_INCONCLUSIVE);
+    CHECK_CONTAINS(j.rule, "does not fit");
+    /* A prediction that changes along the axis is no limit. */
+    converging(2.0, -5.0, 0.001, est);
+    for (int i = 0; i < SIZES; ++i)
+        f[i] = i < SIZES - 1 ? 3.0 : 2.0;
+    CHECK(judge(&limit, SIZES, f, est, one_line, sizes, &j) == AR_INCONCLUSIVE);
+    CHECK_CONTAINS(j.rule, "varies along");
+    /* A negative constant: judged and resolved like a positive one. */
+    converging(-2.0, 5.0, 0.001, est);
+    for (int i = 0; i < SIZES; ++i)
+        f[i] = -2.0;
+    CHECK(judge(&limit, SIZES, f, est, one_line, sizes, &j) == AR_HOLDS);
+    CHECK(j.resolution.lo < 1 && j.resolution.hi > 1);
+    for (int i = 0; i < SIZES; ++i)
+        f[i] = -2.1;
+    CHECK(judge(&limit, SIZES, f, est, one_line, sizes, &j) == AR_VIOLATED);
+    for (int i = 0; i < SIZES; ++i)
+        f[i] = 2.0;
     /* Without an axis there is nothing to extrapolate along. */
     CHECK(judge(&limit, SIZES, f, est, NULL, NULL, &j) == AR_NOT_RUN);
     /* Two lines: the worse decides, and the resolution is what both allow. */

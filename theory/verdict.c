@@ -68,8 +68,11 @@ static void judge_bound(int sign, long n, const double *f, const ar_summary *est
     for (long p = 0; p < n; ++p) {
         if (!usable(f, est, p))
             continue;
-        /* near end: the interval's end toward the bound */
-        double near = sign > 0 ? est[p].ci_hi - f[p] : f[p] - est[p].ci_lo;
+        /* near end: the interval's end toward the bound; for integer outputs at least
+         * 1.96 / trials from the mean (the rule of three's floor, as for VIOLATED) */
+        double floor = 1.96 * decision_se(&est[p], integer_output);
+        double hi = fmax(est[p].ci_hi, est[p].mean + floor), lo = fmin(est[p].ci_lo, est[p].mean - floor);
+        double near = sign > 0 ? hi - f[p] : f[p] - lo;
         if (near > excess_near)
             excess_near = near, worst_near = p;
         double se = decision_se(&est[p], integer_output), excess = sign * (est[p].mean - f[p]);
@@ -78,7 +81,7 @@ static void judge_bound(int sign, long n, const double *f, const ar_summary *est
             smallest_p = pvalue, most_significant = p;
         pvalues[j->points++] = pvalue;
         if (f[p] > 0) {
-            double k = (sign > 0 ? est[p].ci_hi : est[p].ci_lo) / f[p];
+            double k = (sign > 0 ? hi : lo) / f[p];
             tightness = sign > 0 ? fmax(tightness, k) : fmin(tightness, k);
         } else {
             scaled = 0;
@@ -95,7 +98,7 @@ static void judge_bound(int sign, long n, const double *f, const ar_summary *est
         j->verdict = AR_VIOLATED;
         take_point(j, most_significant, f[most_significant], &est[most_significant]);
     } else {
-        j->verdict = excess_near < 0 || (sign > 0 && excess_near == 0) ? AR_HOLDS : AR_INCONCLUSIVE;
+        j->verdict = excess_near <= 0 ? AR_HOLDS : AR_INCONCLUSIVE;
         take_point(j, worst_near, f[worst_near], &est[worst_near]);
     }
     if (scaled) {
@@ -249,46 +252,68 @@ static int opens_line(long n, const double *f, const ar_summary *est, const long
 }
 
 /* X(n) = c + a n^-b on one line, by weighted least squares at each b of the claim's
- * range; c's interval is the profile over a and b at the level crit (a chi-square
- * quantile with one degree of freedom), widened by the reduced chi-square of the best
- * fit when it exceeds one. */
+ * range; c's interval is the profile over a and b at the levels asked for (two-sided
+ * normal quantiles z), widened when the best fit's reduced chi-square exceeds one (the
+ * quantile then from F(1, dof), since the scale is estimated). The extrapolation is
+ * refused when the model itself fails: the best fit's chi-square is improbable
+ * (p < GOODNESS), or, with b profiled, b's 95% region reaches an end of the range, where
+ * a slower or faster correction than the range allows would fit as well. */
+static const double GOODNESS = 1e-3;
+
 typedef struct extrapolation {
     int sizes, dof;
     double c, b, chi2;                  /* best fit */
     double lo, hi;                      /* c's 95% interval */
-    double lo_wide, hi_wide;            /* at the Bonferroni-corrected level */
+    double lo_wide, hi_wide;            /* at the corrected level */
+    const char *refused;                /* why the model cannot be trusted, or NULL */
 } extrapolation;
 
-static int extrapolate(const ar_claim *claim, const ar_summary *est, const double *along, const long *members,
-                       int k, double crit_wide, extrapolation *x)
+static double correction_exponent(const ar_claim *claim, int end)
 {
-    double b_lo = claim->rate_lo, b_hi = claim->rate_hi;
-    if (b_lo == 0 && b_hi == 0)
-        b_lo = 0.25, b_hi = 2;
+    if (claim->rate_lo == 0 && claim->rate_hi == 0)
+        return end ? 2 : 0.25;
+    return end ? claim->rate_hi : claim->rate_lo;
+}
+
+static int extrapolate(const ar_claim *claim, const ar_summary *est, const double *along, const long *members,
+                       int k, int integer_output, double z_wide, extrapolation *x)
+{
+    double b_lo = correction_exponent(claim, 0), b_hi = correction_exponent(claim, 1);
     int steps = b_hi > b_lo ? 176 : 1, free_rate = steps > 1;
     x->sizes = k;
     x->dof = k - 2 - free_rate;
+    x->refused = NULL;
     if (x->dof < 1)
         return -1;
     double xs[k], ys[k], ws[k], cs[steps], vars[steps], chi2s[steps];
     for (int i = 0; i < k; ++i) {
         const ar_summary *s = &est[members[i]];
-        double se = s->sem > 0 ? s->sem : 1e-12 * fmax(fabs(s->mean), 1e-300);
+        double se = decision_se(s, integer_output);
+        if (!(se > 0)) /* a constant real output: trust it to round-off */
+            se = 1e-15 * fmax(fabs(s->mean), 1e-300);
         ys[i] = s->mean;
         ws[i] = 1 / (se * se);
     }
     double best = INFINITY;
+    int at = 0;
     for (int t = 0; t < steps; ++t) {
         double b = b_lo + (b_hi - b_lo) * t / (steps > 1 ? steps - 1 : 1), c1, cov01, cov11;
         for (int i = 0; i < k; ++i)
             xs[i] = pow(along[members[i]], -b);
         gsl_fit_wlinear(xs, 1, ws, 1, ys, 1, (size_t)k, &cs[t], &c1, &vars[t], &cov01, &cov11, &chi2s[t]);
         if (chi2s[t] < best)
-            best = chi2s[t], x->c = cs[t], x->b = b;
+            best = chi2s[t], x->c = cs[t], x->b = b, at = t;
     }
+    (void)at;
     x->chi2 = best;
-    double scatter = best / x->dof > 1 ? best / x->dof : 1;
-    double crits[2] = {3.841458820694124 * scatter, crit_wide * scatter}, ends[2][2];
+    if (gsl_cdf_chisq_Q(best, x->dof) < GOODNESS)
+        x->refused = "the finite-size model c + a n^-b does not fit the sizes (chi-square improbable)";
+    /* Levels as Delta chi-square: z^2 with trusted errors, F(1, dof) when rescaled. */
+    double scatter = best / x->dof > 1 ? best / x->dof : 1, alphas[2] = {ALPHA, 2 * gsl_cdf_ugaussian_Q(z_wide)};
+    double crits[2], ends[2][2];
+    for (int level = 0; level < 2; ++level)
+        crits[level] = scatter > 1 ? scatter * gsl_cdf_fdist_Qinv(alphas[level], 1, x->dof)
+                                   : gsl_cdf_chisq_Qinv(alphas[level], 1);
     for (int level = 0; level < 2; ++level) {
         ends[level][0] = INFINITY, ends[level][1] = -INFINITY;
         for (int t = 0; t < steps; ++t) {
@@ -300,22 +325,40 @@ static int extrapolate(const ar_claim *claim, const ar_summary *est, const doubl
             ends[level][1] = fmax(ends[level][1], cs[t] + h);
         }
     }
+    if (free_rate && !x->refused && (chi2s[0] - best <= crits[0] || chi2s[steps - 1] - best <= crits[0]))
+        x->refused = "the correction exponent b runs into an end of its range (a slower or faster approach "
+                     "fits as well)";
     x->lo = ends[0][0], x->hi = ends[0][1], x->lo_wide = ends[1][0], x->hi_wide = ends[1][1];
     return 0;
 }
 
-static void judge_limit(const ar_claim *claim, long n, const double *f, const ar_summary *est, const long *line,
-                        const double *along, ar_judgement *j)
+/* Predictions k f that would hold: the band k f +- tol |k f| must enclose [lo, hi]. */
+static void holding_factors(double f, double tol, double lo, double hi, double *k_lo, double *k_hi)
+{
+    if (f > 0) {
+        *k_lo = fmax(*k_lo, hi / ((1 + tol) * f));
+        *k_hi = fmin(*k_hi, lo / ((1 - tol) * f));
+    } else if (f < 0) {
+        *k_lo = fmax(*k_lo, lo / ((1 + tol) * f));
+        *k_hi = fmin(*k_hi, hi / ((1 - tol) * f));
+    } else { /* a zero prediction does not scale */
+        *k_lo = INFINITY, *k_hi = -INFINITY;
+    }
+}
+
+static void judge_limit(const ar_claim *claim, long n, const double *f, const ar_summary *est, int integer_output,
+                        const long *line, const double *along, ar_judgement *j)
 {
     static const int severity[] = {[AR_NOT_RUN] = 0, [AR_HOLDS] = 1, [AR_INCONCLUSIVE] = 2, [AR_VIOLATED] = 3};
     long *members = malloc((size_t)(n > 0 ? n : 1) * sizeof *members);
-    int lines = 0, too_short = 0;
+    int lines = 0, undecided = 0;
     for (long p = 0; p < n; ++p)
         lines += opens_line(n, f, est, line, p);
     double z = ar_normal_quantile(1 - ALPHA / (2.0 * (lines > 0 ? lines : 1)));
     double k_lo = -INFINITY, k_hi = INFINITY, worst_badness = -INFINITY;
     ar_verdict worst = AR_NOT_RUN;
     extrapolation shown = {0};
+    const char *why = NULL;
     for (long p0 = 0; p0 < n; ++p0) {
         if (!opens_line(n, f, est, line, p0))
             continue;
@@ -323,55 +366,60 @@ static void judge_limit(const ar_claim *claim, long n, const double *f, const ar
         long top = members[k - 1];
         double target = f[top], band = claim->rel_tol * (target != 0 ? fabs(target) : 1);
         extrapolation x = {0};
-        ar_verdict v;
-        double badness;
+        ar_verdict v = AR_INCONCLUSIVE;
+        double badness = INFINITY;
+        int constant = 1;
+        for (int i = 0; i < k; ++i)
+            constant &= fabs(f[members[i]] - target) <= 1e-12 * fabs(target);
         j->points += k;
-        if (extrapolate(claim, est, along, members, k, z * z, &x) < 0) {
-            too_short++;
-            v = AR_INCONCLUSIVE, badness = INFINITY;
-            x.c = x.lo = x.hi = NAN;
-            k_lo = INFINITY, k_hi = -INFINITY;
+        if (!constant) {
+            why = "the prediction varies along the axis: a limit has one constant per line";
+        } else if (extrapolate(claim, est, along, members, k, integer_output, z, &x) < 0) {
+            why = "too few sizes on a line to extrapolate c + a n^-b (four with b profiled, three with b fixed)";
+        } else if (x.refused) {
+            why = x.refused;
         } else {
             if (x.lo >= target - band && x.hi <= target + band)
                 v = AR_HOLDS;
             else if (x.hi_wide < target - band || x.lo_wide > target + band)
                 v = AR_VIOLATED;
-            else
-                v = AR_INCONCLUSIVE;
             badness = fabs(x.c - target) / band;
-            if (target > 0) { /* k f (1 -/+ tol) must enclose [lo, hi] */
-                k_lo = fmax(k_lo, x.hi / ((1 + claim->rel_tol) * target));
-                k_hi = fmin(k_hi, x.lo / ((1 - claim->rel_tol) * target));
-            } else {
-                k_lo = INFINITY, k_hi = -INFINITY;
-            }
+        }
+        if (v == AR_INCONCLUSIVE && badness == INFINITY) {
+            undecided++;
+            k_lo = INFINITY, k_hi = -INFINITY;
+        } else {
+            holding_factors(target, claim->rel_tol, x.lo, x.hi, &k_lo, &k_hi);
         }
         if (severity[v] > severity[worst] || (v == worst && badness > worst_badness)) {
             worst = v, worst_badness = badness, shown = x;
             take_point(j, top, target, &est[top]);
             j->estimate = x.c, j->ci_lo = x.lo, j->ci_hi = x.hi;
+            if (x.sizes == 0)
+                j->estimate = j->ci_lo = j->ci_hi = NAN;
             j->trials = 0;
             for (int i = 0; i < k; ++i)
                 j->trials += est[members[i]].count;
+            /* Inside the tolerance, yet the interval excludes the prediction: say so. */
+            j->resolution.excludes = v == AR_HOLDS && (x.lo > target || x.hi < target);
         }
     }
     free(members);
     if (lines == 0)
         return;
     j->verdict = worst;
-    j->resolution = (ar_resolution){AR_RESOLUTION_FACTORS, NAN, k_lo, k_hi, 0};
-    if (too_short)
-        snprintf(j->rule, sizeof j->rule,
-                 "limit along %s: %d of %d line(s) have too few sizes to extrapolate c + a %s^-b (need %d)",
-                 claim->trend_axis, too_short, lines, claim->trend_axis,
-                 claim->rate_hi > claim->rate_lo || claim->rate_hi == 0 ? 4 : 3);
+    int excludes = j->resolution.excludes;
+    j->resolution = (ar_resolution){AR_RESOLUTION_FACTORS, NAN, k_lo, k_hi, 0, excludes};
+    if (undecided)
+        snprintf(j->rule, sizeof j->rule, "limit along %s: %d of %d line(s) undecided: %s", claim->trend_axis,
+                 undecided, lines, why);
     else
         snprintf(j->rule, sizeof j->rule,
                  "limit along %s over %d line(s): c + a %s^-b fitted on %d sizes (b = %.2f%s, chi2/dof = %.1f/%d); "
                  "the extrapolated c's 95%% CI within %g x |prediction|",
                  claim->trend_axis, lines, claim->trend_axis, shown.sizes, shown.b,
-                 claim->rate_hi > claim->rate_lo || claim->rate_hi == 0 ? ", profiled" : ", fixed", shown.chi2,
-                 shown.dof, claim->rel_tol);
+                 correction_exponent(claim, 1) > correction_exponent(claim, 0) ? ", profiled" : ", fixed",
+                 shown.chi2, shown.dof, claim->rel_tol);
 }
 
 /* Exponent b of E[X] ~ c along^b on a line: weighted least squares of log(mean) on
@@ -492,10 +540,25 @@ void ar_judge(const ar_claim *claim, long n_points, const double *prediction, co
             snprintf(out->rule, sizeof out->rule, "a %s claim needs an axis over %s", ar_rule_name(claim->rule),
                      claim->trend_axis);
         else if (claim->rule == AR_RULE_LIMIT)
-            judge_limit(claim, n_points, prediction, est, line, along, out);
+            judge_limit(claim, n_points, prediction, est, integer_output, line, along, out);
         else
             judge_trend(claim, n_points, prediction, est, line, along, out);
         break;
+    }
+    /* Failed trials are never averaged; they must not vanish from the verdict either. */
+    for (long p = 0; p < n_points; ++p) {
+        if (!isfinite(prediction[p]))
+            continue;
+        out->failed += est[p].failed;
+        out->empty_points += est[p].count < 2;
+    }
+    size_t used = strlen(out->rule);
+    if (claim->rule == AR_RULE_EVERY_TRIAL && out->failed > 0 && out->verdict == AR_HOLDS) {
+        out->verdict = AR_INCONCLUSIVE; /* a failed trial may be the one above the bound */
+        snprintf(out->rule + used, sizeof out->rule - used, "; %ld failed trial(s) unseen", out->failed);
+    } else if (out->empty_points > 0 && out->verdict == AR_HOLDS) {
+        out->verdict = AR_INCONCLUSIVE; /* "at every point" needs data at every point */
+        snprintf(out->rule + used, sizeof out->rule - used, "; %ld point(s) without data", out->empty_points);
     }
 }
 

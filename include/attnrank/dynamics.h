@@ -40,10 +40,14 @@ void ar_rows_layernorm(int n, int d, double *x, double *inv_sigma);
 /* Decay of a positive sequence y_0, y_1, ... (mu / ||X|| per layer), over its window:
  * the terms before it first drops below floor, away from round-off.
  * Rate: -slope of log y against t (least squares); NaN with fewer than two terms.
- * Shape: the rate of the window's second half over the rate of the whole window. 1 for
- * an exponential, about 0.3 for a power law t^-a over 60 terms, near 0 for a drop and
- * a plateau, 0 without decay (whole-window rate <= 0); NaN for a window of fewer than
- * six terms (round-off reached too fast to tell a shape). */
+ * Shape: the rate of the window's second half over the rate of the whole window: 1 for
+ * an exponential, near 0 for a drop and a plateau, 0.46 for a power law (1 + t)^-a
+ * over any window, whatever a; a power law with an offset t0 >= window/30 bends as
+ * little as an exponential with fast transients (0.52 at t0 = window/30), and no finite
+ * window tells those two apart. It needs a window
+ * that falls by at least DECAY_EFOLDS (NaN otherwise: too little decay in the run to
+ * tell a shape); reaching the floor within three steps counts as exponential (1). */
+enum { DECAY_EFOLDS = 3 };
 double ar_decay_rate(int count, const double *y, double floor);
 double ar_decay_shape(int count, const double *y, double floor);
 

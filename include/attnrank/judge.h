@@ -8,7 +8,7 @@
 #include "attnrank/theory.h"
 
 /* Judge every (experiment, claim) of the store's spec (rows: ar_store_verdict_count).
- * A bound that holds is marked vacuous when another bound of the same experiment and
+ * A bound that holds is marked note when another bound of the same experiment and
  * output holds with a prediction at least as tight at every point where it speaks. */
 int ar_engine_verdicts(ar_store *store, ar_verdict_row *rows, char *err);
 

@@ -38,7 +38,8 @@ typedef struct ar_verdict_row {
     char expected[16];
     char rule[240];
     char resolution[96];  /* what else the data would have judged HOLDS */
-    char vacuous[32];     /* "" or why the verdict says little: loose, implied by X, cannot fail */
+    char note[32];        /* "" or what to read into the verdict: loose, implied by X, cannot
+                             fail, CI excludes f (within the tolerance), failed trials */
     int rule_kind;        /* the claim's ar_rule */
 } ar_verdict_row;
 

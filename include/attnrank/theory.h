@@ -90,6 +90,7 @@ typedef struct ar_resolution {
     ar_resolution_kind kind;
     double value, lo, hi;
     int loose;              /* a bound 3% tighter would still hold: the data never approach it */
+    int excludes;           /* limit: HOLDS within the tolerance, yet the 95% interval excludes f */
 } ar_resolution;
 
 typedef struct ar_judgement {
@@ -98,6 +99,9 @@ typedef struct ar_judgement {
     int points;             /* points the claim was checked at */
     double prediction, estimate, ci_lo, ci_hi;
     long trials;
+    long failed;            /* non-finite trial values where the claim speaks: left out of
+                               every estimate; an every-trial claim with any cannot HOLD */
+    long empty_points;      /* points where the claim speaks but fewer than two values exist */
     ar_resolution resolution;
     char rule[240];
 } ar_judgement;

@@ -376,7 +376,7 @@ def case_verdicts_mutants(tmp):
     with h5py.File(out) as f:
         rows = {(r["claim"].decode(), r["experiment"].decode()): r for r in f["verdicts"][...]}
         check(rows[("H3", "exact")]["resolution"].decode().startswith("holds from"), "resolution stored")
-        check(rows[("H1", "sharp")]["vacuous"].decode() == "loose", "vacuity stored")
+        check(rows[("H1", "sharp")]["note"].decode() == "loose", "vacuity stored")
     # Mutants: re-judged without simulating; H3 and S4 kill their 2% mutants.
     before = digest(out)
     proc = run(["mutants", out], expect=0)
