@@ -141,9 +141,9 @@ int ar_engine_verdicts(ar_store *store, ar_verdict_row *rows, char *err)
             else if (j.resolution.loose)
                 snprintf(row->note, sizeof row->note, "loose");
             else if (j.resolution.excludes)
-                snprintf(row->note, sizeof row->note, "CI excludes f, within tol");
+                snprintf(row->note, sizeof row->note, "CI excludes f");
             else if (j.failed > 0 || j.empty_points > 0)
-                snprintf(row->note, sizeof row->note, "%ld failed, %ld pts empty", j.failed, j.empty_points);
+                snprintf(row->note, sizeof row->note, "%ld failed, %ld empty", j.failed, j.empty_points);
         }
         /* A holding bound implied by a tighter one that holds on the same data says nothing more. */
         for (int k = 0; k < x->n_claims; ++k)

@@ -105,17 +105,15 @@ static int is_trend(int rule_kind)
 
 static void print_verdicts(FILE *f, const ar_verdict_row *rows, int n)
 {
-    fprintf(f, "%-8s %-12s %-13s %-13s %12s  %-31s %-44s %8s  %s\n", "claim", "experiment", "verdict", "expected",
-            "prediction", "estimate [95% CI]", "resolution (what else would hold)", "trials", "deciding point");
+    fprintf(f, "%-8s %-16s %-12s %-12s %10s  %-30s %7s  %-30s %-15s %s\n", "claim", "experiment", "verdict",
+            "expected", "prediction", "estimate [95% CI]", "trials", "resolution", "note", "deciding point");
     for (int i = 0; i < n; ++i) {
         const ar_verdict_row *r = &rows[i];
-        char est[64], resolution[160];
+        char est[64];
         if (isnan(r->estimate))
             snprintf(est, sizeof est, "-");
         else
-            snprintf(est, sizeof est, "%.4g [%.4g, %.4g]", r->estimate, r->ci_lo, r->ci_hi);
-        snprintf(resolution, sizeof resolution, "%s%s%s%s", r->resolution[0] ? r->resolution : "-",
-                 r->note[0] ? " [" : "", r->note, r->note[0] ? "]" : "");
+            snprintf(est, sizeof est, "%.5g [%.5g, %.5g]", r->estimate, r->ci_lo, r->ci_hi);
         const char *mark = strcmp(r->verdict, r->expected) == 0       ? ""
                            : strcmp(r->verdict, "INCONCLUSIVE") == 0 ? " <-- inconclusive"
                            : strcmp(r->verdict, "NOT RUN") == 0      ? " <-- no point of the grid to judge"
@@ -127,8 +125,9 @@ static void print_verdicts(FILE *f, const ar_verdict_row *rows, int n)
                      r->rule_kind == AR_RULE_INCREASING ? "increasing" : "decreasing");
         else
             snprintf(prediction, sizeof prediction, "%.4g", r->prediction);
-        fprintf(f, "%-8s %-12s %-13s %-13s %12s  %-31s %-44s %8lld  %s%s\n", r->claim, r->experiment, r->verdict,
-                r->expected, prediction, est, resolution, r->trials, r->point[0] ? r->point : "-", mark);
+        fprintf(f, "%-8s %-16s %-12s %-12s %10s  %-30s %7lld  %-30s %-15s %s%s\n", r->claim, r->experiment,
+                r->verdict, r->expected, prediction, est, r->trials, r->resolution[0] ? r->resolution : "-",
+                r->note[0] ? r->note : "-", r->point[0] ? r->point : "-", mark);
     }
     fprintf(f, "\nclaims:\n");
     for (int i = 0; i < n; ++i) {

@@ -287,7 +287,7 @@ static void descriptions(void)
     char buf[128];
     ar_resolution r = {AR_RESOLUTION_FACTORS, NAN, 0.994, 1.006, 0};
     ar_resolution_describe(&r, buf, sizeof buf);
-    CHECK_CONTAINS(buf, "-0.6% to +0.6%");
+    CHECK_CONTAINS(buf, "-0.6% .. +0.6%");
     r = (ar_resolution){AR_RESOLUTION_TIGHTNESS, 0.9695, NAN, NAN, 1};
     ar_resolution_describe(&r, buf, sizeof buf);
     CHECK_CONTAINS(buf, "0.9695 of the bound");

@@ -570,22 +570,18 @@ void ar_resolution_describe(const ar_resolution *r, char *buf, size_t len)
         if (!(r->lo <= r->hi))
             snprintf(buf, len, "no prediction would hold");
         else
-            snprintf(buf, len, "holds from %+.3g%% to %+.3g%%", 100 * (r->lo - 1), 100 * (r->hi - 1));
+            snprintf(buf, len, "f %+.3g%% .. %+.3g%% hold", 100 * (r->lo - 1), 100 * (r->hi - 1));
         break;
-    case AR_RESOLUTION_TIGHTNESS:
-        snprintf(buf, len, "data reach %.4g of the bound", r->value);
-        break;
-    case AR_RESOLUTION_ESTABLISHED:
-        snprintf(buf, len, "established up to %.4g x the threshold", r->value);
-        break;
+    case AR_RESOLUTION_TIGHTNESS: snprintf(buf, len, "reaches %.4g of the bound", r->value); break;
+    case AR_RESOLUTION_ESTABLISHED: snprintf(buf, len, "established to %.4g x f", r->value); break;
     case AR_RESOLUTION_EXPONENT: snprintf(buf, len, "exponent %.3f [%.3f, %.3f]", r->value, r->lo, r->hi); break;
-    case AR_RESOLUTION_CHANGE: snprintf(buf, len, "from %.4g to %.4g (x %.3g)", r->lo, r->hi, r->value); break;
+    case AR_RESOLUTION_CHANGE: snprintf(buf, len, "%.4g -> %.4g (x %.3g)", r->lo, r->hi, r->value); break;
     case AR_RESOLUTION_MEASURED:
         if (isnan(r->hi))
             snprintf(buf, len, "established >= %.4g", r->lo);
         else
-            snprintf(buf, len, "established in [%.4g, %.4g]", r->lo, r->hi);
+            snprintf(buf, len, "established [%.4g, %.4g]", r->lo, r->hi);
         break;
-    case AR_RESOLUTION_EXISTENCE: snprintf(buf, len, "cannot be VIOLATED (existence)"); break;
+    case AR_RESOLUTION_EXISTENCE: snprintf(buf, len, "cannot be VIOLATED"); break;
     }
 }
