@@ -5,7 +5,7 @@
  * usage: bench_markov N TRIALS THREADS SPECTRUM(full|top2) */
 #include "attnrank/engine.h"
 #include "attnrank/linalg.h"
-#include "attnrank/markov.h"
+#include "attnrank/families/markov.h"
 
 #include <omp.h>
 #include <stdio.h>

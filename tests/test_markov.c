@@ -1,7 +1,7 @@
 /* markov: the sampled matrices are (centred) Markov matrices, the quarter-circle CDF is
  * right, and the Lanczos path gives the full SVD's sigma_1, sigma_2 on these matrices. */
 #include "attnrank/linalg.h"
-#include "attnrank/markov.h"
+#include "attnrank/families/markov.h"
 #include "attnrank/spec.h"
 #include "check.h"
 #include "support.h"

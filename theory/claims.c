@@ -1,41 +1,9 @@
-/* theory/claims: the claim registry, and the names of verdicts and rules. */
+/* theory/claims: names of verdicts and rules, expectations, and the check of a claim
+ * table against its simulators (the registry, registry.h, runs it on every table). */
 #include "attnrank/theory.h"
 
+#include <stdio.h>
 #include <string.h>
-
-extern const ar_claim ar_claim_h1, ar_claim_h2, ar_claim_h2_hull, ar_claim_h3, ar_claim_h4,
-    ar_claim_h5a, ar_claim_h5b;
-extern const ar_claim ar_claim_m1, ar_claim_m1rate, ar_claim_m3rate, ar_claim_m2, ar_claim_m2bound, ar_claim_m3, ar_claim_m4, ar_claim_m4rank,
-    ar_claim_m4escape;
-extern const ar_claim ar_claim_c1, ar_claim_c1opt, ar_claim_c1lower, ar_claim_c2, ar_claim_c2beta, ar_claim_c3;
-extern const ar_claim ar_claim_s1, ar_claim_s2, ar_claim_s2ks, ar_claim_s3, ar_claim_s3edge, ar_claim_s3ks, ar_claim_s4,
-    ar_claim_s4perp, ar_claim_s5, ar_claim_s5perp, ar_claim_s6, ar_claim_s6perp, ar_claim_s7,
-    ar_claim_s7perp, ar_claim_s8;
-
-static const ar_claim *const all_claims[] = {
-    &ar_claim_h1, &ar_claim_h2, &ar_claim_h2_hull, &ar_claim_h3, &ar_claim_h4, &ar_claim_h5a, &ar_claim_h5b,
-    &ar_claim_s1, &ar_claim_s2, &ar_claim_s2ks, &ar_claim_s3, &ar_claim_s3edge, &ar_claim_s3ks, &ar_claim_s4, &ar_claim_s4perp,
-    &ar_claim_s5, &ar_claim_s5perp, &ar_claim_s6, &ar_claim_s6perp, &ar_claim_s7,
-    &ar_claim_s7perp, &ar_claim_s8, &ar_claim_m1, &ar_claim_m1rate, &ar_claim_m2, &ar_claim_m2bound, &ar_claim_m3, &ar_claim_m3rate,
-    &ar_claim_m4, &ar_claim_m4rank, &ar_claim_m4escape, &ar_claim_c1, &ar_claim_c1opt, &ar_claim_c1lower,
-    &ar_claim_c2, &ar_claim_c2beta, &ar_claim_c3,
-};
-
-const ar_claim *const *ar_claims_all(int *count)
-{
-    *count = (int)(sizeof all_claims / sizeof all_claims[0]);
-    return all_claims;
-}
-
-const ar_claim *ar_claim_find(const char *id)
-{
-    int count;
-    const ar_claim *const *claims = ar_claims_all(&count);
-    for (int i = 0; i < count; ++i)
-        if (strcmp(claims[i]->id, id) == 0)
-            return claims[i];
-    return NULL;
-}
 
 static const char *const verdict_names[] = {"NOT RUN", "HOLDS", "VIOLATED", "INCONCLUSIVE", "MEASURED"};
 
@@ -66,4 +34,33 @@ int ar_verdict_parse(const char *name, ar_verdict *v)
 ar_verdict ar_claim_default_expectation(const ar_claim *claim)
 {
     return claim->rule == AR_RULE_MEASURE ? AR_MEASURED : AR_HOLDS;
+}
+
+int ar_claims_check(const ar_claim *claims, int count, char *why, size_t why_len)
+{
+    for (int i = 0; i < count; ++i) {
+        const ar_claim *c = &claims[i];
+        if (!c->id || !c->sim || !c->predict || !c->statement || !c->formula) {
+            snprintf(why, why_len, "claim %d (%s): id, simulator, prediction, statement and formula are required", i,
+                     c->id ? c->id : "?");
+            return -1;
+        }
+        if (c->output < 0 || c->output >= c->sim->n_outputs) {
+            snprintf(why, why_len, "claim %s: output %d is not one of %s's %d outputs", c->id, c->output,
+                     c->sim->name, c->sim->n_outputs);
+            return -1;
+        }
+        int trend = c->rule == AR_RULE_LIMIT || c->rule == AR_RULE_INCREASING || c->rule == AR_RULE_DECREASING;
+        if (trend != (c->trend_axis != NULL) || (trend && ar_sim_param_index(c->sim, c->trend_axis) < 0)) {
+            snprintf(why, why_len, "claim %s: %s needs %s", c->id, ar_rule_name(c->rule),
+                     trend ? "a trend axis that is a parameter of its simulator" : "no trend axis");
+            return -1;
+        }
+        for (int k = 0; k < i; ++k)
+            if (strcmp(claims[k].id, c->id) == 0) {
+                snprintf(why, why_len, "claim %s is listed twice", c->id);
+                return -1;
+            }
+    }
+    return 0;
 }

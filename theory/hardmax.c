@@ -1,12 +1,13 @@
 /* theory/hardmax: claims H1-H5 (Min & Li, "On the Efficiency of Transformers: The
- * Effect of Attention Rank"). */
+ * Effect of Attention Rank"), one table over the family's simulators. */
+#include "attnrank/families/hardmax.h"
 #include "attnrank/theory.h"
 
 #include <math.h>
 
-static double n_of(const ar_point *p) { return ar_point_value(p, "n"); }
-static double dh_of(const ar_point *p) { return ar_point_value(p, "d_h"); }
-static double tau_of(const ar_point *p) { return ar_point_value(p, "tau"); }
+static double n_of(const ar_point *p) { return ar_point_int(p, AR_HARDMAX_N); }
+static double dh_of(const ar_point *p) { return ar_point_int(p, AR_HARDMAX_D_H); }
+static double tau_of(const ar_point *p) { return ar_point_real(p, AR_HARDMAX_TAU); }
 
 /* H1: E[rank] <= (1 - 1/e) n + 1. */
 static double h1_bound(const ar_point *p) { return (1.0 - exp(-1.0)) * n_of(p) + 1.0; }
@@ -50,33 +51,30 @@ static double h5b_large_tau(const ar_point *p)
     return dh1 < n ? dh1 : n;
 }
 
-const ar_claim ar_claim_h1 = {
-    "H1", "hardmax_rank", "argmax_rank",
-    "hardmax attention on orthonormal inputs: E[rank] <= (1 - 1/e) n + 1",
-    "(1 - 1/e) * n + 1", AR_RULE_UPPER_BOUND, h1_bound, 0, 0, NULL};
-const ar_claim ar_claim_h2 = {
-    "H2", "hardmax_rank", "argmax_rank",
-    "sharper bound: E[rank] <= n (1 - (1 - 1/n)^n), approached as d_h grows",
-    "n * (1 - (1 - 1/n)^n)", AR_RULE_UPPER_BOUND, h2_bound, 0, 0, NULL};
-const ar_claim ar_claim_h2_hull = {
-    "H2hull", "hardmax_rank", "hull_vertices",
-    "d_h = 2: keys' hull has about 2 sqrt(2 pi ln n) vertices (Renyi-Sulanke asymptotic)",
-    "2 * sqrt(2 * pi * ln(n)) where d_h = 2", AR_RULE_REFERENCE, hull_asymptotic, 0, 0, NULL};
-const ar_claim ar_claim_h3 = {
-    "H3", "hardmax_rank", "argmax_rank",
-    "d_h = 1: E[rank] = 2 - 2^(1-n) exactly",
-    "2 - 2^(1 - n) where d_h = 1", AR_RULE_EQUALS, h3_exact, 0.05, 0, NULL};
-const ar_claim ar_claim_h4 = {
-    "H4", "hardmax_rank", "argmax_rank",
-    "assumption stress: H1's bound with an assumption broken (tied weights push rank to n)",
-    "(1 - 1/e) * n + 1", AR_RULE_UPPER_BOUND, h1_bound, 0, 1, NULL};
-const ar_claim ar_claim_h5a = {
-    "H5a", "softmax_rank", "numrank_abs",
-    "softmax at tau <= 1e-6 sqrt(d_h) is hardmax: E[numrank_abs] <= (1 - 1/e) n + 1",
-    "(1 - 1/e) * n + 1 where tau <= 1e-6", AR_RULE_UPPER_BOUND, h5a_small_tau, 0, 0, NULL};
-/* H5b is deterministic at first order (the rank-d_h term is exact): judged in every
- * trial, since T equal draws bound a mean only up to the rule of three. */
-const ar_claim ar_claim_h5b = {
-    "H5b", "softmax_rank", "numrank_abs",
-    "softmax at tau >= 1e6 sqrt(d_h) is 11^T/n plus a rank-d_h term: numrank_abs <= d_h + 1 in every trial",
-    "min(n, d_h + 1) where tau >= 1e6", AR_RULE_EVERY_TRIAL, h5b_large_tau, 0, 0, NULL};
+const ar_claim ar_hardmax_claims[] = {
+    {.id = "H1", .sim = &ar_sim_hardmax_rank, .output = AR_HARDMAX_OUT_ARGMAX_RANK,
+     .statement = "hardmax attention on orthonormal inputs: E[rank] <= (1 - 1/e) n + 1",
+     .formula = "(1 - 1/e) * n + 1", .rule = AR_RULE_UPPER_BOUND, .predict = h1_bound},
+    {.id = "H2", .sim = &ar_sim_hardmax_rank, .output = AR_HARDMAX_OUT_ARGMAX_RANK,
+     .statement = "sharper bound: E[rank] <= n (1 - (1 - 1/n)^n), approached as d_h grows",
+     .formula = "n * (1 - (1 - 1/n)^n)", .rule = AR_RULE_UPPER_BOUND, .predict = h2_bound},
+    {.id = "H2hull", .sim = &ar_sim_hardmax_rank, .output = AR_HARDMAX_OUT_HULL_VERTICES,
+     .statement = "d_h = 2: keys' hull has about 2 sqrt(2 pi ln n) vertices (Renyi-Sulanke asymptotic)",
+     .formula = "2 * sqrt(2 * pi * ln(n)) where d_h = 2", .rule = AR_RULE_REFERENCE, .predict = hull_asymptotic},
+    {.id = "H3", .sim = &ar_sim_hardmax_rank, .output = AR_HARDMAX_OUT_ARGMAX_RANK,
+     .statement = "d_h = 1: E[rank] = 2 - 2^(1-n) exactly", .formula = "2 - 2^(1 - n) where d_h = 1",
+     .rule = AR_RULE_EQUALS, .predict = h3_exact, .rel_tol = 0.05},
+    {.id = "H4", .sim = &ar_sim_hardmax_rank, .output = AR_HARDMAX_OUT_ARGMAX_RANK,
+     .statement = "assumption stress: H1's bound with an assumption broken (tied weights push rank to n)",
+     .formula = "(1 - 1/e) * n + 1", .rule = AR_RULE_UPPER_BOUND, .predict = h1_bound, .on_request = 1},
+    {.id = "H5a", .sim = &ar_sim_softmax_rank, .output = AR_SOFTMAX_OUT_NUMRANK_ABS,
+     .statement = "softmax at tau <= 1e-6 sqrt(d_h) is hardmax: E[numrank_abs] <= (1 - 1/e) n + 1",
+     .formula = "(1 - 1/e) * n + 1 where tau <= 1e-6", .rule = AR_RULE_UPPER_BOUND, .predict = h5a_small_tau},
+    /* H5b is deterministic at first order (the rank-d_h term is exact): judged in every
+     * trial, since T equal draws bound a mean only up to the rule of three. */
+    {.id = "H5b", .sim = &ar_sim_softmax_rank, .output = AR_SOFTMAX_OUT_NUMRANK_ABS,
+     .statement = "softmax at tau >= 1e6 sqrt(d_h) is 11^T/n plus a rank-d_h term: numrank_abs <= d_h + 1 in "
+                  "every trial",
+     .formula = "min(n, d_h + 1) where tau >= 1e6", .rule = AR_RULE_EVERY_TRIAL, .predict = h5b_large_tau},
+};
+const int ar_hardmax_claim_count = AR_COUNT(ar_hardmax_claims);

@@ -65,7 +65,6 @@ static inline int ar_output_length(const ar_output *o, const ar_point *p)
 typedef struct ar_sim {
     const char *name;
     const char *summary;
-    const char *claims;     /* ids of the claims it samples, space separated */
     const ar_param *params;
     int n_params;
     const ar_output *outputs;

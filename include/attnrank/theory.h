@@ -60,8 +60,8 @@ typedef enum {
 
 typedef struct ar_claim {
     const char *id;
-    const char *simulator;
-    const char *output;
+    const ar_sim *sim;      /* the simulator whose points it speaks about */
+    int output;             /* index into sim->outputs (the family header's enum) */
     const char *statement;  /* what the claim says, in one line */
     const char *formula;    /* the prediction, as stored beside theory/<id> */
     ar_rule rule;
@@ -106,8 +106,12 @@ typedef struct ar_judgement {
     char rule[240];
 } ar_judgement;
 
+/* Every claim of every family in the registry (registry.h), and one by id. */
 const ar_claim *ar_claim_find(const char *id);
 const ar_claim *const *ar_claims_all(int *count);
+/* Checks a claim table against its simulators: output index in range, trend axis a
+ * parameter, id unique. Returns 0, or -1 with the first problem in why. */
+int ar_claims_check(const ar_claim *claims, int count, char *why, size_t why_len);
 /* What a spec expects of a claim it does not mention: HOLDS, or MEASURED for a measure. */
 ar_verdict ar_claim_default_expectation(const ar_claim *claim);
 

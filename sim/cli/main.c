@@ -1,6 +1,7 @@
 /* attnrank: the command line, a thin client of the library. */
 #define _GNU_SOURCE
 #include "attnrank/engine.h"
+#include "attnrank/registry.h"
 #include "attnrank/report.h"
 #include "attnrank/linalg.h"
 #include "attnrank/sim.h"
@@ -624,8 +625,13 @@ static int cmd_list(int argc, char **argv)
         const ar_sim *sim = sims[s];
         if (only && strcmp(only, sim->name) != 0)
             continue;
-        printf("%s: %s\n  claims: %s\n  parameters (a scalar fixes one; an array or list is a grid axis):\n",
-               sim->name, sim->summary, sim->claims);
+        const ar_family *family = ar_family_of(sim);
+        printf("%s: %s\n  family: %s (%s)\n  claims:", sim->name, sim->summary, family ? family->name : "-",
+               family ? family->paper : "-");
+        for (int c = 0; c < n_claims; ++c)
+            if (claims[c]->sim == sim && claims[c]->rule != AR_RULE_REFERENCE)
+                printf(" %s", claims[c]->id);
+        printf("\n  parameters (a scalar fixes one; an array or list is a grid axis):\n");
         printf("    %-10s %-7s %-12s %-28s %s\n", "name", "type", "default", "range", "meaning");
         for (int i = 0; i < sim->n_params; ++i)
             print_param(&sim->params[i]);
@@ -639,7 +645,7 @@ static int cmd_list(int argc, char **argv)
         }
         printf("  claim checks:\n");
         for (int c = 0; c < n_claims; ++c)
-            if (strcmp(claims[c]->simulator, sim->name) == 0)
+            if (claims[c]->sim == sim)
                 printf("    %-8s %-11s %s%s\n", claims[c]->id, ar_rule_name(claims[c]->rule), claims[c]->statement,
                        claims[c]->on_request ? " [only when listed]" : "");
         printf("\n");

@@ -20,15 +20,7 @@ typedef struct claim_data {
 static int load_claim(ar_store *store, int e, const ar_claim *claim, claim_data *d, char *err)
 {
     const ar_experiment *x = &ar_store_spec(store)->experiments[e];
-    int output = -1;
-    for (int o = 0; o < x->sim->n_outputs && output < 0; ++o)
-        if (strcmp(x->sim->outputs[o].name, claim->output) == 0)
-            output = o;
-    if (output < 0) {
-        snprintf(err, AR_ERR_LEN, "claim %s names output '%s', which %s does not have", claim->id, claim->output,
-                 x->sim->name);
-        return -1;
-    }
+    int output = claim->output; /* checked against the simulator by the registry */
     d->integer_output = x->sim->outputs[output].hist_max != NULL;
     if (ar_store_read_summaries(store, e, output, claim->element, d->est, err) < 0 ||
         ar_store_read_theory(store, e, claim, d->prediction, err) < 0)
@@ -82,7 +74,7 @@ static int implies(const ar_claim *tight, const double *f_tight, const ar_claim 
                    long n)
 {
     if (tight == loose || tight->rule != AR_RULE_UPPER_BOUND || loose->rule != AR_RULE_UPPER_BOUND ||
-        strcmp(tight->output, loose->output) != 0 || tight->element != loose->element)
+        tight->sim != loose->sim || tight->output != loose->output || tight->element != loose->element)
         return 0;
     long shared = 0;
     for (long p = 0; p < n; ++p) {

@@ -1,43 +1,138 @@
-/* registry: the simulators this build knows, and point helpers shared by all. */
-#include "attnrank/sim.h"
+/* registry: the claim families this build knows (their simulators and claim tables),
+ * and the point helpers every simulator shares. */
+#include "attnrank/registry.h"
+
+#include "attnrank/families/convex.h"
+#include "attnrank/families/hardmax.h"
+#include "attnrank/families/markov.h"
+#include "attnrank/families/masks.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-extern const ar_sim ar_sim_hardmax_rank;
-extern const ar_sim ar_sim_softmax_rank;
-extern const ar_sim ar_sim_markov_spectrum;
-extern const ar_sim ar_sim_width_collapse;
-extern const ar_sim ar_sim_depth_collapse;
-extern const ar_sim ar_sim_mask_dynamics;
-extern const ar_sim ar_sim_ln_equilibria;
-extern const ar_sim ar_sim_convex_attention;
+/* The families, one row each: adding a family is a header, a simulator file, a theory
+ * file and a row here (README, "Adding a claim family"). */
+static const ar_sim *const hardmax_sims[] = {&ar_sim_hardmax_rank, &ar_sim_softmax_rank, NULL};
+static const ar_sim *const markov_sims[] = {&ar_sim_markov_spectrum, &ar_sim_width_collapse, &ar_sim_depth_collapse,
+                                            NULL};
+static const ar_sim *const masks_sims[] = {&ar_sim_mask_dynamics, &ar_sim_ln_equilibria, NULL};
+static const ar_sim *const convex_sims[] = {&ar_sim_convex_attention, NULL};
 
-static const ar_sim *const all_sims[] = {
-    &ar_sim_hardmax_rank,
-    &ar_sim_softmax_rank,
-    &ar_sim_markov_spectrum,
-    &ar_sim_width_collapse,
-    &ar_sim_depth_collapse,
-    &ar_sim_mask_dynamics,
-    &ar_sim_ln_equilibria,
-    &ar_sim_convex_attention,
+static const ar_family builtin[] = {
+    {"hardmax", "Min & Li, On the Efficiency of Transformers: The Effect of Attention Rank", hardmax_sims,
+     ar_hardmax_claims, &ar_hardmax_claim_count, "plots/hardmax.py"},
+    {"markov", "Naderi, Nait Saada, Tanner, Mind the Gap (arXiv 2410.07799)", markov_sims, ar_markov_claims,
+     &ar_markov_claim_count, "plots/markov.py"},
+    {"masks", "Wu, Ajorlou, Wang, Jegelka, Jadbabaie, Masks and LayerNorm (arXiv 2405.18781)", masks_sims,
+     ar_masks_claims, &ar_masks_claim_count, "plots/masks.py"},
+    {"convex", "Ergen, Neyshabur, Mehta, Convexifying Transformers (arXiv 2211.11052)", convex_sims,
+     ar_convex_claims, &ar_convex_claim_count, "plots/convex.py"},
 };
+
+/* Families added at run time (a test's toy family) follow the built-in ones. */
+enum { MAX_FAMILIES = 16, MAX_SIMS = 64, MAX_CLAIMS = 256 };
+static const ar_family *families[MAX_FAMILIES];
+static int n_families = -1;
+static const ar_sim *sims[MAX_SIMS];
+static const ar_claim *claims[MAX_CLAIMS];
+static int n_sims, n_claims;
+
+static int index_family(const ar_family *f)
+{
+    if (n_families >= MAX_FAMILIES)
+        return -1;
+    int s = 0, c = 0;
+    while (f->sims[s])
+        s++;
+    c = *f->n_claims;
+    if (n_sims + s > MAX_SIMS || n_claims + c > MAX_CLAIMS)
+        return -1;
+    families[n_families++] = f;
+    for (int i = 0; i < s; ++i)
+        sims[n_sims++] = f->sims[i];
+    for (int i = 0; i < c; ++i)
+        claims[n_claims++] = &f->claims[i];
+    return 0;
+}
+
+static void index_builtin(void)
+{
+    if (n_families >= 0)
+        return;
+    n_families = 0;
+    for (int i = 0; i < AR_COUNT(builtin); ++i)
+        index_family(&builtin[i]);
+}
+
+int ar_registry_add(const ar_family *family, char *why, size_t why_len)
+{
+    index_builtin();
+    if (ar_claims_check(family->claims, *family->n_claims, why, why_len) < 0)
+        return -1;
+    for (int i = 0; family->sims[i]; ++i)
+        if (ar_sim_find(family->sims[i]->name)) {
+            snprintf(why, why_len, "simulator %s is registered already", family->sims[i]->name);
+            return -1;
+        }
+    for (int i = 0; i < *family->n_claims; ++i)
+        if (ar_claim_find(family->claims[i].id)) {
+            snprintf(why, why_len, "claim %s is registered already", family->claims[i].id);
+            return -1;
+        }
+    if (index_family(family) < 0) {
+        snprintf(why, why_len, "the registry is full");
+        return -1;
+    }
+    return 0;
+}
+
+const ar_family *const *ar_families_all(int *count)
+{
+    index_builtin();
+    *count = n_families;
+    return families;
+}
+
+const ar_family *ar_family_of(const ar_sim *sim)
+{
+    index_builtin();
+    for (int f = 0; f < n_families; ++f)
+        for (int i = 0; families[f]->sims[i]; ++i)
+            if (families[f]->sims[i] == sim)
+                return families[f];
+    return NULL;
+}
 
 const ar_sim *const *ar_sim_all(int *count)
 {
-    *count = (int)(sizeof all_sims / sizeof all_sims[0]);
-    return all_sims;
+    index_builtin();
+    *count = n_sims;
+    return sims;
 }
 
 const ar_sim *ar_sim_find(const char *name)
 {
-    int count;
-    const ar_sim *const *sims = ar_sim_all(&count);
-    for (int i = 0; i < count; ++i)
+    index_builtin();
+    for (int i = 0; i < n_sims; ++i)
         if (strcmp(sims[i]->name, name) == 0)
             return sims[i];
+    return NULL;
+}
+
+const ar_claim *const *ar_claims_all(int *count)
+{
+    index_builtin();
+    *count = n_claims;
+    return claims;
+}
+
+const ar_claim *ar_claim_find(const char *id)
+{
+    index_builtin();
+    for (int i = 0; i < n_claims; ++i)
+        if (strcmp(claims[i]->id, id) == 0)
+            return claims[i];
     return NULL;
 }
 

@@ -295,9 +295,9 @@ static int read_claims(const context *c, ar_experiment *exp, const config_settin
         const ar_claim *claim = ar_claim_find(config_setting_get_string(e));
         if (!claim)
             return fail(c->err, at, "claims", "unknown claim '%s'", config_setting_get_string(e));
-        if (strcmp(claim->simulator, exp->sim->name) != 0)
+        if (claim->sim != exp->sim)
             return fail(c->err, at, "claims", "claim %s is about simulator %s, not %s", claim->id,
-                        claim->simulator, exp->sim->name);
+                        claim->sim->name, exp->sim->name);
         if (claim->rule == AR_RULE_REFERENCE)
             return fail(c->err, at, "claims", "%s is a reference curve, not a checkable claim", claim->id);
         for (int k = 0; k < exp->n_claims; ++k)
@@ -333,7 +333,7 @@ static void default_claims(ar_experiment *exp)
     int count;
     const ar_claim *const *claims = ar_claims_all(&count);
     for (int i = 0; i < count && exp->n_claims < AR_MAX_CLAIMS; ++i) {
-        if (strcmp(claims[i]->simulator, exp->sim->name) == 0 && claims[i]->rule != AR_RULE_REFERENCE &&
+        if (claims[i]->sim == exp->sim && claims[i]->rule != AR_RULE_REFERENCE &&
             !claims[i]->on_request && speaks_on_grid(claims[i], exp)) {
             exp->claims[exp->n_claims] = claims[i];
             exp->expect[exp->n_claims++] = ar_claim_default_expectation(claims[i]);

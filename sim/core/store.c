@@ -360,7 +360,7 @@ static int create_theory(hid_t group, const ar_experiment *x, const hid_t *scale
     double *values = malloc((size_t)x->n_points * sizeof *values);
     for (int c = 0; c < count; ++c) {
         const ar_claim *claim = claims[c];
-        if (strcmp(claim->simulator, x->sim->name) != 0)
+        if (claim->sim != x->sim)
             continue;
         for (long p = 0; p < x->n_points; ++p) {
             ar_point point;
@@ -370,7 +370,7 @@ static int create_theory(hid_t group, const ar_experiment *x, const hid_t *scale
         hid_t ds = make_dataset(tg, claim->id, H5T_NATIVE_DOUBLE, x->n_axes, dims, NULL, claim->statement);
         if (ds < 0 || H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values) < 0 ||
             attach_scales(ds, x, scales) < 0 || attr_string(ds, "formula", claim->formula) < 0 ||
-            attr_string(ds, "output", claim->output) < 0) {
+            attr_string(ds, "output", x->sim->outputs[claim->output].name) < 0) {
             free(values);
             return -1;
         }

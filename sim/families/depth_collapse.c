@@ -12,17 +12,12 @@
 #include "attnrank/gradient.h"
 #include "attnrank/layer.h"
 #include "attnrank/linalg.h"
-#include "attnrank/markov.h"
+#include "attnrank/families/markov.h"
 #include "attnrank/rank.h"
 #include "attnrank/sim.h"
 
 #include <math.h>
 
-enum { P_N, P_D, P_LAYERS, P_ENTRIES, P_GAP, P_NORM, P_SKIP, P_ATTENTION, P_SCALE, P_GRADIENT, P_PROBES };
-enum { ATTENTION_MARKOV, ATTENTION_KEYQUERY };
-enum { NORM_NONE, NORM_LAYERNORM };
-enum { SKIP_NONE, SKIP_PLAIN, SKIP_UPSCALED };
-enum { GRADIENT_AUTO, GRADIENT_PROBE, GRADIENT_NONE };
 
 static const char *const laws[] = {"lognormal", "exponential", "uniform", NULL}; /* markov_spectrum's order */
 static const char *const gaps[] = {"keep", "remove", NULL};
@@ -32,57 +27,57 @@ static const char *const attentions[] = {"markov", "keyquery", NULL};
 static const char *const gradients[] = {"auto", "probe", "none", NULL};
 
 static const ar_param params[] = {
-    {"n", AR_PARAM_INT, 64, 2, 4096, 0, NULL, "tokens"},
-    {"d", AR_PARAM_INT, 0, 0, 4096, 0, NULL, "width; 0 means d = n"},
-    {"layers", AR_PARAM_INT, 16, 1, 1000, 0, NULL, "depth L: outputs are measured at layers 0..L"},
-    {"entries", AR_PARAM_CHOICE, 0, 0, 0, 0, laws, "law of A_l's entries before row normalisation"},
-    {"gap", AR_PARAM_CHOICE, 0, 0, 0, 0, gaps, "keep: A_l; remove: A_l - 11^T/n"},
-    {"norm", AR_PARAM_CHOICE, NORM_NONE, 0, 0, 0, norms, "layernorm: centre and scale each token after a layer"},
-    {"skip", AR_PARAM_CHOICE, SKIP_NONE, 0, 0, 0, skips,
+    [AR_DEPTH_N] = {"n", AR_PARAM_INT, 64, 2, 4096, 0, NULL, "tokens"},
+    [AR_DEPTH_D] = {"d", AR_PARAM_INT, 0, 0, 4096, 0, NULL, "width; 0 means d = n"},
+    [AR_DEPTH_LAYERS] = {"layers", AR_PARAM_INT, 16, 1, 1000, 0, NULL, "depth L: outputs are measured at layers 0..L"},
+    [AR_DEPTH_ENTRIES] = {"entries", AR_PARAM_CHOICE, 0, 0, 0, 0, laws, "law of A_l's entries before row normalisation"},
+    [AR_DEPTH_GAP] = {"gap", AR_PARAM_CHOICE, 0, 0, 0, 0, gaps, "keep: A_l; remove: A_l - 11^T/n"},
+    [AR_DEPTH_NORM] = {"norm", AR_PARAM_CHOICE, AR_DEPTH_NORM_NONE, 0, 0, 0, norms, "layernorm: centre and scale each token after a layer"},
+    [AR_DEPTH_SKIP] = {"skip", AR_PARAM_CHOICE, AR_DEPTH_SKIP_NONE, 0, 0, 0, skips,
      "none: A X W; plain: X + A X W; upscaled: X + A X W / sqrt(d)"},
-    {"attention", AR_PARAM_CHOICE, ATTENTION_MARKOV, 0, 0, 0, attentions,
+    [AR_DEPTH_ATTENTION] = {"attention", AR_PARAM_CHOICE, AR_DEPTH_ATTENTION_MARKOV, 0, 0, 0, attentions,
      "markov: a fresh random Markov A_l per layer (entries); keyquery: A_l = softmax(X_l W_Q (X_l W_K)^T / "
      "sqrt(d)) with fresh W_Q, W_K of iid N(0, scale^2 / d) entries"},
-    {"scale", AR_PARAM_REAL, 1, 0, 1e3, 1, NULL, "key-query weights' scale (attention = keyquery)"},
-    {"gradient", AR_PARAM_CHOICE, GRADIENT_AUTO, 0, 0, 0, gradients,
+    [AR_DEPTH_SCALE] = {"scale", AR_PARAM_REAL, 1, 0, 1e3, 1, NULL, "key-query weights' scale (attention = keyquery)"},
+    [AR_DEPTH_GRADIENT] = {"gradient", AR_PARAM_CHOICE, AR_DEPTH_GRADIENT_AUTO, 0, 0, 0, gradients,
      "||dX_L/dW_l||_F: auto = closed form for the linear Markov stack, random probes otherwise; "
      "probe = probes always; none = skip it", 1},
-    {"probes", AR_PARAM_INT, 4, 2, 1024, 0, NULL,
+    [AR_DEPTH_PROBES] = {"probes", AR_PARAM_INT, 4, 2, 1024, 0, NULL,
      "Rademacher probes per trial for the reverse-mode (Hutchinson) gradient estimate", 1},
 };
 
 static int width_of(const ar_point *p)
 {
-    int d = ar_point_int(p, P_D);
-    return d == 0 ? ar_point_int(p, P_N) : d;
+    int d = ar_point_int(p, AR_DEPTH_D);
+    return d == 0 ? ar_point_int(p, AR_DEPTH_N) : d;
 }
 
-static int per_layer(const ar_point *p) { return ar_point_int(p, P_LAYERS) + 1; }
-static int per_weight(const ar_point *p) { return ar_point_int(p, P_LAYERS); }
+static int per_layer(const ar_point *p) { return ar_point_int(p, AR_DEPTH_LAYERS) + 1; }
+static int per_weight(const ar_point *p) { return ar_point_int(p, AR_DEPTH_LAYERS); }
 /* The plain linear stack, where ||dX_L/dW_l||_F has a closed form (gradient.h). */
 static int linear_stack(const ar_point *p)
 {
-    return ar_point_choice(p, P_SKIP) == SKIP_NONE && ar_point_choice(p, P_NORM) == NORM_NONE &&
-           ar_point_choice(p, P_ATTENTION) == ATTENTION_MARKOV;
+    return ar_point_choice(p, AR_DEPTH_SKIP) == AR_DEPTH_SKIP_NONE && ar_point_choice(p, AR_DEPTH_NORM) == AR_DEPTH_NORM_NONE &&
+           ar_point_choice(p, AR_DEPTH_ATTENTION) == AR_DEPTH_ATTENTION_MARKOV;
 }
-static int wants_gradient(const ar_point *p) { return ar_point_choice(p, P_GRADIENT) != GRADIENT_NONE; }
+static int wants_gradient(const ar_point *p) { return ar_point_choice(p, AR_DEPTH_GRADIENT) != AR_DEPTH_GRADIENT_NONE; }
 static int closed_form(const ar_point *p)
 {
-    return ar_point_choice(p, P_GRADIENT) == GRADIENT_AUTO && linear_stack(p);
+    return ar_point_choice(p, AR_DEPTH_GRADIENT) == AR_DEPTH_GRADIENT_AUTO && linear_stack(p);
 }
 static int probed(const ar_point *p) { return wants_gradient(p) && !closed_form(p); }
 
 static ar_layer_kind kind_of(const ar_point *p)
 {
-    int skip = ar_point_choice(p, P_SKIP), d = width_of(p);
+    int skip = ar_point_choice(p, AR_DEPTH_SKIP), d = width_of(p);
     return (ar_layer_kind){
-        .n = ar_point_int(p, P_N),
+        .n = ar_point_int(p, AR_DEPTH_N),
         .d = d,
-        .keyquery = ar_point_choice(p, P_ATTENTION) == ATTENTION_KEYQUERY,
-        .remove_gap = ar_point_choice(p, P_GAP) == 1,
-        .residual = skip != SKIP_NONE,
-        .branch_scale = skip == SKIP_UPSCALED ? 1 / sqrt((double)d) : 1,
-        .layernorm = ar_point_choice(p, P_NORM) == NORM_LAYERNORM,
+        .keyquery = ar_point_choice(p, AR_DEPTH_ATTENTION) == AR_DEPTH_ATTENTION_KEYQUERY,
+        .remove_gap = ar_point_choice(p, AR_DEPTH_GAP) == 1,
+        .residual = skip != AR_DEPTH_SKIP_NONE,
+        .branch_scale = skip == AR_DEPTH_SKIP_UPSCALED ? 1 / sqrt((double)d) : 1,
+        .layernorm = ar_point_choice(p, AR_DEPTH_NORM) == AR_DEPTH_NORM_LAYERNORM,
     };
 }
 
@@ -96,13 +91,13 @@ typedef struct {
     double *gram, *unit, *start, *lanczos; /* measurements */
 } layout;
 
-static int kept_layers(const ar_point *p) { return wants_gradient(p) ? ar_point_int(p, P_LAYERS) : 1; }
+static int kept_layers(const ar_point *p) { return wants_gradient(p) ? ar_point_int(p, AR_DEPTH_LAYERS) : 1; }
 
 static size_t carve(const ar_point *p, char *base, layout *l)
 {
     ar_layer_kind kind = kind_of(p);
     size_t n = (size_t)kind.n, d = (size_t)kind.d, kept = (size_t)kept_layers(p);
-    int layers = ar_point_int(p, P_LAYERS), probes = ar_point_int(p, P_PROBES);
+    int layers = ar_point_int(p, AR_DEPTH_LAYERS), probes = ar_point_int(p, AR_DEPTH_PROBES);
     size_t kq = kind.keyquery ? kept : 0, D = sizeof(double);
     ar_carver c = {base, 0};
     l->tapes = ar_carve(&c, kept * sizeof(ar_layer_tape));
@@ -149,12 +144,12 @@ static size_t workspace(const ar_point *p)
 
 static double cost(const ar_point *p)
 {
-    double n = ar_point_int(p, P_N), d = width_of(p), layers = ar_point_int(p, P_LAYERS);
-    int keyquery = ar_point_choice(p, P_ATTENTION) == ATTENTION_KEYQUERY;
+    double n = ar_point_int(p, AR_DEPTH_N), d = width_of(p), layers = ar_point_int(p, AR_DEPTH_LAYERS);
+    int keyquery = ar_point_choice(p, AR_DEPTH_ATTENTION) == AR_DEPTH_ATTENTION_KEYQUERY;
     double attention = keyquery ? 4 * n * d * d + 2 * n * n * d : 0;
     double forward = layers * (4 * n * n * d + 2 * n * d * d + 400 * n * d + attention);
     double gradient = closed_form(p) ? layers * (2 * n * n * n + 2 * n * n * d + 2 * d * d * d)
-                      : probed(p) ? ar_point_int(p, P_PROBES) * layers * (4 * n * d * d + 2 * n * n * d + 3 * attention)
+                      : probed(p) ? ar_point_int(p, AR_DEPTH_PROBES) * layers * (4 * n * d * d + 2 * n * n * d + 3 * attention)
                                   : 0;
     return forward + gradient;
 }
@@ -202,7 +197,7 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
     layout l;
     carve(p, ws, &l);
     ar_layer_kind kind = kind_of(p);
-    int n = kind.n, d = kind.d, layers = ar_point_int(p, P_LAYERS), count = layers + 1;
+    int n = kind.n, d = kind.d, layers = ar_point_int(p, AR_DEPTH_LAYERS), count = layers + 1;
     double *stable = out, *cosine = out + count, *frob = out + 2 * count, *gradient = out + 3 * count;
     double *gradient_se = gradient + layers;
     int keep = wants_gradient(p);
@@ -216,7 +211,7 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
         double *next = l.x_stack + (keep ? (size_t)(layer + 1) : (size_t)(layer + 1) % 2) * nd;
         tape->x = x;
         if (kind.keyquery) {
-            double sd = ar_point_real(p, P_SCALE) / sqrt((double)d);
+            double sd = ar_point_real(p, AR_DEPTH_SCALE) / sqrt((double)d);
             gaussian(rng, sd, (double *)tape->wq, dd);
             gaussian(rng, sd, (double *)tape->wk, dd);
         } else {
@@ -233,26 +228,25 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
     if (closed_form(p))
         ar_linear_stack_gradient_norms(n, d, layers, l.a_stack, l.y_stack, l.w_stack, gradient, l.gradient_work);
     else if (probed(p))
-        ar_probe_gradient_norms(&kind, layers, l.tapes, x, ar_point_int(p, P_PROBES), rng, gradient, gradient_se,
+        ar_probe_gradient_norms(&kind, layers, l.tapes, x, ar_point_int(p, AR_DEPTH_PROBES), rng, gradient, gradient_se,
                                 l.gradient_work);
     return 0;
 }
 
 static const ar_output outputs[] = {
-    {"stable_rank", "stable rank of X_l, per layer l = 0..L", NULL, NULL, per_layer, "layer"},
-    {"mean_abs_cosine", "mean |cosine| between distinct tokens of X_l, per layer", NULL, NULL, per_layer, "layer"},
-    {"frobenius", "||X_l||_F per layer", NULL, NULL, per_layer, "layer"},
-    {"grad_norm", "||dX_L/dW_l||_F for l = 0..L-1: closed form for the linear Markov stack, else the square "
+    [AR_DEPTH_OUT_STABLE_RANK] = {"stable_rank", "stable rank of X_l, per layer l = 0..L", NULL, NULL, per_layer, "layer"},
+    [AR_DEPTH_OUT_MEAN_ABS_COSINE] = {"mean_abs_cosine", "mean |cosine| between distinct tokens of X_l, per layer", NULL, NULL, per_layer, "layer"},
+    [AR_DEPTH_OUT_FROBENIUS] = {"frobenius", "||X_l||_F per layer", NULL, NULL, per_layer, "layer"},
+    [AR_DEPTH_OUT_GRAD_NORM] = {"grad_norm", "||dX_L/dW_l||_F for l = 0..L-1: closed form for the linear Markov stack, else the square "
      "root of an unbiased reverse-mode probe estimate of its square (gradient = none: absent)",
      NULL, wants_gradient, per_weight, "weight_layer"},
-    {"grad_norm_probe_se", "standard error of one trial's probe estimate of grad_norm (from the spread of its "
+    [AR_DEPTH_OUT_GRAD_NORM_PROBE_SE] = {"grad_norm_probe_se", "standard error of one trial's probe estimate of grad_norm (from the spread of its "
      "probes; probe estimates only)", NULL, probed, per_weight, "weight_layer"},
 };
 
 const ar_sim ar_sim_depth_collapse = {
     .name = "depth_collapse",
     .summary = "L layers X_{l+1} = A_l X_l W_l of random Markov attention: stable rank and token alignment per layer",
-    .claims = "S6 S6perp S7 S7perp",
     .params = params,
     .n_params = AR_COUNT(params),
     .outputs = outputs,

@@ -13,63 +13,60 @@
 #include "attnrank/attention.h"
 #include "attnrank/linalg.h"
 #include "attnrank/rank.h"
+#include "attnrank/families/hardmax.h"
 #include "attnrank/sim.h"
 
 #include <math.h>
 
-enum { P_N, P_D, P_DH, P_INPUTS, P_WEIGHTS, P_RHO, P_SIGMA, P_SAMPLER, P_TAU, P_RANK_TOL };
-enum { INPUTS_ORTHONORMAL, INPUTS_GAUSSIAN };
-enum { WEIGHTS_INDEPENDENT, WEIGHTS_TIED, WEIGHTS_CORRELATED };
-enum { SAMPLER_AUTO, SAMPLER_FAITHFUL };
 
 static const char *const input_laws[] = {"orthonormal", "gaussian", NULL};
 static const char *const weight_laws[] = {"independent", "tied", "correlated", NULL};
 static const char *const samplers[] = {"auto", "faithful", NULL};
 
 #define COMMON_PARAMS                                                                         \
-    {"n", AR_PARAM_INT, 64, 2, 16384, 0, NULL, "tokens (rows of X)"},                         \
-    {"d", AR_PARAM_INT, 0, 0, 16384, 0, NULL, "model width (columns of X); 0 means d = n"},  \
-    {"d_h", AR_PARAM_INT, 64, 1, 16384, 0, NULL, "head width (columns of W_q, W_k)"},        \
-    {"inputs", AR_PARAM_CHOICE, INPUTS_ORTHONORMAL, 0, 0, 0, input_laws,                      \
+    [AR_HARDMAX_N] = {"n", AR_PARAM_INT, 64, 2, 16384, 0, NULL, "tokens (rows of X)"},                         \
+    [AR_HARDMAX_D] = {"d", AR_PARAM_INT, 0, 0, 16384, 0, NULL, "model width (columns of X); 0 means d = n"},  \
+    [AR_HARDMAX_D_H] = {"d_h", AR_PARAM_INT, 64, 1, 16384, 0, NULL, "head width (columns of W_q, W_k)"},        \
+    [AR_HARDMAX_INPUTS] = {"inputs", AR_PARAM_CHOICE, AR_HARDMAX_INPUTS_ORTHONORMAL, 0, 0, 0, input_laws,                      \
      "law of X: orthonormal = Haar-orthonormal rows (needs n <= d); "                         \
      "gaussian = iid N(0, 1/d) entries"},                                                     \
-    {"weights", AR_PARAM_CHOICE, WEIGHTS_INDEPENDENT, 0, 0, 0, weight_laws,                   \
+    [AR_HARDMAX_WEIGHTS] = {"weights", AR_PARAM_CHOICE, AR_HARDMAX_WEIGHTS_INDEPENDENT, 0, 0, 0, weight_laws,                   \
      "W_q, W_k: independent; tied (W_k = W_q); correlated (W_k = rho W_q + sqrt(1-rho^2) W')"},\
-    {"rho", AR_PARAM_REAL, 0.5, -1, 1, 0, NULL, "correlation of W_q and W_k (weights = correlated)"}, \
-    {"sigma", AR_PARAM_REAL, 1, 0, 1e100, 1, NULL, "standard deviation of the weight entries"}, \
-    {"sampler", AR_PARAM_CHOICE, SAMPLER_AUTO, 0, 0, 0, samplers,                             \
+    [AR_HARDMAX_RHO] = {"rho", AR_PARAM_REAL, 0.5, -1, 1, 0, NULL, "correlation of W_q and W_k (weights = correlated)"}, \
+    [AR_HARDMAX_SIGMA] = {"sigma", AR_PARAM_REAL, 1, 0, 1e100, 1, NULL, "standard deviation of the weight entries"}, \
+    [AR_HARDMAX_SAMPLER] = {"sampler", AR_PARAM_CHOICE, AR_HARDMAX_SAMPLER_AUTO, 0, 0, 0, samplers,                             \
      "auto = draw X W_q, X W_k directly when that is exact in distribution (orthonormal "     \
      "inputs); faithful = build X by QR and multiply"}
 
 static const ar_param hardmax_params[] = {COMMON_PARAMS};
 static const ar_param softmax_params[] = {
     COMMON_PARAMS,
-    {"tau", AR_PARAM_REAL, 1, 0, 1e300, 1, NULL,
+    [AR_HARDMAX_TAU] = {"tau", AR_PARAM_REAL, 1, 0, 1e300, 1, NULL,
      "softmax temperature as a multiple of sqrt(d_h): A = softmax(S / (tau sqrt(d_h)))"},
-    {"rank_tol", AR_PARAM_REAL, 1e-8, 0, 1, 1, NULL, "tolerance of numrank_abs"},
+    [AR_HARDMAX_RANK_TOL] = {"rank_tol", AR_PARAM_REAL, 1e-8, 0, 1, 1, NULL, "tolerance of numrank_abs"},
 };
 
 static int model_d(const ar_point *p)
 {
-    int d = ar_point_int(p, P_D);
-    return d == 0 ? ar_point_int(p, P_N) : d;
+    int d = ar_point_int(p, AR_HARDMAX_D);
+    return d == 0 ? ar_point_int(p, AR_HARDMAX_N) : d;
 }
 
-static int hist_to_n(const ar_point *p) { return ar_point_int(p, P_N); }
-static int only_dh2(const ar_point *p) { return ar_point_int(p, P_DH) == 2; }
+static int hist_to_n(const ar_point *p) { return ar_point_int(p, AR_HARDMAX_N); }
+static int only_dh2(const ar_point *p) { return ar_point_int(p, AR_HARDMAX_D_H) == 2; }
 
 static int use_faithful(const ar_point *p)
 {
-    return ar_point_choice(p, P_SAMPLER) == SAMPLER_FAITHFUL ||
-           ar_point_choice(p, P_INPUTS) != INPUTS_ORTHONORMAL;
+    return ar_point_choice(p, AR_HARDMAX_SAMPLER) == AR_HARDMAX_SAMPLER_FAITHFUL ||
+           ar_point_choice(p, AR_HARDMAX_INPUTS) != AR_HARDMAX_INPUTS_ORTHONORMAL;
 }
 
 static int check_point(const ar_point *p, char *why, size_t len)
 {
-    if (ar_point_choice(p, P_INPUTS) == INPUTS_ORTHONORMAL && ar_point_int(p, P_N) > model_d(p)) {
+    if (ar_point_choice(p, AR_HARDMAX_INPUTS) == AR_HARDMAX_INPUTS_ORTHONORMAL && ar_point_int(p, AR_HARDMAX_N) > model_d(p)) {
         snprintf(why, len, "orthonormal inputs need n <= d (n = %d, d = %d)",
-                 ar_point_int(p, P_N), model_d(p));
-        return P_D;
+                 ar_point_int(p, AR_HARDMAX_N), model_d(p));
+        return AR_HARDMAX_D;
     }
     return -1;
 }
@@ -83,7 +80,7 @@ typedef struct {
 
 static size_t carve(const ar_point *p, int softmax, char *base, layout *l)
 {
-    size_t n = (size_t)ar_point_int(p, P_N), d = (size_t)model_d(p), dh = (size_t)ar_point_int(p, P_DH);
+    size_t n = (size_t)ar_point_int(p, AR_HARDMAX_N), d = (size_t)model_d(p), dh = (size_t)ar_point_int(p, AR_HARDMAX_D_H);
     int faithful = use_faithful(p);
     const size_t D = sizeof(double);
     /* scratch: Haar QR work, the correlated-weights draw, or the hull's 6n. */
@@ -125,16 +122,16 @@ static size_t softmax_workspace(const ar_point *p)
 static void draw_pair(const ar_point *p, ar_rng *rng, size_t count, double *q, double **k,
                       double *scratch)
 {
-    double sigma = ar_point_real(p, P_SIGMA);
+    double sigma = ar_point_real(p, AR_HARDMAX_SIGMA);
     ar_rng_normals(rng, q, count);
     for (size_t i = 0; i < count; ++i)
         q[i] *= sigma;
-    switch (ar_point_choice(p, P_WEIGHTS)) {
-    case WEIGHTS_TIED:
+    switch (ar_point_choice(p, AR_HARDMAX_WEIGHTS)) {
+    case AR_HARDMAX_WEIGHTS_TIED:
         *k = q;
         break;
-    case WEIGHTS_CORRELATED: {
-        double rho = ar_point_real(p, P_RHO), other = sqrt(1.0 - rho * rho);
+    case AR_HARDMAX_WEIGHTS_CORRELATED: {
+        double rho = ar_point_real(p, AR_HARDMAX_RHO), other = sqrt(1.0 - rho * rho);
         ar_rng_normals(rng, scratch, count);
         for (size_t i = 0; i < count; ++i)
             (*k)[i] = rho * q[i] + other * sigma * scratch[i];
@@ -150,14 +147,14 @@ static void draw_pair(const ar_point *p, ar_rng *rng, size_t count, double *q, d
 /* Fills l->scores with S = Q K^T and returns K (which may alias Q). */
 static const double *draw_scores(const ar_point *p, ar_rng *rng, const layout *l, int *failed)
 {
-    int n = ar_point_int(p, P_N), d = model_d(p), dh = ar_point_int(p, P_DH);
+    int n = ar_point_int(p, AR_HARDMAX_N), d = model_d(p), dh = ar_point_int(p, AR_HARDMAX_D_H);
     double *k = l->k;
     *failed = 0;
     if (!use_faithful(p)) {
         draw_pair(p, rng, (size_t)n * dh, l->q, &k, l->scratch);
     } else {
         ar_rng_normals(rng, l->x, (size_t)n * d);
-        if (ar_point_choice(p, P_INPUTS) == INPUTS_ORTHONORMAL) {
+        if (ar_point_choice(p, AR_HARDMAX_INPUTS) == AR_HARDMAX_INPUTS_ORTHONORMAL) {
             if (ar_haar_rows(n, d, l->x, l->scratch) != 0) {
                 *failed = 1;
                 return NULL;
@@ -183,7 +180,7 @@ static int hardmax_trial(const ar_point *p, ar_rng *rng, void *workspace, double
 {
     layout l;
     carve(p, 0, workspace, &l);
-    int n = ar_point_int(p, P_N), failed;
+    int n = ar_point_int(p, AR_HARDMAX_N), failed;
     const double *keys = draw_scores(p, rng, &l, &failed);
     if (failed)
         return 1;
@@ -197,17 +194,17 @@ static int softmax_trial(const ar_point *p, ar_rng *rng, void *workspace, double
 {
     layout l;
     carve(p, 1, workspace, &l);
-    int n = ar_point_int(p, P_N), failed;
+    int n = ar_point_int(p, AR_HARDMAX_N), failed;
     draw_scores(p, rng, &l, &failed);
     if (failed)
         return 1;
     ar_argmax_rows(n, n, l.scores, l.argmax);
     out[0] = ar_argmax_rank(n, l.argmax, n, l.seen);
-    double tau = ar_point_real(p, P_TAU) * sqrt((double)ar_point_int(p, P_DH));
+    double tau = ar_point_real(p, AR_HARDMAX_TAU) * sqrt((double)ar_point_int(p, AR_HARDMAX_D_H));
     ar_softmax_rows(n, n, l.scores, tau, l.scores);
     if (ar_singular_values(n, n, l.scores, l.sv, l.svd_work, l.iwork) != 0)
         return 1;
-    out[1] = ar_numrank_abs(l.sv, n, ar_point_real(p, P_RANK_TOL));
+    out[1] = ar_numrank_abs(l.sv, n, ar_point_real(p, AR_HARDMAX_RANK_TOL));
     out[2] = ar_numrank_rel(l.sv, n, n, n);
     out[3] = ar_stable_rank(l.sv, n);
     out[4] = ar_stable_rank_gram(l.sv, n);
@@ -219,7 +216,7 @@ static int softmax_trial(const ar_point *p, ar_rng *rng, void *workspace, double
  * products, plus the SVD for softmax. */
 static double trial_cost(const ar_point *p, int softmax)
 {
-    double n = ar_point_int(p, P_N), d = model_d(p), dh = ar_point_int(p, P_DH);
+    double n = ar_point_int(p, AR_HARDMAX_N), d = model_d(p), dh = ar_point_int(p, AR_HARDMAX_D_H);
     double flops = 2 * n * n * dh + 4 * n * dh;
     if (use_faithful(p))
         flops += 4 * n * n * d + 4 * n * d * dh + 2 * d * dh;
@@ -232,24 +229,23 @@ static double hardmax_cost(const ar_point *p) { return trial_cost(p, 0); }
 static double softmax_cost(const ar_point *p) { return trial_cost(p, 1); }
 
 static const ar_output hardmax_outputs[] = {
-    {"argmax_rank", "rank of the hardmax attention matrix (distinct argmax columns)", hist_to_n, NULL},
-    {"hull_vertices", "vertices of the convex hull of the keys X W_k (d_h = 2 only); "
+    [AR_HARDMAX_OUT_ARGMAX_RANK] = {"argmax_rank", "rank of the hardmax attention matrix (distinct argmax columns)", hist_to_n, NULL},
+    [AR_HARDMAX_OUT_HULL_VERTICES] = {"hull_vertices", "vertices of the convex hull of the keys X W_k (d_h = 2 only); "
                       "an upper bound on argmax_rank", hist_to_n, only_dh2},
 };
 
 static const ar_output softmax_outputs[] = {
-    {"argmax_rank", "rank of hardmax of the same scores (the tau -> 0 limit)", hist_to_n, NULL},
-    {"numrank_abs", "singular values of A above rank_tol", hist_to_n, NULL},
-    {"numrank_rel", "singular values of A above max(n,n) eps sigma_1", hist_to_n, NULL},
-    {"stable_rank", "||A||_F^2 / ||A||_2^2", NULL, NULL},
-    {"stable_rank_gram", "stable rank of A A^T", NULL, NULL},
-    {"effective_rank", "exp of the entropy of the normalised singular values", NULL, NULL},
+    [AR_SOFTMAX_OUT_ARGMAX_RANK] = {"argmax_rank", "rank of hardmax of the same scores (the tau -> 0 limit)", hist_to_n, NULL},
+    [AR_SOFTMAX_OUT_NUMRANK_ABS] = {"numrank_abs", "singular values of A above rank_tol", hist_to_n, NULL},
+    [AR_SOFTMAX_OUT_NUMRANK_REL] = {"numrank_rel", "singular values of A above max(n,n) eps sigma_1", hist_to_n, NULL},
+    [AR_SOFTMAX_OUT_STABLE_RANK] = {"stable_rank", "||A||_F^2 / ||A||_2^2", NULL, NULL},
+    [AR_SOFTMAX_OUT_STABLE_RANK_GRAM] = {"stable_rank_gram", "stable rank of A A^T", NULL, NULL},
+    [AR_SOFTMAX_OUT_EFFECTIVE_RANK] = {"effective_rank", "exp of the entropy of the normalised singular values", NULL, NULL},
 };
 
 const ar_sim ar_sim_hardmax_rank = {
     .name = "hardmax_rank",
     .summary = "rank of hardmax(X W_q W_k^T X^T) for Haar-orthonormal X and Gaussian weights",
-    .claims = "H1 H2 H3 H4",
     .params = hardmax_params,
     .n_params = AR_COUNT(hardmax_params),
     .outputs = hardmax_outputs,
@@ -263,7 +259,6 @@ const ar_sim ar_sim_hardmax_rank = {
 const ar_sim ar_sim_softmax_rank = {
     .name = "softmax_rank",
     .summary = "rank measures of softmax(X W_q W_k^T X^T / (tau sqrt(d_h))) against temperature",
-    .claims = "H5a H5b",
     .params = softmax_params,
     .n_params = AR_COUNT(softmax_params),
     .outputs = softmax_outputs,

@@ -18,6 +18,7 @@
  * escaped collapse (mu / ||X||_F >= 1e-6 at the end), and whether the end state is an
  * equilibrium, polished by Newton's method on F(X) - X with the same Jacobian
  * (residual < 1e-10 certifies it), with its rank and spectral radius. */
+#include "attnrank/families/masks.h"
 #include "attnrank/dynamics.h"
 #include "attnrank/linalg.h"
 #include "attnrank/rank.h"
@@ -27,8 +28,6 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { P_N, P_D, P_RANK, P_MASK, P_SCALE, P_VALUE, P_LAYERS };
-enum { VALUE_WITNESS, VALUE_IDENTITY, VALUE_ORTHOGONAL, VALUE_GAUSSIAN };
 
 static const double CERTIFIED = 1e-10, COLLAPSED = 1e-6, MAX_CONDITION = 1e3;
 enum { NEWTON_STEPS = 30, WITNESS_DRAWS = 100 };
@@ -36,46 +35,46 @@ enum { NEWTON_STEPS = 30, WITNESS_DRAWS = 100 };
 static const char *const values[] = {"witness", "identity", "orthogonal", "gaussian", NULL};
 
 static const ar_param params[] = {
-    {"n", AR_PARAM_INT, 4, 2, 16, 0, NULL, "tokens"},
-    {"d", AR_PARAM_INT, 4, 1, 16, 0, NULL, "width (n d <= 256: the Jacobian is dense)"},
-    {"rank", AR_PARAM_INT, 1, 1, 16, 0, NULL, "k: the rank of the witness equilibrium (value = witness)"},
-    {"mask", AR_PARAM_CHOICE, 0, 0, 0, 0, ar_mask_names,
+    [AR_EQUILIBRIA_N] = {"n", AR_PARAM_INT, 4, 2, 16, 0, NULL, "tokens"},
+    [AR_EQUILIBRIA_D] = {"d", AR_PARAM_INT, 4, 1, 16, 0, NULL, "width (n d <= 256: the Jacobian is dense)"},
+    [AR_EQUILIBRIA_RANK] = {"rank", AR_PARAM_INT, 1, 1, 16, 0, NULL, "k: the rank of the witness equilibrium (value = witness)"},
+    [AR_EQUILIBRIA_MASK] = {"mask", AR_PARAM_CHOICE, 0, 0, 0, 0, ar_mask_names,
      "mask graph (mask_dynamics' masks with their defaults w = 2, stride = 2, globals = 1, p = 0.5); the "
      "witness needs the complete mask"},
-    {"scale", AR_PARAM_REAL, 1, 0, 1e3, 1, NULL, "W_Q, W_K entries iid N(0, scale^2 / d)"},
-    {"value", AR_PARAM_CHOICE, VALUE_WITNESS, 0, 0, 0, values,
+    [AR_EQUILIBRIA_SCALE] = {"scale", AR_PARAM_REAL, 1, 0, 1e3, 1, NULL, "W_Q, W_K entries iid N(0, scale^2 / d)"},
+    [AR_EQUILIBRIA_VALUE] = {"value", AR_PARAM_CHOICE, AR_EQUILIBRIA_VALUE_WITNESS, 0, 0, 0, values,
      "W_V: built so that a random rank-k configuration is an equilibrium, the identity, Haar orthogonal, or "
      "iid N(0, 1/d)"},
-    {"layers", AR_PARAM_INT, 2000, 1, 1000000, 0, NULL, "steps of the dynamics from a random start"},
+    [AR_EQUILIBRIA_LAYERS] = {"layers", AR_PARAM_INT, 2000, 1, 1000000, 0, NULL, "steps of the dynamics from a random start"},
 };
 
 static int rank_max(const ar_point *p)
 {
-    int n = ar_point_int(p, P_N), d = ar_point_int(p, P_D);
+    int n = ar_point_int(p, AR_EQUILIBRIA_N), d = ar_point_int(p, AR_EQUILIBRIA_D);
     return n < d ? n : d;
 }
 
 static int check(const ar_point *p, char *why, size_t len)
 {
-    if (ar_point_int(p, P_RANK) > rank_max(p)) {
-        snprintf(why, len, "rank %d is more than min(n, d) = %d", ar_point_int(p, P_RANK), rank_max(p));
-        return P_RANK;
+    if (ar_point_int(p, AR_EQUILIBRIA_RANK) > rank_max(p)) {
+        snprintf(why, len, "rank %d is more than min(n, d) = %d", ar_point_int(p, AR_EQUILIBRIA_RANK), rank_max(p));
+        return AR_EQUILIBRIA_RANK;
     }
-    if (ar_point_int(p, P_N) * ar_point_int(p, P_D) > 256) {
-        snprintf(why, len, "n d = %d is more than 256 (the Jacobian is dense)", ar_point_int(p, P_N) * ar_point_int(p, P_D));
-        return P_D;
+    if (ar_point_int(p, AR_EQUILIBRIA_N) * ar_point_int(p, AR_EQUILIBRIA_D) > 256) {
+        snprintf(why, len, "n d = %d is more than 256 (the Jacobian is dense)", ar_point_int(p, AR_EQUILIBRIA_N) * ar_point_int(p, AR_EQUILIBRIA_D));
+        return AR_EQUILIBRIA_D;
     }
     return -1;
 }
 
 static int has_witness(const ar_point *p)
 {
-    return ar_point_choice(p, P_VALUE) == VALUE_WITNESS && ar_point_choice(p, P_MASK) == AR_MASK_COMPLETE;
+    return ar_point_choice(p, AR_EQUILIBRIA_VALUE) == AR_EQUILIBRIA_VALUE_WITNESS && ar_point_choice(p, AR_EQUILIBRIA_MASK) == AR_MASK_COMPLETE;
 }
 
 static ar_mask_spec mask_spec(const ar_point *p)
 {
-    return (ar_mask_spec){.kind = (ar_mask_kind)ar_point_choice(p, P_MASK), .n = ar_point_int(p, P_N),
+    return (ar_mask_spec){.kind = (ar_mask_kind)ar_point_choice(p, AR_EQUILIBRIA_MASK), .n = ar_point_int(p, AR_EQUILIBRIA_N),
                           .half_width = 2, .stride = 2, .globals = 1, .probability = 0.5};
 }
 
@@ -88,7 +87,7 @@ typedef struct {
 static size_t carve(const ar_point *p, char *base, layout *l)
 {
     ar_mask_spec spec = mask_spec(p);
-    size_t n = (size_t)spec.n, d = (size_t)ar_point_int(p, P_D), nd = n * d, k = (size_t)ar_point_int(p, P_RANK);
+    size_t n = (size_t)spec.n, d = (size_t)ar_point_int(p, AR_EQUILIBRIA_D), nd = n * d, k = (size_t)ar_point_int(p, AR_EQUILIBRIA_RANK);
     size_t D = sizeof(double), m = (size_t)rank_max(p);
     ar_carver c = {base, 0};
     l->wq = ar_carve(&c, d * d * D);
@@ -125,9 +124,9 @@ static size_t workspace(const ar_point *p)
 
 static double cost(const ar_point *p)
 {
-    double n = ar_point_int(p, P_N), d = ar_point_int(p, P_D), nd = n * d;
+    double n = ar_point_int(p, AR_EQUILIBRIA_N), d = ar_point_int(p, AR_EQUILIBRIA_D), nd = n * d;
     double step = 4 * n * n * d + 6 * n * d * d + 20 * n * n;
-    return ar_point_int(p, P_LAYERS) * step + 3 * (2 * nd * step + 30 * nd * nd * nd);
+    return ar_point_int(p, AR_EQUILIBRIA_LAYERS) * step + 3 * (2 * nd * step + 30 * nd * nd * nd);
 }
 
 typedef struct {
@@ -359,28 +358,28 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
     layout l;
     carve(p, ws, &l);
     ar_mask_spec spec = mask_spec(p);
-    int n = spec.n, d = ar_point_int(p, P_D), k = ar_point_int(p, P_RANK), value = ar_point_choice(p, P_VALUE);
+    int n = spec.n, d = ar_point_int(p, AR_EQUILIBRIA_D), k = ar_point_int(p, AR_EQUILIBRIA_RANK), value = ar_point_choice(p, AR_EQUILIBRIA_VALUE);
     size_t nd = (size_t)n * d, dd = (size_t)d * d;
     ar_mask mask;
     ar_mask_build(&spec, rng, l.mask_storage, &mask);
-    double sd = ar_point_real(p, P_SCALE) / sqrt((double)d);
+    double sd = ar_point_real(p, AR_EQUILIBRIA_SCALE) / sqrt((double)d);
     ar_rng_normals(rng, l.wq, dd);
     ar_rng_normals(rng, l.wk, dd);
     for (size_t i = 0; i < dd; ++i)
         l.wq[i] *= sd, l.wk[i] *= sd;
-    ar_attention_map map = {&mask, d, l.wq, l.wk, value == VALUE_IDENTITY ? NULL : l.wv, AR_NORM_SPHERE, 1};
+    ar_attention_map map = {&mask, d, l.wq, l.wk, value == AR_EQUILIBRIA_VALUE_IDENTITY ? NULL : l.wv, AR_NORM_SPHERE, 1};
     problem pr = {&map, &l, n, d};
     for (int o = 0; o < 9; ++o)
         out[o] = NAN;
-    if (value == VALUE_ORTHOGONAL) {
+    if (value == AR_EQUILIBRIA_VALUE_ORTHOGONAL) {
         ar_rng_normals(rng, l.wv, dd);
         if (ar_haar_rows(d, d, l.wv, l.haar_work) != 0)
             return 1;
-    } else if (value == VALUE_GAUSSIAN) {
+    } else if (value == AR_EQUILIBRIA_VALUE_GAUSSIAN) {
         ar_rng_normals(rng, l.wv, dd);
         for (size_t i = 0; i < dd; ++i)
             l.wv[i] /= sqrt((double)d);
-    } else if (value == VALUE_WITNESS) {
+    } else if (value == AR_EQUILIBRIA_VALUE_WITNESS) {
         if (has_witness(p)) {
             if (build_witness(&pr, k, rng))
                 return 1;
@@ -398,7 +397,7 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
     /* The dynamics from a random start. */
     ar_rng_normals(rng, l.x, nd);
     ar_rows_to_sphere(n, d, l.x);
-    for (int t = 0; t < ar_point_int(p, P_LAYERS); ++t) {
+    for (int t = 0; t < ar_point_int(p, AR_EQUILIBRIA_LAYERS); ++t) {
         ar_attention_map_apply(&map, l.x, l.fx, l.weights, l.map_work);
         memcpy(l.x, l.fx, nd * sizeof *l.x);
     }
@@ -418,26 +417,25 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
 static int rank_hist(const ar_point *p) { return rank_max(p); }
 
 static const ar_output outputs[] = {
-    {"witness_residual", "||F(X*) - X*||_F of the rank-k witness (value = witness, complete mask)", NULL,
+    [AR_EQUILIBRIA_OUT_WITNESS_RESIDUAL] = {"witness_residual", "||F(X*) - X*||_F of the rank-k witness (value = witness, complete mask)", NULL,
      has_witness},
-    {"witness_rank", "numerical rank of the witness (singular values above 1e-8 sigma_1)", rank_hist, has_witness},
-    {"witness_radius", "spectral radius of the central-difference Jacobian of F at the witness", NULL,
+    [AR_EQUILIBRIA_OUT_WITNESS_RANK] = {"witness_rank", "numerical rank of the witness (singular values above 1e-8 sigma_1)", rank_hist, has_witness},
+    [AR_EQUILIBRIA_OUT_WITNESS_RADIUS] = {"witness_radius", "spectral radius of the central-difference Jacobian of F at the witness", NULL,
      has_witness},
-    {"witness_attracting", "1 if that spectral radius is below 1 (the witness attracts), else 0", NULL,
+    [AR_EQUILIBRIA_OUT_WITNESS_ATTRACTING] = {"witness_attracting", "1 if that spectral radius is below 1 (the witness attracts), else 0", NULL,
      has_witness},
-    {"escaped", "1 if the dynamics from a random start have not collapsed after `layers` steps "
+    [AR_EQUILIBRIA_OUT_ESCAPED] = {"escaped", "1 if the dynamics from a random start have not collapsed after `layers` steps "
                 "(mu / ||X||_F >= 1e-6), else 0"},
-    {"settled", "1 if their end state, polished by Newton's method, is an equilibrium (residual < 1e-10)"},
-    {"limit_rank", "numerical rank of that equilibrium (settled trials)", rank_hist},
-    {"limit_radius", "spectral radius of the Jacobian of F there (settled trials; < 1: attracting)"},
-    {"limit_residual", "||F(X) - X||_F at the end of the dynamics, after Newton's polish if it was below 1e-4"},
+    [AR_EQUILIBRIA_OUT_SETTLED] = {"settled", "1 if their end state, polished by Newton's method, is an equilibrium (residual < 1e-10)"},
+    [AR_EQUILIBRIA_OUT_LIMIT_RANK] = {"limit_rank", "numerical rank of that equilibrium (settled trials)", rank_hist},
+    [AR_EQUILIBRIA_OUT_LIMIT_RADIUS] = {"limit_radius", "spectral radius of the Jacobian of F there (settled trials; < 1: attracting)"},
+    [AR_EQUILIBRIA_OUT_LIMIT_RESIDUAL] = {"limit_residual", "||F(X) - X||_F at the end of the dynamics, after Newton's polish if it was below 1e-4"},
 };
 
 const ar_sim ar_sim_ln_equilibria = {
     .name = "ln_equilibria",
     .summary = "equilibria F(X*) = X* of attention dynamics with LayerNorm: rank-k witnesses and where random "
                "starts end",
-    .claims = "M4 M4rank M4escape",
     .params = params,
     .n_params = AR_COUNT(params),
     .outputs = outputs,

@@ -13,7 +13,7 @@
  * O(n^2) a step instead of the O(n^3) SVD. */
 #include "attnrank/attention.h"
 #include "attnrank/linalg.h"
-#include "attnrank/markov.h"
+#include "attnrank/families/markov.h"
 #include "attnrank/rank.h"
 #include "attnrank/sim.h"
 
@@ -21,10 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { P_N, P_ENTRIES, P_GAP, P_SPECTRUM, P_DH, P_SCALE, P_EIGENVALUES };
-enum { LAW_LOGNORMAL, LAW_EXPONENTIAL, LAW_UNIFORM, LAW_KEYQUERY };
-enum { GAP_KEEP, GAP_REMOVE };
-enum { SPECTRUM_FULL, SPECTRUM_TOP2 };
 enum { LANCZOS_STEPS = 160 };
 /* The singular-value density of sqrt(n) A (outlier excluded), in units of s/m, on a
  * fixed grid: the quarter-circle law lives on [0, 2]; the grid reaches 3 for the
@@ -41,16 +37,16 @@ static const char *const spectra[] = {"full", "top2", NULL};
 static const char *const no_yes[] = {"no", "yes", NULL};
 
 static const ar_param params[] = {
-    {"n", AR_PARAM_INT, 256, 2, 16384, 0, NULL, "tokens: A is n x n"},
-    {"entries", AR_PARAM_CHOICE, LAW_LOGNORMAL, 0, 0, 0, laws,
+    [AR_SPECTRUM_N] = {"n", AR_PARAM_INT, 256, 2, 16384, 0, NULL, "tokens: A is n x n"},
+    [AR_SPECTRUM_ENTRIES] = {"entries", AR_PARAM_CHOICE, AR_MARKOV_LAW_LOGNORMAL, 0, 0, 0, laws,
      "law of the entries before row normalisation: lognormal (m = s = 1), exponential(1) "
      "(m = s = 1), uniform(0, 1) (m = 1/2, s = 1/sqrt(12)); keyquery = softmax(Q K^T / sqrt(d_h))"},
-    {"gap", AR_PARAM_CHOICE, GAP_KEEP, 0, 0, 0, gaps, "keep: A; remove: A - 11^T/n (no Perron outlier)"},
-    {"spectrum", AR_PARAM_CHOICE, SPECTRUM_FULL, 0, 0, 0, spectra,
+    [AR_SPECTRUM_GAP] = {"gap", AR_PARAM_CHOICE, AR_MARKOV_GAP_KEEP, 0, 0, 0, gaps, "keep: A; remove: A - 11^T/n (no Perron outlier)"},
+    [AR_SPECTRUM_SPECTRUM] = {"spectrum", AR_PARAM_CHOICE, AR_SPECTRUM_SPECTRUM_FULL, 0, 0, 0, spectra,
      "full: every singular value (LAPACK dgesdd); top2: sigma_1, sigma_2 and the stable rank by Lanczos"},
-    {"d_h", AR_PARAM_INT, 64, 1, 16384, 0, NULL, "head width (entries = keyquery)"},
-    {"scale", AR_PARAM_REAL, 1, 0, 1e3, 1, NULL, "standard deviation of Q, K entries (entries = keyquery)"},
-    {"eigenvalues", AR_PARAM_CHOICE, 0, 0, 0, 0, no_yes,
+    [AR_SPECTRUM_D_H] = {"d_h", AR_PARAM_INT, 64, 1, 16384, 0, NULL, "head width (entries = keyquery)"},
+    [AR_SPECTRUM_SCALE] = {"scale", AR_PARAM_REAL, 1, 0, 1e3, 1, NULL, "standard deviation of Q, K entries (entries = keyquery)"},
+    [AR_SPECTRUM_EIGENVALUES] = {"eigenvalues", AR_PARAM_CHOICE, 0, 0, 0, 0, no_yes,
      "yes: also the eigenvalues of sqrt(n) A (LAPACK dgeev, about 3x an SVD's cost) for the disc law"},
 };
 
@@ -58,9 +54,9 @@ static const ar_param params[] = {
 void ar_markov_law_moments(int law, double *m, double *s)
 {
     switch (law) {
-    case LAW_LOGNORMAL:
-    case LAW_EXPONENTIAL: *m = 1, *s = 1; break;
-    case LAW_UNIFORM: *m = 0.5, *s = 1 / sqrt(12.0); break;
+    case AR_MARKOV_LAW_LOGNORMAL:
+    case AR_MARKOV_LAW_EXPONENTIAL: *m = 1, *s = 1; break;
+    case AR_MARKOV_LAW_UNIFORM: *m = 0.5, *s = 1 / sqrt(12.0); break;
     default: *m = *s = NAN;
     }
 }
@@ -77,17 +73,17 @@ double ar_quarter_circle_cdf(double x, double r)
     return (0.5 * x * sqrt(4 * r * r - x * x) + 2 * r * r * asin(x / (2 * r))) / (pi * r * r);
 }
 
-static int full_spectrum(const ar_point *p) { return ar_point_choice(p, P_SPECTRUM) == SPECTRUM_FULL; }
+static int full_spectrum(const ar_point *p) { return ar_point_choice(p, AR_SPECTRUM_SPECTRUM) == AR_SPECTRUM_SPECTRUM_FULL; }
 static int density_bins(const ar_point *p) { (void)p; return DENSITY_BINS; }
 static double bin_centre(int i) { return (i + 0.5) * DENSITY_TOP / DENSITY_BINS; }
 static int eig_cells(const ar_point *p) { (void)p; return EIG_BINS * EIG_BINS; }
 static double eig_centre(int i) { return -EIG_EDGE + (i + 0.5) * 2 * EIG_EDGE / EIG_BINS; }
-static int iid_full(const ar_point *p) { return full_spectrum(p) && ar_point_choice(p, P_ENTRIES) != LAW_KEYQUERY; }
-static int wants_eigenvalues(const ar_point *p) { return ar_point_choice(p, P_EIGENVALUES) == 1; }
+static int iid_full(const ar_point *p) { return full_spectrum(p) && ar_point_choice(p, AR_SPECTRUM_ENTRIES) != AR_MARKOV_LAW_KEYQUERY; }
+static int wants_eigenvalues(const ar_point *p) { return ar_point_choice(p, AR_SPECTRUM_EIGENVALUES) == 1; }
 static int disc_law(const ar_point *p)
 {
-    return wants_eigenvalues(p) && ar_point_choice(p, P_ENTRIES) != LAW_KEYQUERY &&
-           ar_point_choice(p, P_GAP) == GAP_KEEP;
+    return wants_eigenvalues(p) && ar_point_choice(p, AR_SPECTRUM_ENTRIES) != AR_MARKOV_LAW_KEYQUERY &&
+           ar_point_choice(p, AR_SPECTRUM_GAP) == AR_MARKOV_GAP_KEEP;
 }
 
 typedef struct {
@@ -97,8 +93,8 @@ typedef struct {
 
 static size_t carve(const ar_point *p, char *base, layout *l)
 {
-    size_t n = (size_t)ar_point_int(p, P_N), dh = (size_t)ar_point_int(p, P_DH);
-    int full = full_spectrum(p), keyquery = ar_point_choice(p, P_ENTRIES) == LAW_KEYQUERY;
+    size_t n = (size_t)ar_point_int(p, AR_SPECTRUM_N), dh = (size_t)ar_point_int(p, AR_SPECTRUM_D_H);
+    int full = full_spectrum(p), keyquery = ar_point_choice(p, AR_SPECTRUM_ENTRIES) == AR_MARKOV_LAW_KEYQUERY;
     const size_t D = sizeof(double);
     ar_carver c = {base, 0};
     l->a = ar_carve(&c, n * n * D);
@@ -125,7 +121,7 @@ static size_t workspace(const ar_point *p)
 
 static double cost(const ar_point *p)
 {
-    double n = ar_point_int(p, P_N);
+    double n = ar_point_int(p, AR_SPECTRUM_N);
     return (full_spectrum(p) ? 4.0 * n * n * n : 40.0 * 4 * n * n) + (wants_eigenvalues(p) ? 12.0 * n * n * n : 0);
 }
 
@@ -161,7 +157,7 @@ static int disc_statistics(const ar_point *p, const layout *l, int n, double *ra
                            double *moment2)
 {
     double m, s;
-    ar_markov_law_moments(ar_point_choice(p, P_ENTRIES), &m, &s);
+    ar_markov_law_moments(ar_point_choice(p, AR_SPECTRUM_ENTRIES), &m, &s);
     if (ar_eigenvalues(n, l->copy, l->wr, l->wi, l->eig_work) != 0)
         return 1;
     eigenvalue_density(n, s / m, l->wr, l->wi, density);
@@ -188,21 +184,21 @@ void ar_markov_sample(const ar_point *p, ar_rng *rng, double *a, double *q, doub
 {
     /* By name, so every simulator with these parameters can draw the same matrices. */
     int n = (int)ar_point_value(p, "n"), law = (int)ar_point_value(p, "entries");
-    int remove_gap = ar_point_value(p, "gap") == GAP_REMOVE;
+    int remove_gap = ar_point_value(p, "gap") == AR_MARKOV_GAP_REMOVE;
     size_t nn = (size_t)n * n;
     switch (law) {
-    case LAW_LOGNORMAL: {
+    case AR_MARKOV_LAW_LOGNORMAL: {
         const double mu = -0.5 * log(2.0), sigma = sqrt(log(2.0));
         ar_rng_normals(rng, a, nn);
         for (size_t i = 0; i < nn; ++i)
             a[i] = exp(mu + sigma * a[i]);
         break;
     }
-    case LAW_EXPONENTIAL:
+    case AR_MARKOV_LAW_EXPONENTIAL:
         for (size_t i = 0; i < nn; ++i)
             a[i] = -log(ar_rng_uniform(rng));
         break;
-    case LAW_UNIFORM:
+    case AR_MARKOV_LAW_UNIFORM:
         for (size_t i = 0; i < nn; ++i)
             a[i] = ar_rng_uniform(rng);
         break;
@@ -217,7 +213,7 @@ void ar_markov_sample(const ar_point *p, ar_rng *rng, double *a, double *q, doub
         ar_softmax_rows(n, n, a, sqrt((double)dh), a);
     }
     }
-    for (int i = 0; law != LAW_KEYQUERY && i < n; ++i) {
+    for (int i = 0; law != AR_MARKOV_LAW_KEYQUERY && i < n; ++i) {
         double *row = a + (size_t)i * n, sum = 0;
         for (int j = 0; j < n; ++j)
             sum += row[j];
@@ -234,8 +230,8 @@ void ar_markov_sample(const ar_point *p, ar_rng *rng, double *a, double *q, doub
 static double ks_distance(const ar_point *p, const double *sv, int n)
 {
     double m, s;
-    ar_markov_law_moments(ar_point_choice(p, P_ENTRIES), &m, &s);
-    int skip = ar_point_choice(p, P_GAP) == GAP_KEEP;
+    ar_markov_law_moments(ar_point_choice(p, AR_SPECTRUM_ENTRIES), &m, &s);
+    int skip = ar_point_choice(p, AR_SPECTRUM_GAP) == AR_MARKOV_GAP_KEEP;
     int count = n - skip;
     double ks = 0, root_n = sqrt((double)n);
     for (int i = 0; i < count; ++i) {
@@ -252,8 +248,8 @@ static double ks_distance(const ar_point *p, const double *sv, int n)
 static void singular_value_density(const ar_point *p, const double *sv, int n, double *density)
 {
     double m, s;
-    ar_markov_law_moments(ar_point_choice(p, P_ENTRIES), &m, &s);
-    int skip = ar_point_choice(p, P_GAP) == GAP_KEEP, count = n - skip;
+    ar_markov_law_moments(ar_point_choice(p, AR_SPECTRUM_ENTRIES), &m, &s);
+    int skip = ar_point_choice(p, AR_SPECTRUM_GAP) == AR_MARKOV_GAP_KEEP, count = n - skip;
     double width = DENSITY_TOP / DENSITY_BINS;
     for (int b = 0; b < DENSITY_BINS; ++b)
         density[b] = 0;
@@ -269,7 +265,7 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
 {
     layout l;
     carve(p, ws, &l);
-    int n = ar_point_int(p, P_N);
+    int n = ar_point_int(p, AR_SPECTRUM_N);
     size_t nn = (size_t)n * n;
     ar_markov_sample(p, rng, l.a, l.q, l.k);
     for (int o = 0; o < 9 + DENSITY_BINS + EIG_BINS * EIG_BINS; ++o)
@@ -300,7 +296,7 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
     out[2] = ar_stable_rank(l.sv, n);
     out[3] = ar_stable_rank_gram(l.sv, n);
     out[4] = ar_effective_rank(l.sv, n);
-    if (ar_point_choice(p, P_ENTRIES) != LAW_KEYQUERY) {
+    if (ar_point_choice(p, AR_SPECTRUM_ENTRIES) != AR_MARKOV_LAW_KEYQUERY) {
         out[5] = ks_distance(p, l.sv, n);
         singular_value_density(p, l.sv, n, out + 8);
     }
@@ -308,27 +304,27 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
 }
 
 static const ar_output outputs[] = {
-    {"sigma1", "largest singular value of A (of A - 11^T/n when gap = remove)", NULL, NULL},
-    {"sqrt_n_sigma2", "sqrt(n) times the second singular value", NULL, NULL},
-    {"stable_rank", "||A||_F^2 / ||A||_2^2", NULL, NULL},
-    {"stable_rank_gram", "stable rank of A A^T (spectrum = full)", NULL, full_spectrum},
-    {"effective_rank", "exp of the entropy of the normalised singular values (spectrum = full)", NULL,
+    [AR_SPECTRUM_OUT_SIGMA1] = {"sigma1", "largest singular value of A (of A - 11^T/n when gap = remove)", NULL, NULL},
+    [AR_SPECTRUM_OUT_SQRT_N_SIGMA2] = {"sqrt_n_sigma2", "sqrt(n) times the second singular value", NULL, NULL},
+    [AR_SPECTRUM_OUT_STABLE_RANK] = {"stable_rank", "||A||_F^2 / ||A||_2^2", NULL, NULL},
+    [AR_SPECTRUM_OUT_STABLE_RANK_GRAM] = {"stable_rank_gram", "stable rank of A A^T (spectrum = full)", NULL, full_spectrum},
+    [AR_SPECTRUM_OUT_EFFECTIVE_RANK] = {"effective_rank", "exp of the entropy of the normalised singular values (spectrum = full)", NULL,
      full_spectrum},
-    {"ks_quarter_circle", "Kolmogorov-Smirnov distance of the singular values of sqrt(n) A (outlier "
+    [AR_SPECTRUM_OUT_KS_QUARTER_CIRCLE] = {"ks_quarter_circle", "Kolmogorov-Smirnov distance of the singular values of sqrt(n) A (outlier "
                           "excluded) from the quarter-circle law on [0, 2 s/m] (iid entries, spectrum = full)",
      NULL, iid_full},
-    {"bulk_radius", "largest modulus of the eigenvalues of sqrt(n) A other than the Perron one, over s/m "
+    [AR_SPECTRUM_OUT_BULK_RADIUS] = {"bulk_radius", "largest modulus of the eigenvalues of sqrt(n) A other than the Perron one, over s/m "
                     "(eigenvalues = yes, iid entries, gap = keep)", NULL, disc_law},
-    {"ks_disc", "Kolmogorov-Smirnov distance of those moduli over s/m from the uniform-disc law (CDF r^2)",
+    [AR_SPECTRUM_OUT_KS_DISC] = {"ks_disc", "Kolmogorov-Smirnov distance of those moduli over s/m from the uniform-disc law (CDF r^2)",
      NULL, disc_law},
-    {"sv_density", "density of the singular values of sqrt(n) A over s/m (outlier excluded) on fixed bins of "
+    [AR_SPECTRUM_OUT_SV_DENSITY] = {"sv_density", "density of the singular values of sqrt(n) A over s/m (outlier excluded) on fixed bins of "
                    "[0, 3]; the quarter-circle law is sqrt(4 - x^2) / pi on [0, 2] (iid entries, spectrum = full)",
      NULL, iid_full, density_bins, "x", bin_centre},
-    {"eig_density", "density per unit area of the eigenvalues of sqrt(n) A over s/m (Perron eigenvalue "
+    [AR_SPECTRUM_OUT_EIG_DENSITY] = {"eig_density", "density per unit area of the eigenvalues of sqrt(n) A over s/m (Perron eigenvalue "
                     "excluded) on a fixed grid of [-1.125, 1.125]^2; the disc law is 1/pi inside the unit "
                     "circle (eigenvalues = yes, iid entries, gap = keep)",
      NULL, disc_law, eig_cells, "re", eig_centre, EIG_BINS, "im", eig_centre},
-    {"disc_moment2", "mean squared modulus of the eigenvalues of sqrt(n) A over s/m, Perron one excluded: "
+    [AR_SPECTRUM_OUT_DISC_MOMENT2] = {"disc_moment2", "mean squared modulus of the eigenvalues of sqrt(n) A over s/m, Perron one excluded: "
                      "1/2 for the uniform disc of radius 1 (eigenvalues = yes, iid entries, gap = keep)",
      NULL, disc_law},
 };
@@ -336,7 +332,6 @@ static const ar_output outputs[] = {
 const ar_sim ar_sim_markov_spectrum = {
     .name = "markov_spectrum",
     .summary = "singular values of random Markov (softmax-at-init) attention A, or of A - 11^T/n",
-    .claims = "S1 S2 S2ks S3 S3edge S3ks S4 S4perp S8",
     .params = params,
     .n_params = AR_COUNT(params),
     .outputs = outputs,

@@ -12,6 +12,7 @@
  * LayerNorm the collapse bound of M2 checked window by window. */
 #include "attnrank/dynamics.h"
 #include "attnrank/linalg.h"
+#include "attnrank/families/masks.h"
 #include "attnrank/mask.h"
 #include "attnrank/rank.h"
 #include "attnrank/sim.h"
@@ -21,11 +22,6 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { P_N, P_D, P_LAYERS, P_MASK, P_W, P_STRIDE, P_GLOBALS, P_P, P_INIT, P_SCALE, P_VALUE, P_NORM, P_ROUTE };
-enum { INIT_GAUSSIAN, INIT_ORTHONORMAL, INIT_HEMISPHERE };
-enum { VALUE_GAUSSIAN, VALUE_ORTHOGONAL, VALUE_IDENTITY };
-enum { NORM_NONE, NORM_SPHERE, NORM_LAYERNORM };
-enum { ROUTE_AUTO, ROUTE_DENSE, ROUTE_SPARSE };
 
 /* mu / ||X||_F below COLLAPSED counts as collapse; rates are fitted only while it is
  * above RATE_FLOOR, far from round-off. */
@@ -37,59 +33,59 @@ static const char *const norms[] = {"none", "sphere", "layernorm", NULL};
 static const char *const routes[] = {"auto", "dense", "sparse", NULL};
 
 static const ar_param params[] = {
-    {"n", AR_PARAM_INT, 32, 2, 4096, 0, NULL, "tokens"},
-    {"d", AR_PARAM_INT, 8, 1, 1024, 0, NULL, "width"},
-    {"layers", AR_PARAM_INT, 60, 1, 5000, 0, NULL, "depth T: outputs are measured at layers 0..T"},
-    {"mask", AR_PARAM_CHOICE, 0, 0, 0, 0, ar_mask_names,
+    [AR_MASKDYN_N] = {"n", AR_PARAM_INT, 32, 2, 4096, 0, NULL, "tokens"},
+    [AR_MASKDYN_D] = {"d", AR_PARAM_INT, 8, 1, 1024, 0, NULL, "width"},
+    [AR_MASKDYN_LAYERS] = {"layers", AR_PARAM_INT, 60, 1, 5000, 0, NULL, "depth T: outputs are measured at layers 0..T"},
+    [AR_MASKDYN_MASK] = {"mask", AR_PARAM_CHOICE, 0, 0, 0, 0, ar_mask_names,
      "complete, causal, window (|i-j| <= w), causal_window (i-w <= j <= i), dilated (|i-j| <= w stride, "
      "stride | i-j), global (window + the first `globals` tokens see and are seen by all), random (edges with "
      "probability p, drawn per trial); self-loops always"},
-    {"w", AR_PARAM_INT, 2, 0, 4096, 0, NULL, "half-width of the window masks"},
-    {"stride", AR_PARAM_INT, 2, 1, 4096, 0, NULL, "stride of the dilated mask"},
-    {"globals", AR_PARAM_INT, 1, 0, 4096, 0, NULL, "global tokens of the global mask"},
-    {"p", AR_PARAM_REAL, 0.1, 0, 1, 0, NULL, "edge probability of the random mask"},
-    {"init", AR_PARAM_CHOICE, INIT_GAUSSIAN, 0, 0, 0, inits,
+    [AR_MASKDYN_W] = {"w", AR_PARAM_INT, 2, 0, 4096, 0, NULL, "half-width of the window masks"},
+    [AR_MASKDYN_STRIDE] = {"stride", AR_PARAM_INT, 2, 1, 4096, 0, NULL, "stride of the dilated mask"},
+    [AR_MASKDYN_GLOBALS] = {"globals", AR_PARAM_INT, 1, 0, 4096, 0, NULL, "global tokens of the global mask"},
+    [AR_MASKDYN_P] = {"p", AR_PARAM_REAL, 0.1, 0, 1, 0, NULL, "edge probability of the random mask"},
+    [AR_MASKDYN_INIT] = {"init", AR_PARAM_CHOICE, AR_MASKDYN_INIT_GAUSSIAN, 0, 0, 0, inits,
      "X_0: iid N(0, 1/d) entries, orthonormal rows (n <= d), or unit rows in the hemisphere x_1 > 0"},
-    {"scale", AR_PARAM_REAL, 1, 0, 1e3, 1, NULL, "W_Q, W_K entries iid N(0, scale^2 / d): the logits' scale"},
-    {"value", AR_PARAM_CHOICE, VALUE_GAUSSIAN, 0, 0, 0, values,
+    [AR_MASKDYN_SCALE] = {"scale", AR_PARAM_REAL, 1, 0, 1e3, 1, NULL, "W_Q, W_K entries iid N(0, scale^2 / d): the logits' scale"},
+    [AR_MASKDYN_VALUE] = {"value", AR_PARAM_CHOICE, AR_MASKDYN_VALUE_GAUSSIAN, 0, 0, 0, values,
      "W_V: iid N(0, 1/d) entries, Haar orthogonal, or the identity"},
-    {"norm", AR_PARAM_CHOICE, NORM_NONE, 0, 0, 0, norms,
+    [AR_MASKDYN_NORM] = {"norm", AR_PARAM_CHOICE, AR_MASKDYN_NORM_NONE, 0, 0, 0, norms,
      "after each layer: nothing, rows onto the unit sphere (the paper's LayerNorm), or standard LayerNorm"},
-    {"route", AR_PARAM_CHOICE, ROUTE_AUTO, 0, 0, 0, routes,
+    [AR_MASKDYN_ROUTE] = {"route", AR_PARAM_CHOICE, AR_MASKDYN_ROUTE_AUTO, 0, 0, 0, routes,
      "scores by one dense gemm, or at the edges only (auto: dense when edges > n^2/6); same draws, results "
      "agree up to round-off", 1},
 };
 
 static ar_mask_spec mask_spec(const ar_point *p)
 {
-    return (ar_mask_spec){.kind = (ar_mask_kind)ar_point_choice(p, P_MASK),
-                          .n = ar_point_int(p, P_N),
-                          .half_width = ar_point_int(p, P_W),
-                          .stride = ar_point_int(p, P_STRIDE),
-                          .globals = ar_point_int(p, P_GLOBALS),
-                          .probability = ar_point_real(p, P_P)};
+    return (ar_mask_spec){.kind = (ar_mask_kind)ar_point_choice(p, AR_MASKDYN_MASK),
+                          .n = ar_point_int(p, AR_MASKDYN_N),
+                          .half_width = ar_point_int(p, AR_MASKDYN_W),
+                          .stride = ar_point_int(p, AR_MASKDYN_STRIDE),
+                          .globals = ar_point_int(p, AR_MASKDYN_GLOBALS),
+                          .probability = ar_point_real(p, AR_MASKDYN_P)};
 }
 
 static int check(const ar_point *p, char *why, size_t len)
 {
-    if (ar_point_choice(p, P_INIT) == INIT_ORTHONORMAL && ar_point_int(p, P_N) > ar_point_int(p, P_D)) {
-        snprintf(why, len, "orthonormal rows need n <= d (n = %d, d = %d)", ar_point_int(p, P_N),
-                 ar_point_int(p, P_D));
-        return P_INIT;
+    if (ar_point_choice(p, AR_MASKDYN_INIT) == AR_MASKDYN_INIT_ORTHONORMAL && ar_point_int(p, AR_MASKDYN_N) > ar_point_int(p, AR_MASKDYN_D)) {
+        snprintf(why, len, "orthonormal rows need n <= d (n = %d, d = %d)", ar_point_int(p, AR_MASKDYN_N),
+                 ar_point_int(p, AR_MASKDYN_D));
+        return AR_MASKDYN_INIT;
     }
-    if (ar_point_choice(p, P_MASK) == AR_MASK_GLOBAL && ar_point_int(p, P_GLOBALS) > ar_point_int(p, P_N)) {
-        snprintf(why, len, "more global tokens (%d) than tokens (%d)", ar_point_int(p, P_GLOBALS),
-                 ar_point_int(p, P_N));
-        return P_GLOBALS;
+    if (ar_point_choice(p, AR_MASKDYN_MASK) == AR_MASK_GLOBAL && ar_point_int(p, AR_MASKDYN_GLOBALS) > ar_point_int(p, AR_MASKDYN_N)) {
+        snprintf(why, len, "more global tokens (%d) than tokens (%d)", ar_point_int(p, AR_MASKDYN_GLOBALS),
+                 ar_point_int(p, AR_MASKDYN_N));
+        return AR_MASKDYN_GLOBALS;
     }
     return -1;
 }
 
 static int dense_route(const ar_point *p)
 {
-    int route = ar_point_choice(p, P_ROUTE);
-    if (route != ROUTE_AUTO)
-        return route == ROUTE_DENSE;
+    int route = ar_point_choice(p, AR_MASKDYN_ROUTE);
+    if (route != AR_MASKDYN_ROUTE_AUTO)
+        return route == AR_MASKDYN_ROUTE_DENSE;
     ar_mask_spec s = mask_spec(p);
     return 6.0 * (double)ar_mask_max_edges(&s) > (double)s.n * s.n;
 }
@@ -97,14 +93,14 @@ static int dense_route(const ar_point *p)
 /* The collapse bound is exact for W_V = I without LayerNorm (convex combinations). */
 static int bound_checked(const ar_point *p)
 {
-    return ar_point_choice(p, P_VALUE) == VALUE_IDENTITY && ar_point_choice(p, P_NORM) == NORM_NONE;
+    return ar_point_choice(p, AR_MASKDYN_VALUE) == AR_MASKDYN_VALUE_IDENTITY && ar_point_choice(p, AR_MASKDYN_NORM) == AR_MASKDYN_NORM_NONE;
 }
 
-static int per_layer(const ar_point *p) { return ar_point_int(p, P_LAYERS) + 1; }
-static int per_step(const ar_point *p) { return ar_point_int(p, P_LAYERS); }
+static int per_layer(const ar_point *p) { return ar_point_int(p, AR_MASKDYN_LAYERS) + 1; }
+static int per_step(const ar_point *p) { return ar_point_int(p, AR_MASKDYN_LAYERS); }
 static int rank_max(const ar_point *p)
 {
-    int n = ar_point_int(p, P_N), d = ar_point_int(p, P_D);
+    int n = ar_point_int(p, AR_MASKDYN_N), d = ar_point_int(p, AR_MASKDYN_D);
     return n < d ? n : d;
 }
 
@@ -118,7 +114,7 @@ typedef struct {
 static size_t carve(const ar_point *p, char *base, layout *l)
 {
     ar_mask_spec spec = mask_spec(p);
-    size_t n = (size_t)spec.n, d = (size_t)ar_point_int(p, P_D), layers = (size_t)ar_point_int(p, P_LAYERS);
+    size_t n = (size_t)spec.n, d = (size_t)ar_point_int(p, AR_MASKDYN_D), layers = (size_t)ar_point_int(p, AR_MASKDYN_LAYERS);
     size_t edges = (size_t)ar_mask_max_edges(&spec), m = (size_t)rank_max(p), D = sizeof(double);
     int bound = bound_checked(p);
     ar_carver c = {base, 0};
@@ -149,7 +145,7 @@ static size_t workspace(const ar_point *p)
 static double cost(const ar_point *p)
 {
     ar_mask_spec s = mask_spec(p);
-    double n = s.n, d = ar_point_int(p, P_D), layers = ar_point_int(p, P_LAYERS);
+    double n = s.n, d = ar_point_int(p, AR_MASKDYN_D), layers = ar_point_int(p, AR_MASKDYN_LAYERS);
     double edges = (double)ar_mask_max_edges(&s), m = rank_max(p);
     double attention = dense_route(p) ? 4 * n * n * d + 20 * edges : 4 * edges * d + 20 * edges;
     return layers * (attention + 6 * n * d * d + 4 * n * d * m + 20 * n * d) + n * edges;
@@ -262,8 +258,8 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
     layout l;
     carve(p, ws, &l);
     ar_mask_spec spec = mask_spec(p);
-    int n = spec.n, d = ar_point_int(p, P_D), layers = ar_point_int(p, P_LAYERS), count = layers + 1;
-    int value = ar_point_choice(p, P_VALUE), norm = ar_point_choice(p, P_NORM), bound = bound_checked(p);
+    int n = spec.n, d = ar_point_int(p, AR_MASKDYN_D), layers = ar_point_int(p, AR_MASKDYN_LAYERS), count = layers + 1;
+    int value = ar_point_choice(p, AR_MASKDYN_VALUE), norm = ar_point_choice(p, AR_MASKDYN_NORM), bound = bound_checked(p);
     size_t nd = (size_t)n * d, dd = (size_t)d * d;
     double *mu = out, *mu_rel = mu + count, *rank = mu_rel + count, *least = rank + count;
     double *scalars = least + layers; /* rate, collapse_layer, collapsed, bound_ratio, radius, edges, rate_ratio */
@@ -279,13 +275,13 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
         radius = *l.radius;
     }
 
-    switch (ar_point_choice(p, P_INIT)) {
-    case INIT_ORTHONORMAL:
+    switch (ar_point_choice(p, AR_MASKDYN_INIT)) {
+    case AR_MASKDYN_INIT_ORTHONORMAL:
         ar_rng_normals(rng, l.x, nd);
         if (ar_haar_rows(n, d, l.x, l.haar_work) != 0)
             return 1;
         break;
-    case INIT_HEMISPHERE:
+    case AR_MASKDYN_INIT_HEMISPHERE:
         ar_rng_normals(rng, l.x, nd);
         for (int i = 0; i < n; ++i)
             l.x[(size_t)i * d] = fabs(l.x[(size_t)i * d]);
@@ -294,14 +290,14 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
     default:
         gaussian(rng, 1 / sqrt((double)d), l.x, nd);
     }
-    double sd = ar_point_real(p, P_SCALE) / sqrt((double)d);
+    double sd = ar_point_real(p, AR_MASKDYN_SCALE) / sqrt((double)d);
     gaussian(rng, sd, l.wq, dd);
     gaussian(rng, sd, l.wk, dd);
-    if (value == VALUE_ORTHOGONAL) {
+    if (value == AR_MASKDYN_VALUE_ORTHOGONAL) {
         ar_rng_normals(rng, l.wv, dd);
         if (ar_haar_rows(d, d, l.wv, l.haar_work) != 0)
             return 1;
-    } else if (value == VALUE_GAUSSIAN) {
+    } else if (value == AR_MASKDYN_VALUE_GAUSSIAN) {
         gaussian(rng, 1 / sqrt((double)d), l.wv, dd);
     }
 
@@ -309,7 +305,7 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
                             .d = d,
                             .wq = l.wq,
                             .wk = l.wk,
-                            .wv = value == VALUE_IDENTITY ? NULL : l.wv,
+                            .wv = value == AR_MASKDYN_VALUE_IDENTITY ? NULL : l.wv,
                             .norm = (ar_norm_kind)norm,
                             .dense = dense_route(p)};
     double max_abs = 0, norm_x;
@@ -347,22 +343,22 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
 }
 
 static const ar_output outputs[] = {
-    {"mu", "mu(X_t) = ||X_t - 1 mean(X_t)||_F, distance from the consensus (rank-one) subspace, per layer", NULL,
+    [AR_MASKDYN_OUT_MU] = {"mu", "mu(X_t) = ||X_t - 1 mean(X_t)||_F, distance from the consensus (rank-one) subspace, per layer", NULL,
      NULL, per_layer, "layer"},
-    {"mu_rel", "mu(X_t) / ||X_t||_F per layer", NULL, NULL, per_layer, "layer"},
-    {"numrank", "numerical rank of X_t per layer: singular values above 1e-6 sigma_1 (from the Gram matrix)", NULL, NULL, per_layer,
+    [AR_MASKDYN_OUT_MU_REL] = {"mu_rel", "mu(X_t) / ||X_t||_F per layer", NULL, NULL, per_layer, "layer"},
+    [AR_MASKDYN_OUT_NUMRANK] = {"numrank", "numerical rank of X_t per layer: singular values above 1e-6 sigma_1 (from the Gram matrix)", NULL, NULL, per_layer,
      "layer"},
-    {"min_weight", "epsilon_t: the smallest attention weight on an edge of the mask at step t -> t+1", NULL, NULL,
+    [AR_MASKDYN_OUT_MIN_WEIGHT] = {"min_weight", "epsilon_t: the smallest attention weight on an edge of the mask at step t -> t+1", NULL, NULL,
      per_step, "step"},
-    {"rate", "exponential collapse rate: -slope of log(mu_rel) against the layer while mu_rel >= 1e-10"},
-    {"collapse_layer", "first layer with mu_rel < 1e-6 (NaN if none within the run)"},
-    {"collapsed", "1 if mu_rel fell below 1e-6 within the run, else 0"},
-    {"bound_ratio", "largest spread_{t+r} / ((1 - eps^r) spread_t) over windows of r = radius layers and "
+    [AR_MASKDYN_OUT_RATE] = {"rate", "exponential collapse rate: -slope of log(mu_rel) against the layer while mu_rel >= 1e-10"},
+    [AR_MASKDYN_OUT_COLLAPSE_LAYER] = {"collapse_layer", "first layer with mu_rel < 1e-6 (NaN if none within the run)"},
+    [AR_MASKDYN_OUT_COLLAPSED] = {"collapsed", "1 if mu_rel fell below 1e-6 within the run, else 0"},
+    [AR_MASKDYN_OUT_BOUND_RATIO] = {"bound_ratio", "largest spread_{t+r} / ((1 - eps^r) spread_t) over windows of r = radius layers and "
                     "columns (W_V = identity, no LayerNorm; M2's bound says <= 1)",
      NULL, bound_checked},
-    {"radius", "radius of the mask graph from its best root (NaN: no directed spanning tree)"},
-    {"edges", "edges of the mask graph, self-loops included"},
-    {"rate_ratio", "rate fitted on the second half of the decay window (layers with mu_rel >= 1e-10) over the "
+    [AR_MASKDYN_OUT_RADIUS] = {"radius", "radius of the mask graph from its best root (NaN: no directed spanning tree)"},
+    [AR_MASKDYN_OUT_EDGES] = {"edges", "edges of the mask graph, self-loops included"},
+    [AR_MASKDYN_OUT_RATE_RATIO] = {"rate_ratio", "rate fitted on the second half of the decay window (layers with mu_rel >= 1e-10) over the "
                    "rate on the whole window: 1 for exponential decay, near 0 for a plateau, 0 without decay "
                    "(NaN if the floor is reached within 6 layers)"},
 };
@@ -370,7 +366,6 @@ static const ar_output outputs[] = {
 const ar_sim ar_sim_mask_dynamics = {
     .name = "mask_dynamics",
     .summary = "self-attention dynamics X_{t+1} = A_G(X_t) X_t W_V under a mask graph G, with or without LayerNorm",
-    .claims = "M1 M1rate M2 M2bound M3 M3rate",
     .params = params,
     .n_params = AR_COUNT(params),
     .outputs = outputs,

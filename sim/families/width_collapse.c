@@ -9,27 +9,26 @@
  *
  * The stable rank needs only ||X||_F and sigma_1: Lanczos, no SVD. */
 #include "attnrank/linalg.h"
-#include "attnrank/markov.h"
+#include "attnrank/families/markov.h"
 #include "attnrank/rank.h"
 #include "attnrank/sim.h"
 
 #include <math.h>
 
-enum { P_N, P_GAMMA, P_ENTRIES, P_GAP };
 
 static const char *const laws[] = {"lognormal", "exponential", "uniform", NULL}; /* markov_spectrum's order */
 static const char *const gaps[] = {"keep", "remove", NULL};
 
 static const ar_param params[] = {
-    {"n", AR_PARAM_INT, 256, 2, 8192, 0, NULL, "tokens"},
-    {"gamma", AR_PARAM_REAL, 1, 0, 1, 1, NULL, "n / d: the width is d = ceil(n / gamma) >= n"},
-    {"entries", AR_PARAM_CHOICE, 0, 0, 0, 0, laws, "law of A's entries before row normalisation (as markov_spectrum)"},
-    {"gap", AR_PARAM_CHOICE, 0, 0, 0, 0, gaps, "keep: A; remove: A - 11^T/n"},
+    [AR_WIDTH_N] = {"n", AR_PARAM_INT, 256, 2, 8192, 0, NULL, "tokens"},
+    [AR_WIDTH_GAMMA] = {"gamma", AR_PARAM_REAL, 1, 0, 1, 1, NULL, "n / d: the width is d = ceil(n / gamma) >= n"},
+    [AR_WIDTH_ENTRIES] = {"entries", AR_PARAM_CHOICE, 0, 0, 0, 0, laws, "law of A's entries before row normalisation (as markov_spectrum)"},
+    [AR_WIDTH_GAP] = {"gap", AR_PARAM_CHOICE, 0, 0, 0, 0, gaps, "keep: A; remove: A - 11^T/n"},
 };
 
 static size_t width_of(const ar_point *p)
 {
-    return (size_t)ceil(ar_point_int(p, P_N) / ar_point_real(p, P_GAMMA) - 1e-9);
+    return (size_t)ceil(ar_point_int(p, AR_WIDTH_N) / ar_point_real(p, AR_WIDTH_GAMMA) - 1e-9);
 }
 
 typedef struct {
@@ -38,7 +37,7 @@ typedef struct {
 
 static size_t carve(const ar_point *p, char *base, layout *l)
 {
-    size_t n = (size_t)ar_point_int(p, P_N), d = width_of(p);
+    size_t n = (size_t)ar_point_int(p, AR_WIDTH_N), d = width_of(p);
     const size_t D = sizeof(double);
     ar_carver c = {base, 0};
     l->a = ar_carve(&c, n * n * D);
@@ -57,7 +56,7 @@ static size_t workspace(const ar_point *p)
 
 static double cost(const ar_point *p)
 {
-    double n = ar_point_int(p, P_N), d = (double)width_of(p);
+    double n = ar_point_int(p, AR_WIDTH_N), d = (double)width_of(p);
     return 2 * n * n * d + 2 * 60 * 4 * n * d;
 }
 
@@ -65,7 +64,7 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
 {
     layout l;
     carve(p, ws, &l);
-    int n = ar_point_int(p, P_N), d = (int)width_of(p);
+    int n = ar_point_int(p, AR_WIDTH_N), d = (int)width_of(p);
     ar_markov_sample(p, rng, l.a, NULL, NULL);
     ar_rng_normals(rng, l.g, (size_t)n * d);
     ar_gemm_nn(n, d, n, l.a, l.g, l.x1);
@@ -76,14 +75,13 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
 }
 
 static const ar_output outputs[] = {
-    {"stable_rank", "stable rank of X_1 = A X_0 W_V (||X_1||_F^2 / ||X_1||_2^2)", NULL, NULL},
-    {"stable_rank_input", "stable rank of X_0 W_V, before attention (for comparison)", NULL, NULL},
+    [AR_WIDTH_OUT_STABLE_RANK] = {"stable_rank", "stable rank of X_1 = A X_0 W_V (||X_1||_F^2 / ||X_1||_2^2)", NULL, NULL},
+    [AR_WIDTH_OUT_STABLE_RANK_INPUT] = {"stable_rank_input", "stable rank of X_0 W_V, before attention (for comparison)", NULL, NULL},
 };
 
 const ar_sim ar_sim_width_collapse = {
     .name = "width_collapse",
     .summary = "stable rank of one attention layer's output A X_0 W_V, against n at fixed n/d",
-    .claims = "S5 S5perp",
     .params = params,
     .n_params = AR_COUNT(params),
     .outputs = outputs,

@@ -1,0 +1,36 @@
+/* families/hardmax: the hardmax rank family (Min & Li, "On the Efficiency of
+ * Transformers: The Effect of Attention Rank"; claims H1-H5). Its simulators are
+ * hardmax_rank and softmax_rank (sim/families/hardmax_rank.c), its claims are in
+ * theory/hardmax.c. The indices below are the simulators' parameter, choice and output
+ * tables (designated initializers there), shared with the theory. */
+#ifndef ATTNRANK_FAMILIES_HARDMAX_H
+#define ATTNRANK_FAMILIES_HARDMAX_H
+
+#include "attnrank/sim.h"
+#include "attnrank/theory.h"
+
+/* Parameters of both simulators (hardmax_rank has the first eight). */
+enum {
+    AR_HARDMAX_N, AR_HARDMAX_D, AR_HARDMAX_D_H, AR_HARDMAX_INPUTS, AR_HARDMAX_WEIGHTS,
+    AR_HARDMAX_RHO, AR_HARDMAX_SIGMA, AR_HARDMAX_SAMPLER, AR_HARDMAX_TAU, AR_HARDMAX_RANK_TOL,
+};
+enum { AR_HARDMAX_INPUTS_ORTHONORMAL, AR_HARDMAX_INPUTS_GAUSSIAN };
+enum { AR_HARDMAX_WEIGHTS_INDEPENDENT, AR_HARDMAX_WEIGHTS_TIED, AR_HARDMAX_WEIGHTS_CORRELATED };
+enum { AR_HARDMAX_SAMPLER_AUTO, AR_HARDMAX_SAMPLER_FAITHFUL };
+/* Outputs of hardmax_rank. */
+enum {
+    AR_HARDMAX_OUT_ARGMAX_RANK, AR_HARDMAX_OUT_HULL_VERTICES,
+};
+/* Outputs of softmax_rank. */
+enum {
+    AR_SOFTMAX_OUT_ARGMAX_RANK, AR_SOFTMAX_OUT_NUMRANK_ABS, AR_SOFTMAX_OUT_NUMRANK_REL,
+    AR_SOFTMAX_OUT_STABLE_RANK, AR_SOFTMAX_OUT_STABLE_RANK_GRAM, AR_SOFTMAX_OUT_EFFECTIVE_RANK,
+};
+
+extern const ar_sim ar_sim_hardmax_rank, ar_sim_softmax_rank;
+
+/* The family's claims (theory/hardmax.c). */
+extern const ar_claim ar_hardmax_claims[];
+extern const int ar_hardmax_claim_count;
+
+#endif
