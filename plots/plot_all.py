@@ -1,27 +1,27 @@
 #!/usr/bin/python3
-"""Every figure a result file supports: runs the figure scripts (hardmax, markov, masks,
-convex) on each experiment and writes OUTDIR/figures.tsv, one line a figure:
-experiment, claims (space-separated), title, SVG path, caption. `attnrank report`
-reads it.
+"""Every figure a result file supports: runs, on each experiment, the figure script
+its claim family names (the group's `plot_script` attribute, written from attnrank's
+registry) and writes OUTDIR/figures.tsv, one line a figure: experiment, claims
+(space-separated), title, SVG path, caption. `attnrank report` reads it.
 
 usage: plot_all.py [--svg-only] RESULT.h5 OUTDIR"""
+import importlib
 import os
+import re
 import sys
 
 import common
-import convex
-import hardmax
-import markov
-import masks
 
-MODULES = (hardmax, markov, masks, convex)
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def figures_for(exp, outdir):
-    entries = []
-    for module in MODULES:
-        entries += module.figures_for(exp, outdir)
-    return entries
+    """The figures of the experiment's family script; none if it names no script here."""
+    script = common.text(exp.group.attrs.get("plot_script", ""))
+    name = os.path.splitext(os.path.basename(script))[0]
+    if not re.fullmatch(r"[a-z_][a-z0-9_]*", name) or not os.path.exists(os.path.join(HERE, name + ".py")):
+        return []
+    return importlib.import_module(name).figures_for(exp, outdir)
 
 
 def run(argv):

@@ -12,17 +12,28 @@ const char *ar_verdict_name(ar_verdict v)
     return verdict_names[v];
 }
 
+static const char *const rule_names[] = {"bound",     "equality",    "limit",      "decreasing",
+                                         "increasing", "reference", "lower bound", "every trial", "witness",
+                                         "measure"};
+
 const char *ar_rule_name(ar_rule rule)
 {
-    static const char *const names[] = {"bound",     "equality",    "limit",      "decreasing",
-                                        "increasing", "reference", "lower bound", "every trial", "witness",
-                                        "measure"};
-    return names[rule];
+    return rule_names[rule];
+}
+
+int ar_rule_parse(const char *name, ar_rule *rule)
+{
+    for (int i = 0; i <= AR_RULE_MEASURE; ++i)
+        if (strcmp(name, rule_names[i]) == 0) {
+            *rule = (ar_rule)i;
+            return 0;
+        }
+    return -1;
 }
 
 int ar_verdict_parse(const char *name, ar_verdict *v)
 {
-    for (int i = AR_HOLDS; i <= AR_MEASURED; ++i) {
+    for (int i = AR_NOT_RUN; i <= AR_MEASURED; ++i) {
         if (strcmp(name, verdict_names[i]) == 0) {
             *v = (ar_verdict)i;
             return 0;

@@ -26,21 +26,22 @@
 
 typedef struct ar_store ar_store;
 
+/* One verdict, as the judge makes it and the printers read it: enums and numbers; the
+ * store writes it to /verdicts as text and numbers (see store.c's verdict record). */
 typedef struct ar_verdict_row {
     char claim[16];
     char experiment[64];
-    char point[256];
+    char point[256];          /* the deciding point, "n=64 d_h=8" */
     char statement[160];
     double prediction, estimate, ci_lo, ci_hi;
     long long trials;
     int points;
-    char verdict[16];
-    char expected[16];
-    char rule[240];
-    char resolution[96];  /* what else the data would have judged HOLDS */
-    char note[32];        /* "" or what to read into the verdict: loose, implied by X, cannot
-                             fail, CI excludes f (within the tolerance), failed trials */
-    int rule_kind;        /* the claim's ar_rule */
+    ar_verdict verdict, expected;
+    ar_rule rule;
+    ar_resolution resolution; /* what else the data would have judged HOLDS */
+    char note[32];            /* "" or what to read into the verdict: loose, implied by X, cannot
+                                 fail, CI excludes f (within the tolerance), failed trials */
+    char explanation[240];    /* how the rule decided, in a sentence */
 } ar_verdict_row;
 
 /* Create a new file with the whole layout for spec; fails if path exists. */

@@ -144,5 +144,6 @@ int ar_mask_connected(const ar_point *point);
 const char *ar_verdict_name(ar_verdict v);
 const char *ar_rule_name(ar_rule rule);
 int ar_verdict_parse(const char *name, ar_verdict *v);
+int ar_rule_parse(const char *name, ar_rule *rule);
 
 #endif

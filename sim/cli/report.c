@@ -132,9 +132,9 @@ static void embed_svg(FILE *out, const char *path)
     free(svg);
 }
 
-static const char *verdict_class(const char *v)
+static const char *verdict_class(ar_verdict v)
 {
-    return strcmp(v, "HOLDS") == 0 ? "holds" : strcmp(v, "VIOLATED") == 0 ? "violated" : "other";
+    return v == AR_HOLDS ? "holds" : v == AR_VIOLATED ? "violated" : "other";
 }
 
 int ar_report_write(const char *result, const char *dir, const char *plots, char *note, size_t note_len, char *err)
@@ -203,33 +203,37 @@ int ar_report_write(const char *result, const char *dir, const char *plots, char
         fputs("</td><td>", out);
         html(out, r->statement);
         char prediction[32]; /* trend claims compare sizes: their theory value is only a reference */
-        if (r->rule_kind == AR_RULE_INCREASING || r->rule_kind == AR_RULE_DECREASING)
-            snprintf(prediction, sizeof prediction, "%s", r->rule_kind == AR_RULE_INCREASING ? "increasing" : "decreasing");
+        if (r->rule == AR_RULE_INCREASING || r->rule == AR_RULE_DECREASING)
+            snprintf(prediction, sizeof prediction, "%s", r->rule == AR_RULE_INCREASING ? "increasing" : "decreasing");
         else
             snprintf(prediction, sizeof prediction, "%.4g", r->prediction);
         fprintf(out, "</td><td class=num>%s</td><td class=num>%.4g [%.4g, %.4g]</td><td>", prediction, r->estimate,
                 r->ci_lo, r->ci_hi);
-        html(out, r->resolution);
+        char resolution[96];
+        ar_resolution_describe(&r->resolution, resolution, sizeof resolution);
+        html(out, resolution);
         if (r->note[0]) {
             fputs(" <b class=note>[", out);
             html(out, r->note);
             fputs("]</b>", out);
         }
-        fprintf(out, "</td><td class=num>%lld</td><td>%s</td><td>%s</td></tr>\n", r->trials, r->verdict,
-                r->expected);
+        fprintf(out, "</td><td class=num>%lld</td><td>%s</td><td>%s</td></tr>\n", r->trials,
+                ar_verdict_name(r->verdict), ar_verdict_name(r->expected));
     }
     fputs("</table>\n<h2>Claims</h2>\n", out);
     for (int i = 0; i < n_rows; ++i) {
         const ar_verdict_row *r = &rows[i];
         fprintf(out, "<section id=\"%s-%s\"><h3>%s in %s: <span class=%s>%s</span></h3>\n<p>", r->experiment,
-                r->claim, r->claim, r->experiment, verdict_class(r->verdict), r->verdict);
+                r->claim, r->claim, r->experiment, verdict_class(r->verdict), ar_verdict_name(r->verdict));
         html(out, r->statement);
         fputs("<br><small>", out);
-        html(out, r->rule);
+        html(out, r->explanation);
         fputs(r->point[0] ? "; deciding point " : "", out);
         html(out, r->point);
+        char resolution[96];
+        ar_resolution_describe(&r->resolution, resolution, sizeof resolution);
         fputs("<br>resolution: ", out);
-        html(out, r->resolution);
+        html(out, resolution);
         if (r->note[0]) {
             fputs(" [", out);
             html(out, r->note);

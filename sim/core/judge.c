@@ -123,11 +123,11 @@ int ar_engine_verdicts(ar_store *store, ar_verdict_row *rows, char *err)
             row->ci_hi = j.ci_hi;
             row->trials = j.trials;
             row->points = j.points;
-            row->rule_kind = (int)claim->rule;
-            snprintf(row->verdict, sizeof row->verdict, "%s", ar_verdict_name(j.verdict));
-            snprintf(row->expected, sizeof row->expected, "%s", ar_verdict_name(x->expect[k]));
-            snprintf(row->rule, sizeof row->rule, "%s", j.rule);
-            ar_resolution_describe(&j.resolution, row->resolution, sizeof row->resolution);
+            row->rule = claim->rule;
+            row->verdict = j.verdict;
+            row->expected = x->expect[k];
+            row->resolution = j.resolution;
+            snprintf(row->explanation, sizeof row->explanation, "%s", j.rule);
             if (j.resolution.kind == AR_RESOLUTION_EXISTENCE)
                 snprintf(row->note, sizeof row->note, "cannot fail");
             else if (j.resolution.loose)
@@ -140,7 +140,7 @@ int ar_engine_verdicts(ar_store *store, ar_verdict_row *rows, char *err)
         /* A holding bound implied by a tighter one that holds on the same data says nothing more. */
         for (int k = 0; k < x->n_claims; ++k)
             for (int t = 0; t < x->n_claims; ++t)
-                if (strcmp(rows[r + t].verdict, "HOLDS") == 0 && strcmp(rows[r + k].verdict, "HOLDS") == 0 &&
+                if (rows[r + t].verdict == AR_HOLDS && rows[r + k].verdict == AR_HOLDS &&
                     implies(x->claims[t], predictions + (size_t)t * x->n_points, x->claims[k],
                             predictions + (size_t)k * x->n_points, x->n_points)) {
                     snprintf(rows[r + k].note, sizeof rows[r + k].note, "implied by %s", x->claims[t]->id);

@@ -1,6 +1,7 @@
 /* store: HDF5 layout creation, point writes, resume ledger, verdict table. */
 #define _GNU_SOURCE
 #include "attnrank/store.h"
+#include "attnrank/registry.h"
 
 #include "attnrank/linalg.h"
 #include "attnrank/rank.h"
@@ -397,7 +398,10 @@ static int create_experiment(hid_t file, const ar_experiment *x)
         strncat(axes, a ? " " : "", sizeof axes - strlen(axes) - 1);
         strncat(axes, x->sim->params[x->axes[a].param].name, sizeof axes - strlen(axes) - 1);
     }
-    if (attr_string(g, "simulator", x->sim->name) < 0 || attr_string(g, "description", x->sim->summary) < 0 ||
+    const ar_family *family = ar_family_of(x->sim); /* for the figure scripts */
+    if ((family && (attr_string(g, "family", family->name) < 0 ||
+                    attr_string(g, "plot_script", family->plot_script ? family->plot_script : "") < 0)) ||
+        attr_string(g, "simulator", x->sim->name) < 0 || attr_string(g, "description", x->sim->summary) < 0 ||
         attr_string(g, "claims", claims) < 0 || attr_string(g, "axes", axes) < 0 ||
         attr_number(g, "trials", H5T_NATIVE_LLONG, &trials) < 0 || fixed_parameter_attributes(g, x) < 0)
         return -1;
@@ -423,34 +427,119 @@ static int create_experiment(hid_t file, const ar_experiment *x)
     return 0;
 }
 
+/* A verdict as /verdicts holds it: names and text where the row has enums, so h5py,
+ * h5dump and xarray read it without attnrank's headers; the resolution both as text and
+ * as its numbers. */
+typedef struct verdict_record {
+    char claim[16], experiment[64], point[256], statement[160];
+    double prediction, estimate, ci_lo, ci_hi;
+    long long trials;
+    int points;
+    char verdict[16], expected[16], rule[240], resolution[96], note[32], rule_kind[16];
+    char resolution_kind[16];
+    double resolution_value, resolution_lo, resolution_hi;
+    int loose, excludes;
+} verdict_record;
+
+static const char *const resolution_kinds[] = {"none", "factors", "tightness", "established", "exponent",
+                                               "change", "measured", "existence"};
+
+static void to_record(const ar_verdict_row *row, verdict_record *rec)
+{
+    memset(rec, 0, sizeof *rec);
+    memcpy(rec->claim, row->claim, sizeof rec->claim);
+    memcpy(rec->experiment, row->experiment, sizeof rec->experiment);
+    memcpy(rec->point, row->point, sizeof rec->point);
+    memcpy(rec->statement, row->statement, sizeof rec->statement);
+    rec->prediction = row->prediction, rec->estimate = row->estimate;
+    rec->ci_lo = row->ci_lo, rec->ci_hi = row->ci_hi;
+    rec->trials = row->trials, rec->points = row->points;
+    snprintf(rec->verdict, sizeof rec->verdict, "%s", ar_verdict_name(row->verdict));
+    snprintf(rec->expected, sizeof rec->expected, "%s", ar_verdict_name(row->expected));
+    snprintf(rec->rule, sizeof rec->rule, "%s", row->explanation);
+    snprintf(rec->rule_kind, sizeof rec->rule_kind, "%s", ar_rule_name(row->rule));
+    ar_resolution_describe(&row->resolution, rec->resolution, sizeof rec->resolution);
+    snprintf(rec->note, sizeof rec->note, "%s", row->note);
+    snprintf(rec->resolution_kind, sizeof rec->resolution_kind, "%s", resolution_kinds[row->resolution.kind]);
+    rec->resolution_value = row->resolution.value;
+    rec->resolution_lo = row->resolution.lo, rec->resolution_hi = row->resolution.hi;
+    rec->loose = row->resolution.loose, rec->excludes = row->resolution.excludes;
+}
+
+/* Names back to enums; -1 for a name this version does not know (a damaged file). */
+static int from_record(const verdict_record *rec, ar_verdict_row *row)
+{
+    memset(row, 0, sizeof *row);
+    memcpy(row->claim, rec->claim, sizeof row->claim);
+    memcpy(row->experiment, rec->experiment, sizeof row->experiment);
+    memcpy(row->point, rec->point, sizeof row->point);
+    memcpy(row->statement, rec->statement, sizeof row->statement);
+    row->claim[sizeof row->claim - 1] = row->experiment[sizeof row->experiment - 1] = '\0';
+    row->point[sizeof row->point - 1] = row->statement[sizeof row->statement - 1] = '\0';
+    row->prediction = rec->prediction, row->estimate = rec->estimate;
+    row->ci_lo = rec->ci_lo, row->ci_hi = rec->ci_hi;
+    row->trials = rec->trials, row->points = rec->points;
+    memcpy(row->explanation, rec->rule, sizeof row->explanation);
+    memcpy(row->note, rec->note, sizeof row->note);
+    row->explanation[sizeof row->explanation - 1] = row->note[sizeof row->note - 1] = '\0';
+    char name[32];
+    snprintf(name, sizeof name, "%.*s", (int)sizeof rec->verdict, rec->verdict);
+    if (ar_verdict_parse(name, &row->verdict) < 0)
+        return -1;
+    snprintf(name, sizeof name, "%.*s", (int)sizeof rec->expected, rec->expected);
+    if (ar_verdict_parse(name, &row->expected) < 0)
+        return -1;
+    snprintf(name, sizeof name, "%.*s", (int)sizeof rec->rule_kind, rec->rule_kind);
+    if (ar_rule_parse(name, &row->rule) < 0)
+        return -1;
+    snprintf(name, sizeof name, "%.*s", (int)sizeof rec->resolution_kind, rec->resolution_kind);
+    int kind = -1;
+    for (int k = 0; k < (int)(sizeof resolution_kinds / sizeof *resolution_kinds); ++k)
+        if (strcmp(name, resolution_kinds[k]) == 0)
+            kind = k;
+    if (kind < 0)
+        return -1;
+    row->resolution = (ar_resolution){(ar_resolution_kind)kind, rec->resolution_value, rec->resolution_lo,
+                                      rec->resolution_hi, rec->loose != 0, rec->excludes != 0};
+    return 0;
+}
+
 static hid_t verdict_type(void)
 {
-    hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(ar_verdict_row));
+    hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(verdict_record));
 #define STR_FIELD(name)                                                                  \
     do {                                                                                 \
         hid_t s = H5Tcopy(H5T_C_S1);                                                     \
-        H5Tset_size(s, sizeof(((ar_verdict_row *)0)->name));                             \
+        H5Tset_size(s, sizeof(((verdict_record *)0)->name));                             \
         H5Tset_strpad(s, H5T_STR_NULLTERM);                                              \
-        H5Tinsert(t, #name, HOFFSET(ar_verdict_row, name), s);                           \
+        H5Tinsert(t, #name, HOFFSET(verdict_record, name), s);                           \
         H5Tclose(s);                                                                     \
     } while (0)
+#define NUM_FIELD(name, type) H5Tinsert(t, #name, HOFFSET(verdict_record, name), type)
     STR_FIELD(claim);
     STR_FIELD(experiment);
     STR_FIELD(point);
     STR_FIELD(statement);
-    H5Tinsert(t, "prediction", HOFFSET(ar_verdict_row, prediction), H5T_NATIVE_DOUBLE);
-    H5Tinsert(t, "estimate", HOFFSET(ar_verdict_row, estimate), H5T_NATIVE_DOUBLE);
-    H5Tinsert(t, "ci_lo", HOFFSET(ar_verdict_row, ci_lo), H5T_NATIVE_DOUBLE);
-    H5Tinsert(t, "ci_hi", HOFFSET(ar_verdict_row, ci_hi), H5T_NATIVE_DOUBLE);
-    H5Tinsert(t, "trials", HOFFSET(ar_verdict_row, trials), H5T_NATIVE_LLONG);
-    H5Tinsert(t, "points", HOFFSET(ar_verdict_row, points), H5T_NATIVE_INT);
+    NUM_FIELD(prediction, H5T_NATIVE_DOUBLE);
+    NUM_FIELD(estimate, H5T_NATIVE_DOUBLE);
+    NUM_FIELD(ci_lo, H5T_NATIVE_DOUBLE);
+    NUM_FIELD(ci_hi, H5T_NATIVE_DOUBLE);
+    NUM_FIELD(trials, H5T_NATIVE_LLONG);
+    NUM_FIELD(points, H5T_NATIVE_INT);
     STR_FIELD(verdict);
     STR_FIELD(expected);
     STR_FIELD(rule);
     STR_FIELD(resolution);
     STR_FIELD(note);
-    H5Tinsert(t, "rule_kind", HOFFSET(ar_verdict_row, rule_kind), H5T_NATIVE_INT);
+    STR_FIELD(rule_kind);
+    STR_FIELD(resolution_kind);
+    NUM_FIELD(resolution_value, H5T_NATIVE_DOUBLE);
+    NUM_FIELD(resolution_lo, H5T_NATIVE_DOUBLE);
+    NUM_FIELD(resolution_hi, H5T_NATIVE_DOUBLE);
+    NUM_FIELD(loose, H5T_NATIVE_INT);
+    NUM_FIELD(excludes, H5T_NATIVE_INT);
 #undef STR_FIELD
+#undef NUM_FIELD
     return t;
 }
 
@@ -472,10 +561,11 @@ static void pending_rows(const ar_spec *spec, ar_verdict_row *rows)
             snprintf(rows[r].claim, sizeof rows[r].claim, "%s", x->claims[k]->id);
             snprintf(rows[r].experiment, sizeof rows[r].experiment, "%s", x->name);
             snprintf(rows[r].statement, sizeof rows[r].statement, "%s", x->claims[k]->statement);
-            snprintf(rows[r].verdict, sizeof rows[r].verdict, "%s", ar_verdict_name(AR_NOT_RUN));
-            rows[r].rule_kind = (int)x->claims[k]->rule;
-            snprintf(rows[r].expected, sizeof rows[r].expected, "%s", ar_verdict_name(x->expect[k]));
+            rows[r].verdict = AR_NOT_RUN;
+            rows[r].expected = x->expect[k];
+            rows[r].rule = x->claims[k]->rule;
             rows[r].prediction = rows[r].estimate = rows[r].ci_lo = rows[r].ci_hi = NAN;
+            rows[r].resolution = (ar_resolution){AR_RESOLUTION_NONE, NAN, NAN, NAN, 0, 0};
         }
     }
 }
@@ -551,16 +641,23 @@ ar_store *ar_store_create(const char *path, const ar_spec *spec, const char *com
     if (ok) {
         int n = ar_store_verdict_count(spec);
         ar_verdict_row *rows = calloc((size_t)(n ? n : 1), sizeof *rows);
-        pending_rows(spec, rows);
-        hid_t type = verdict_type();
-        hsize_t dim = (hsize_t)n;
-        hid_t ds = make_dataset(file, "verdicts", type, 1, &dim, NULL,
-                                "one row per (experiment, claim): the verdict and the point that decided it");
-        ok = ds >= 0 && H5Dwrite(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) >= 0;
-        if (ds >= 0)
-            H5Dclose(ds);
-        H5Tclose(type);
+        verdict_record *records = calloc((size_t)(n ? n : 1), sizeof *records);
+        ok = rows && records;
+        if (ok) {
+            pending_rows(spec, rows);
+            for (int r = 0; r < n; ++r)
+                to_record(&rows[r], &records[r]);
+            hid_t type = verdict_type();
+            hsize_t dim = (hsize_t)n;
+            hid_t ds = make_dataset(file, "verdicts", type, 1, &dim, NULL,
+                                    "one row per (experiment, claim): the verdict and the point that decided it");
+            ok = ds >= 0 && H5Dwrite(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, records) >= 0;
+            if (ds >= 0)
+                H5Dclose(ds);
+            H5Tclose(type);
+        }
         free(rows);
+        free(records);
     }
     if (!ok || H5Fflush(file, H5F_SCOPE_GLOBAL) < 0) {
         H5Fclose(file);
@@ -823,12 +920,18 @@ int ar_store_read_theory(ar_store *store, int experiment, const ar_claim *claim,
 
 int ar_store_write_verdicts(ar_store *store, const ar_verdict_row *rows, int n_rows, char *err)
 {
+    verdict_record *records = calloc((size_t)(n_rows > 0 ? n_rows : 1), sizeof *records);
+    if (!records)
+        return fail(err, store->path, "out of memory writing the verdicts table");
+    for (int r = 0; r < n_rows; ++r)
+        to_record(&rows[r], &records[r]);
     hid_t ds = H5Dopen2(store->file, "verdicts", H5P_DEFAULT);
     hid_t type = verdict_type();
     herr_t st = ds < 0 || n_rows != ar_store_verdict_count(&store->spec)
                     ? -1
-                    : H5Dwrite(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows);
+                    : H5Dwrite(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, records);
     H5Tclose(type);
+    free(records);
     if (ds >= 0)
         H5Dclose(ds);
     if (st < 0 || H5Fflush(store->file, H5F_SCOPE_GLOBAL) < 0)
@@ -839,10 +942,15 @@ int ar_store_write_verdicts(ar_store *store, const ar_verdict_row *rows, int n_r
 int ar_store_read_verdicts(ar_store *store, ar_verdict_row **rows, int *n_rows, char *err)
 {
     *n_rows = ar_store_verdict_count(&store->spec);
-    *rows = calloc((size_t)(*n_rows ? *n_rows : 1), sizeof **rows);
+    size_t count = (size_t)(*n_rows ? *n_rows : 1);
+    *rows = calloc(count, sizeof **rows);
+    verdict_record *records = calloc(count, sizeof *records);
     hid_t type = verdict_type();
-    int st = read_full(store->file, "verdicts", type, *rows, (size_t)*n_rows);
+    int st = *rows && records ? read_full(store->file, "verdicts", type, records, (size_t)*n_rows) : -1;
     H5Tclose(type);
+    for (int r = 0; st == 0 && r < *n_rows; ++r)
+        st = from_record(&records[r], &(*rows)[r]);
+    free(records);
     if (st < 0) {
         free(*rows);
         *rows = NULL;

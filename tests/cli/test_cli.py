@@ -400,6 +400,29 @@ def case_verdicts_mutants(tmp):
     run(["mutants"], expect=2)
 
 
+def case_toy_family(tmp):
+    """The toy family (tests/toy/), registered at run time, goes through list, run, the
+    verdicts, mutants, info and the report like a built-in one."""
+    proc = run(["list", "coin_flips"], expect=0)
+    check("family: toy" in proc.stdout and "claims: T1 T2 T3" in proc.stdout, proc.stdout)
+    spec = os.path.join(os.environ["ATTNRANK_SOURCE_ROOT"], "tests", "toy", "toy.cfg")
+    out = f"{tmp}/toy.h5"
+    proc = run(["run", spec, "-o", out, "-q"], expect=0)
+    table = proc.stdout.split("\nclaims:")[0].splitlines()
+    rows = {(l.split()[0], l.split()[1]): l.split()[2] for l in table if l.split()[:1] in (["T1"], ["T2"], ["T3"])}
+    check(rows == {("T1", "fair"): "HOLDS", ("T2", "fair"): "HOLDS", ("T3", "fair"): "HOLDS",
+                   ("T3", "bent"): "HOLDS"}, f"toy verdicts: {rows}")
+    with h5py.File(out) as f:
+        check(f["fair"].attrs["family"] == b"toy" or f["fair"].attrs["family"] == "toy", "family attribute")
+        check(np.allclose(f["fair/theory/T1"][...], f["fair/n"][...] * 0.3), "T1's prediction n p stored")
+    proc = run(["mutants", out], expect=0)
+    check(any(l.startswith("T1 ") and l.rstrip().endswith("-2% / +2%") for l in proc.stdout.splitlines()),
+          f"T1 kills its 2% mutants: {proc.stdout}")
+    run(["info", out], expect=0)
+    run(["report", out, "-o", f"{tmp}/report"], expect=0)
+    check(os.path.getsize(f"{tmp}/report/report.html") > 1000, "the report of a toy run")
+
+
 def case_markov_layout(tmp):
     spec = os.path.join(os.environ["ATTNRANK_SOURCE_ROOT"], "runs", "markov_spectrum.cfg")
     out = f"{tmp}/m.h5"

@@ -1,0 +1,946 @@
+/* cli: the command line (see cli.h): parses each command's options, calls the library, prints
+ * tables, maps library errors to exit statuses. */
+#define _GNU_SOURCE
+#include "attnrank/cli.h"
+#include "attnrank/engine.h"
+#include "attnrank/registry.h"
+#include "attnrank/report.h"
+#include "attnrank/linalg.h"
+#include "attnrank/sim.h"
+#include "attnrank/spec.h"
+#include "attnrank/store.h"
+#include "attnrank/theory.h"
+#include "attnrank_config.h"
+#include "git_revision.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+extern const char ar_verify_spec[];
+
+static const char *program = "attnrank";
+
+static const char usage_text[] =
+    "usage: attnrank COMMAND [options]\n"
+    "\n"
+    "Monte Carlo checks of theorems about the rank of attention matrices.\n"
+    "\n"
+    "commands:\n"
+    "  list [SIMULATOR|--tsv]    simulators, their parameters (defaults, ranges) and outputs;\n"
+    "                            the claims they check\n"
+    "  run SPEC [options]        run the grid of a spec file into an HDF5 file\n"
+    "  merge -o FILE SHARD...    join the files of a run split with --shard into FILE\n"
+    "  plan SPEC [--set K=V]...  points, trials, core-hours (calibrated here), memory and\n"
+    "                            file size of a spec, before running it\n"
+    "  verify [--quick|--full]   the default verification suite: a verdict table, the HDF5\n"
+    "                            file and its HTML report\n"
+    "  info FILE                 what a result file holds, and its verdicts\n"
+    "  mutants FILE              each claim re-judged against perturbed predictions: how\n"
+    "                            sharply its verdict could have failed\n"
+    "  report FILE [-o DIR]      an HTML page with the verdicts and every claim's figure\n"
+    "  help [COMMAND]            this text, or a command's options\n"
+    "  --version                 version and libraries\n"
+    "\n"
+    "exit status: 0 every verdict as the spec expects; 1 a definite verdict contradicts\n"
+    "the expected one; 2 bad input (spec, command line, file) or a run refused before it\n"
+    "starts (memory, disk, file-size limit); 3 I/O error during a run; 4 no verdict\n"
+    "contradicts, but one expected HOLDS or VIOLATED is INCONCLUSIVE or NOT RUN; 130/143\n"
+    "interrupted by SIGINT/SIGTERM (finished points are saved: continue with --resume).\n";
+
+static const char run_help[] =
+    "usage: attnrank run SPEC [-o FILE] [--set KEY=VALUE]... [--threads N] [--resume] [--force]\n"
+    "                    [--quiet] [--max-memory SIZE] [--shard I/N]\n"
+    "\n"
+    "Runs every grid point of SPEC (a libconfig file, see runs/*.cfg) and writes FILE\n"
+    "(default: SPEC's name with .h5). While it runs the results live in FILE.partial;\n"
+    "FILE appears only when the run is complete.\n"
+    "\n"
+    "  -o, --output FILE     result file\n"
+    "  -s, --set KEY=VALUE   override a spec field: seed=7, trials=100 (all experiments),\n"
+    "                        bound.n=[8,16] (one experiment); repeatable\n"
+    "  -t, --threads N       OpenMP threads (default: OMP_NUM_THREADS or all cores);\n"
+    "                        results are bitwise identical for any N\n"
+    "  -r, --resume          continue an interrupted run from FILE.partial\n"
+    "  -f, --force           replace an existing FILE (or FILE.partial)\n"
+    "  -q, --quiet           no progress line\n"
+    "  -m, --max-memory SIZE refuse points needing more (e.g. 4G; default 80% of RAM)\n"
+    "      --shard I/N       compute only the points g (counted over all experiments in\n"
+    "                        spec order) with g mod N = I, for job arrays; FILE then holds\n"
+    "                        that shard, and `attnrank merge` joins the N files into the\n"
+    "                        one a single run would have written\n";
+
+static const char merge_help[] =
+    "usage: attnrank merge -o FILE [--force] SHARD...\n"
+    "\n"
+    "Joins the files written by `attnrank run SPEC --shard I/N` for I = 0..N-1 into FILE:\n"
+    "the same datasets, bit for bit, as one unsharded run, and its verdicts. Refuses\n"
+    "shards of different specs or seeds, a shard given twice, a missing shard, and a\n"
+    "shard that is not complete (finish it with --resume).\n"
+    "\n"
+    "  -o, --output FILE     the merged result file\n"
+    "  -f, --force           replace an existing FILE\n";
+
+static const char verify_help[] =
+    "usage: attnrank verify [--quick|--full] [--mutants] [--no-report] [-o FILE] [--threads N]\n"
+    "                       [--set KEY=VALUE]... [--resume] [--force] [--quiet]\n"
+    "                       [--max-memory SIZE]   (as for run)\n"
+    "\n"
+    "Runs the built-in verification suite (runs/verify.cfg): every claim with a verdict,\n"
+    "including one deliberately broken assumption (tied weights, H4) that must come out\n"
+    "VIOLATED. About a minute on 2 cores; --quick takes a tenth of the trials, --full ten\n"
+    "times as many. Writes FILE (default attnrank-verify-<UTC time>.h5) and its HTML report\n"
+    "(FILE without .h5, plus -report/report.html). Exits 1 if a verdict contradicts the\n"
+    "expected one, 4 if one expected to be definite is INCONCLUSIVE. --mutants then\n"
+    "re-judges every claim against perturbed predictions (see `attnrank help mutants`).\n";
+
+static void print_verdicts(FILE *f, const ar_verdict_row *rows, int n)
+{
+    fprintf(f, "%-8s %-16s %-12s %-12s %10s  %-30s %7s  %-30s %-15s %s\n", "claim", "experiment", "verdict",
+            "expected", "prediction", "estimate [95% CI]", "trials", "resolution", "note", "deciding point");
+    for (int i = 0; i < n; ++i) {
+        const ar_verdict_row *r = &rows[i];
+        char est[64], resolution[96], prediction[32];
+        if (isnan(r->estimate))
+            snprintf(est, sizeof est, "-");
+        else
+            snprintf(est, sizeof est, "%.5g [%.5g, %.5g]", r->estimate, r->ci_lo, r->ci_hi);
+        ar_resolution_describe(&r->resolution, resolution, sizeof resolution);
+        const char *mark = r->verdict == r->expected            ? ""
+                           : r->verdict == AR_INCONCLUSIVE     ? " <-- inconclusive"
+                           : r->verdict == AR_NOT_RUN          ? " <-- no point of the grid to judge"
+                                                               : " <-- differs from expected";
+        /* Trend claims compare sizes with each other; their theory value is only a reference. */
+        if (r->rule == AR_RULE_INCREASING || r->rule == AR_RULE_DECREASING)
+            snprintf(prediction, sizeof prediction, "%s", r->rule == AR_RULE_INCREASING ? "increasing" : "decreasing");
+        else
+            snprintf(prediction, sizeof prediction, "%.4g", r->prediction);
+        fprintf(f, "%-8s %-16s %-12s %-12s %10s  %-30s %7lld  %-30s %-15s %s%s\n", r->claim, r->experiment,
+                ar_verdict_name(r->verdict), ar_verdict_name(r->expected), prediction, est, r->trials, resolution,
+                r->note[0] ? r->note : "-", r->point[0] ? r->point : "-", mark);
+    }
+    fprintf(f, "\nclaims:\n");
+    for (int i = 0; i < n; ++i) {
+        int seen = 0;
+        for (int k = 0; k < i; ++k)
+            seen |= strcmp(rows[k].claim, rows[i].claim) == 0;
+        if (!seen)
+            fprintf(f, "  %-8s %s\n", rows[i].claim, rows[i].statement);
+    }
+}
+
+/* The exit status the verdicts give: 1 if a definite verdict contradicts its
+ * expectation, 4 if none does but an expected-definite one is INCONCLUSIVE or NOT RUN,
+ * else 0. *undecided counts the latter. */
+static int verdict_status(const ar_verdict_row *rows, int n, int *undecided)
+{
+    int differ = 0;
+    *undecided = 0;
+    for (int i = 0; i < n; ++i) {
+        if (rows[i].verdict == rows[i].expected)
+            continue;
+        if (rows[i].verdict == AR_INCONCLUSIVE || rows[i].verdict == AR_NOT_RUN)
+            (*undecided)++;
+        else
+            differ = 1;
+    }
+    return differ ? AR_EXIT_VERIFY_FAILED : *undecided ? AR_EXIT_UNDECIDED : AR_EXIT_OK;
+}
+
+/* Says what the status means, after the table. */
+static void print_outcome(int status, int undecided)
+{
+    if (status == AR_EXIT_VERIFY_FAILED)
+        printf("some verdicts differ from what the spec expects\n");
+    else if (status == AR_EXIT_UNDECIDED)
+        printf("%d verdict(s) undecided where the spec expects a definite one (INCONCLUSIVE or NOT RUN): "
+               "exit status 4\n",
+               undecided);
+}
+
+static char *join_command_line(int argc, char **argv)
+{
+    size_t len = 1;
+    for (int i = 0; i < argc; ++i)
+        len += strlen(argv[i]) + 3;
+    char *s = malloc(len), *w = s;
+    for (int i = 0; i < argc; ++i) {
+        int quote = strpbrk(argv[i], " \t\"'") != NULL;
+        w += sprintf(w, "%s%s%s%s", i ? " " : "", quote ? "'" : "", argv[i], quote ? "'" : "");
+    }
+    return s;
+}
+
+static int parse_size(const char *text, double *bytes)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (errno || end == text || !(v > 0) || !isfinite(v))
+        return -1;
+    switch (toupper((unsigned char)*end)) {
+    case '\0': break;
+    case 'K': v *= 1024.0; end++; break;
+    case 'M': v *= 1048576.0; end++; break;
+    case 'G': v *= 1073741824.0; end++; break;
+    case 'T': v *= 1099511627776.0; end++; break;
+    default: return -1;
+    }
+    if (*end == 'B' || *end == 'b')
+        end++;
+    if (*end)
+        return -1;
+    *bytes = v;
+    return 0;
+}
+
+static int bad_usage(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "%s: ", program);
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, " (see `attnrank help`)\n");
+    return AR_EXIT_BAD_INPUT;
+}
+
+typedef struct {
+    ar_run_options run;
+    const char **sets;
+    int n_sets;
+    int quick, full, mutants, no_report;
+    const char *spec_path;
+} cli_options;
+
+static int parse_run_options(int argc, char **argv, int verify, cli_options *o)
+{
+    static const struct option longs[] = {
+        {"output", required_argument, 0, 'o'},  {"set", required_argument, 0, 's'},
+        {"threads", required_argument, 0, 't'}, {"resume", no_argument, 0, 'r'},
+        {"force", no_argument, 0, 'f'},         {"quiet", no_argument, 0, 'q'},
+        {"max-memory", required_argument, 0, 'm'}, {"quick", no_argument, 0, 'Q'},
+        {"full", no_argument, 0, 'F'},          {"help", no_argument, 0, 'h'},
+        {"shard", required_argument, 0, 'S'},   {"mutants", no_argument, 0, 'M'},
+        {"no-report", no_argument, 0, 'N'},     {0, 0, 0, 0},
+    };
+    o->sets = calloc((size_t)argc + 1, sizeof *o->sets);
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "o:s:t:rfqm:h", longs, NULL)) != -1) {
+        switch (c) {
+        case 'o': o->run.output = optarg; break;
+        case 's': o->sets[o->n_sets++] = optarg; break;
+        case 't': {
+            char *end;
+            long t = strtol(optarg, &end, 10);
+            if (*end || t < 1 || t > 4096)
+                return bad_usage("--threads: '%s' is not a thread count in 1..4096", optarg);
+            o->run.threads = (int)t;
+            break;
+        }
+        case 'r': o->run.resume = 1; break;
+        case 'f': o->run.force = 1; break;
+        case 'q': o->run.quiet = 1; break;
+        case 'm':
+            if (parse_size(optarg, &o->run.max_memory))
+                return bad_usage("--max-memory: '%s' is not a size like 512M or 4G", optarg);
+            break;
+        case 'S': {
+            int index, count, used = 0;
+            if (verify || sscanf(optarg, "%d/%d%n", &index, &count, &used) != 2 || optarg[used] || count < 1 ||
+                index < 0 || index >= count)
+                return bad_usage(verify ? "--shard: only for `attnrank run`, not '%s'"
+                                        : "--shard: '%s' is not I/N with 0 <= I < N",
+                                 optarg);
+            o->run.shard = index;
+            o->run.shards = count;
+            break;
+        }
+        case 'N':
+            if (!verify)
+                return bad_usage("%s", "--no-report: only for `attnrank verify`");
+            o->no_report = 1;
+            break;
+        case 'M':
+            if (!verify)
+                return bad_usage("%s", "--mutants: only for `attnrank verify` (for a file: attnrank mutants FILE)");
+            o->mutants = 1;
+            break;
+        case 'Q':
+        case 'F':
+            if (!verify)
+                return bad_usage("%s: only for `attnrank verify`", c == 'Q' ? "--quick" : "--full");
+            if (c == 'Q')
+                o->quick = 1;
+            else
+                o->full = 1;
+            break;
+        case 'h':
+            fputs(verify ? verify_help : run_help, stdout);
+            exit(0);
+        default:
+            if (optopt)
+                return bad_usage("unknown or incomplete option '-%c'", (char[]){(char)optopt, 0});
+            return bad_usage("unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (o->quick && o->full)
+        return bad_usage("%s", "--quick and --full exclude each other");
+    if (!verify) {
+        if (optind >= argc)
+            return bad_usage("%s", "run: missing the SPEC file");
+        o->spec_path = argv[optind++];
+    }
+    if (optind < argc)
+        return bad_usage("unexpected argument '%s'", argv[optind]);
+    return 0;
+}
+
+static int run_spec(ar_spec *spec, cli_options *o)
+{
+    ar_verdict_row *rows;
+    int n_rows;
+    char err[AR_ERR_LEN];
+    ar_install_signal_handlers();
+    int status = ar_engine_run(spec, &o->run, &rows, &n_rows, err);
+    if (status != AR_EXIT_OK) {
+        fprintf(stderr, "%s: %s\n", program, err);
+        return status;
+    }
+    if (n_rows > 0)
+        print_verdicts(stdout, rows, n_rows);
+    if (o->run.shards > 1) {
+        printf("shard %d/%d complete: %s\njoin all %d shards with: attnrank merge -o FILE SHARD...\n", o->run.shard,
+               o->run.shards, o->run.output, o->run.shards);
+        free(rows);
+        return AR_EXIT_OK;
+    }
+    int undecided;
+    status = verdict_status(rows, n_rows, &undecided);
+    printf("\nresults: %s\n", o->run.output);
+    print_outcome(status, undecided);
+    free(rows);
+    return status;
+}
+
+static char *default_output(const char *spec_path)
+{
+    const char *base = strrchr(spec_path, '/');
+    base = base ? base + 1 : spec_path;
+    char *out = malloc(strlen(base) + 4);
+    strcpy(out, base);
+    char *dot = strrchr(out, '.');
+    if (dot && dot != out)
+        *dot = '\0';
+    strcat(out, ".h5");
+    return out;
+}
+
+static int cmd_run(int argc, char **argv, char *command_line)
+{
+    cli_options o = {0};
+    int status = parse_run_options(argc, argv, 0, &o);
+    if (status) {
+        free(o.sets);
+        return status;
+    }
+    char *output = NULL;
+    if (!o.run.output)
+        o.run.output = output = default_output(o.spec_path);
+    o.run.command_line = command_line;
+    ar_spec spec;
+    char err[AR_ERR_LEN];
+    if (ar_spec_load(o.spec_path, o.sets, o.n_sets, &spec, err) != 0) {
+        fprintf(stderr, "%s: %s\n", program, err);
+        status = AR_EXIT_BAD_INPUT;
+    } else {
+        status = run_spec(&spec, &o);
+        ar_spec_free(&spec);
+    }
+    free(output);
+    free(o.sets);
+    return status;
+}
+
+static const char report_help[] =
+    "usage: attnrank report FILE [-o DIR]\n"
+    "\n"
+    "Writes DIR/report.html (default DIR: FILE without .h5, plus -report): the verdict\n"
+    "table, a section per claim with its figures (drawn from FILE by the scripts in\n"
+    "plots/, embedded as SVG: the page needs no network), the spec and the provenance.\n"
+    "Without Python and matplotlib the page still has the table and says what is missing.\n"
+    "ATTNRANK_PLOTS names another folder of figure scripts.\n";
+
+static const char *plots_folder(void)
+{
+    const char *env = getenv("ATTNRANK_PLOTS");
+    return env && env[0] ? env : ATTNRANK_SOURCE_ROOT "/plots";
+}
+
+static char *default_report_dir(const char *result)
+{
+    char *dir = malloc(strlen(result) + 8);
+    strcpy(dir, result);
+    size_t len = strlen(dir);
+    if (len > 3 && strcmp(dir + len - 3, ".h5") == 0)
+        dir[len - 3] = '\0';
+    strcat(dir, "-report");
+    return dir;
+}
+
+/* The report of a finished run; says where it is, or why figures are missing. */
+static int write_report(const char *result, const char *dir)
+{
+    char err[AR_ERR_LEN], note[512];
+    if (ar_report_write(result, dir, plots_folder(), note, sizeof note, err) != 0) {
+        fprintf(stderr, "%s: %s\n", program, err);
+        return AR_EXIT_IO;
+    }
+    printf("report: %s/report.html\n", dir);
+    if (note[0])
+        fprintf(stderr, "%s: %s\n", program, note);
+    return AR_EXIT_OK;
+}
+
+/* One mutant as a table cell: its perturbation and K (killed: VIOLATED), h (holds),
+ * i (inconclusive) or - (not run). */
+static void mutant_cell(const ar_mutant *m, char *buf, size_t len)
+{
+    const char *mark = m->verdict == AR_VIOLATED ? "K" : m->verdict == AR_HOLDS ? "h" : m->verdict == AR_INCONCLUSIVE ? "i" : "-";
+    if (m->reversed)
+        snprintf(buf, len, "reversed:%s", mark);
+    else
+        snprintf(buf, len, "%+.0f%%:%s", 100 * (m->factor - 1), mark);
+}
+
+/* The smallest perturbation killed on each side, in words. */
+static void smallest_killed(const ar_mutant_row *r, char *buf, size_t len)
+{
+    double below = INFINITY, above = INFINITY;
+    int reversed_killed = 0;
+    for (int m = 0; m < r->count; ++m) {
+        const ar_mutant *x = &r->mutants[m];
+        if (x->verdict != AR_VIOLATED)
+            continue;
+        if (x->reversed)
+            reversed_killed = 1;
+        else if (x->factor < 1)
+            below = fmin(below, 1 - x->factor);
+        else
+            above = fmin(above, x->factor - 1);
+    }
+    if (r->count == 0)
+        snprintf(buf, len, "none: %s", r->why);
+    else if (r->mutants[0].reversed)
+        snprintf(buf, len, "%s", reversed_killed ? "reversed trend" : "NONE: the reversed trend survives");
+    else if (isinf(below) && isinf(above))
+        snprintf(buf, len, "NONE killed (up to 10%%)%s", r->loose ? ": loose, the data stay far from the bound" : "");
+    else {
+        char lo[32] = "", hi[32] = "";
+        if (!isinf(below))
+            snprintf(lo, sizeof lo, "-%.0f%%", 100 * below);
+        if (!isinf(above))
+            snprintf(hi, sizeof hi, "+%.0f%%", 100 * above);
+        snprintf(buf, len, "%s%s%s", lo, lo[0] && hi[0] ? " / " : "", hi);
+    }
+}
+
+static void print_mutants(const ar_mutant_row *rows, int n)
+{
+    printf("mutants: each claim re-judged on the same data against perturbed predictions (K killed = VIOLATED, "
+           "h holds, i inconclusive)\n");
+    printf("%-8s %-12s %-13s %-62s %s\n", "claim", "experiment", "verdict", "mutants", "smallest killed");
+    int none = 0;
+    for (int i = 0; i < n; ++i) {
+        const ar_mutant_row *r = &rows[i];
+        char cells[160] = "", cell[32], killed[160];
+        for (int m = 0; m < r->count; ++m) {
+            mutant_cell(&r->mutants[m], cell, sizeof cell);
+            strncat(cells, m ? " " : "", sizeof cells - strlen(cells) - 1);
+            strncat(cells, cell, sizeof cells - strlen(cells) - 1);
+        }
+        smallest_killed(r, killed, sizeof killed);
+        none += r->count == 0 || strncmp(killed, "NONE", 4) == 0;
+        printf("%-8s %-12s %-13s %-62s %s\n", r->claim, r->experiment, ar_verdict_name(r->verdict),
+               r->count ? cells : "-", killed);
+    }
+    printf("\n%d of %d claim(s) kill at least one mutant; %d kill none or have none to kill\n", n - none, n, none);
+}
+
+/* Mutants of every claim of a finished result file. */
+static int print_file_mutants(const char *path)
+{
+    char err[AR_ERR_LEN];
+    ar_store *store = ar_store_open(path, 0, err);
+    if (!store) {
+        fprintf(stderr, "%s: %s\n", program, err);
+        return AR_EXIT_BAD_INPUT;
+    }
+    const ar_spec *spec = ar_store_spec(store);
+    for (int e = 0; e < spec->n_experiments; ++e)
+        if (ar_store_done_count(store, e) < spec->experiments[e].n_points) {
+            fprintf(stderr, "%s: %s: incomplete run (experiment %s): mutants need every point\n", program, path,
+                    spec->experiments[e].name);
+            ar_store_close(store);
+            return AR_EXIT_BAD_INPUT;
+        }
+    int n = ar_store_verdict_count(spec);
+    ar_mutant_row *rows = calloc((size_t)(n ? n : 1), sizeof *rows);
+    int status = AR_EXIT_OK;
+    if (!rows || ar_engine_mutants(store, rows, err) < 0) {
+        fprintf(stderr, "%s: %s\n", program, rows ? err : "out of memory");
+        status = AR_EXIT_BAD_INPUT;
+    } else {
+        print_mutants(rows, n);
+    }
+    free(rows);
+    ar_store_close(store);
+    return status;
+}
+
+static const char mutants_help[] =
+    "usage: attnrank mutants FILE\n"
+    "\n"
+    "Re-judges the stored estimates of a finished result file, without simulating again,\n"
+    "against perturbed predictions: each limit and equality scaled by +-2%, +-5% and\n"
+    "+-10%; each bound tightened by 2, 3, 5 and 10%; each trend reversed. Prints, per\n"
+    "claim, which mutants are killed (VIOLATED) and the smallest one, and names the claims\n"
+    "where none can be made (witnesses, measurements) or none is killed.\n";
+
+static int cmd_mutants(int argc, char **argv)
+{
+    if (argc == 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
+        fputs(mutants_help, stdout);
+        return AR_EXIT_OK;
+    }
+    if (argc != 2 || argv[1][0] == '-')
+        return bad_usage("%s", "mutants: give one result FILE");
+    return print_file_mutants(argv[1]);
+}
+
+static int cmd_verify(int argc, char **argv, char *command_line)
+{
+    cli_options o = {0};
+    int status = parse_run_options(argc, argv, 1, &o);
+    if (!status && o.run.resume && !o.run.output)
+        status = bad_usage("%s", "verify --resume needs the -o FILE of the interrupted run");
+    if (status) {
+        free(o.sets);
+        return status;
+    }
+    char output[128];
+    if (!o.run.output) {
+        time_t now = time(NULL);
+        strftime(output, sizeof output, "attnrank-verify-%Y%m%dT%H%M%SZ.h5", gmtime(&now));
+        o.run.output = output;
+    }
+    o.run.command_line = command_line;
+    ar_spec spec;
+    char err[AR_ERR_LEN];
+    const char *label = o.quick ? "verify.cfg (built in, --quick)" : o.full ? "verify.cfg (built in, --full)"
+                                                                           : "verify.cfg (built in)";
+    if (ar_spec_load_text(ar_verify_spec, label, NULL, o.sets, o.n_sets, &spec, err) != 0) {
+        fprintf(stderr, "%s: %s\n", program, err);
+        free(o.sets);
+        return AR_EXIT_BAD_INPUT;
+    }
+    if (o.quick || o.full)
+        ar_spec_scale_trials(&spec, o.quick ? 0.1 : 10.0);
+    if (!o.run.quiet)
+        fprintf(stderr, "attnrank verify: %s, writing %s\n", label, o.run.output);
+    status = run_spec(&spec, &o);
+    if (status == AR_EXIT_OK || status == AR_EXIT_VERIFY_FAILED || status == AR_EXIT_UNDECIDED) {
+        if (!o.no_report) {
+            char *dir = default_report_dir(o.run.output); /* the report, next to the file */
+            write_report(o.run.output, dir);
+            free(dir);
+        }
+        if (o.mutants) {
+            printf("\n");
+            int mutant_status = print_file_mutants(o.run.output);
+            if (mutant_status != AR_EXIT_OK)
+                status = mutant_status;
+        }
+    }
+    ar_spec_free(&spec);
+    free(o.sets);
+    return status;
+}
+
+static void print_param(const ar_param *p)
+{
+    char def[64], range[160];
+    if (p->type == AR_PARAM_CHOICE) {
+        snprintf(def, sizeof def, "%s", p->choices[(int)p->default_value]);
+        range[0] = '\0';
+        for (int i = 0; p->choices[i]; ++i) {
+            strncat(range, i ? "|" : "", sizeof range - strlen(range) - 1);
+            strncat(range, p->choices[i], sizeof range - strlen(range) - 1);
+        }
+    } else {
+        snprintf(def, sizeof def, "%g", p->default_value);
+        snprintf(range, sizeof range, "%s%g, %g]", p->min_exclusive ? "(" : "[", p->min, p->max);
+    }
+    const char *type = p->type == AR_PARAM_INT ? "int" : p->type == AR_PARAM_REAL ? "real" : "choice";
+    printf("    %-10s %-7s %-12s %-28s %s\n", p->name, type, def, range, p->doc);
+}
+
+static int cmd_list(int argc, char **argv)
+{
+    int count, n_claims;
+    const ar_sim *const *sims = ar_sim_all(&count);
+    const ar_claim *const *claims = ar_claims_all(&n_claims);
+    if (argc > 1 && strcmp(argv[1], "--tsv") == 0) {
+        /* for scripts: simulator, parameter, type, default, min, max, choices (| separated) */
+        for (int s = 0; s < count; ++s)
+            for (int i = 0; i < sims[s]->n_params; ++i) {
+                const ar_param *p = &sims[s]->params[i];
+                printf("%s\t%s\t%s\t", sims[s]->name, p->name,
+                       p->type == AR_PARAM_INT ? "int" : p->type == AR_PARAM_REAL ? "real" : "choice");
+                if (p->type == AR_PARAM_CHOICE) {
+                    printf("%s\t\t\t", p->choices[(int)p->default_value]);
+                    for (int c = 0; p->choices[c]; ++c)
+                        printf("%s%s", c ? "|" : "", p->choices[c]);
+                } else {
+                    printf("%.17g\t%.17g\t%.17g\t", p->default_value, p->min, p->max);
+                }
+                printf("\n");
+            }
+        return 0;
+    }
+    const char *only = argc > 1 ? argv[1] : NULL;
+    if (only && !ar_sim_find(only))
+        return bad_usage("list: unknown simulator '%s'", only);
+    for (int s = 0; s < count; ++s) {
+        const ar_sim *sim = sims[s];
+        if (only && strcmp(only, sim->name) != 0)
+            continue;
+        const ar_family *family = ar_family_of(sim);
+        printf("%s: %s\n  family: %s (%s)\n  claims:", sim->name, sim->summary, family ? family->name : "-",
+               family ? family->paper : "-");
+        for (int c = 0; c < n_claims; ++c)
+            if (claims[c]->sim == sim && claims[c]->rule != AR_RULE_REFERENCE)
+                printf(" %s", claims[c]->id);
+        printf("\n  parameters (a scalar fixes one; an array or list is a grid axis):\n");
+        printf("    %-10s %-7s %-12s %-28s %s\n", "name", "type", "default", "range", "meaning");
+        for (int i = 0; i < sim->n_params; ++i)
+            print_param(&sim->params[i]);
+        printf("  outputs (per trial; stored as mean, stderr, std, ci_lo, ci_hi, min, max, count, failed):\n");
+        for (int o = 0; o < sim->n_outputs; ++o) {
+            const ar_output *out = &sim->outputs[o];
+            char kind[32];
+            snprintf(kind, sizeof kind, "%s%s%s", out->hist_max ? "integer" : "real", out->length ? " x " : "",
+                     out->length ? out->index_name : "");
+            printf("    %-17s %-12s %s\n", out->name, kind, out->description);
+        }
+        printf("  claim checks:\n");
+        for (int c = 0; c < n_claims; ++c)
+            if (claims[c]->sim == sim)
+                printf("    %-8s %-11s %s%s\n", claims[c]->id, ar_rule_name(claims[c]->rule), claims[c]->statement,
+                       claims[c]->on_request ? " [only when listed]" : "");
+        printf("\n");
+    }
+    printf("experiment fields: name, simulator, trials (default 1000), claims, expect, and the parameters.\n");
+    return 0;
+}
+
+static int cmd_info(int argc, char **argv)
+{
+    if (argc != 2)
+        return bad_usage("%s", "info: give exactly one result file");
+    char err[AR_ERR_LEN];
+    ar_store *store = ar_store_open(argv[1], 0, err);
+    if (!store) {
+        fprintf(stderr, "%s: %s\n", program, err);
+        return AR_EXIT_BAD_INPUT;
+    }
+    static const char *const attrs[] = {"attnrank_version", "git_revision", "created", "command_line", "host",
+                                        "spec_source", "spec_hash", "title", "openblas_core", "hdf5_version",
+                                        "gsl_version"};
+    printf("%s\n", argv[1]);
+    for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; ++i) {
+        char value[1024];
+        ar_store_attribute(store, attrs[i], value, sizeof value);
+        if (value[0])
+            printf("  %-17s %s\n", attrs[i], value);
+    }
+    const ar_spec *spec = ar_store_spec(store);
+    printf("  %-17s %llu\n", "seed", (unsigned long long)spec->seed);
+    long all_done = 0, all_points = 0;
+    for (int e = 0; e < spec->n_experiments; ++e) {
+        const ar_experiment *x = &spec->experiments[e];
+        long done = ar_store_done_count(store, e);
+        all_done += done;
+        all_points += x->n_points;
+        printf("\n/%s: simulator %s, %ld trials per point, %ld of %ld points done\n", x->name, x->sim->name,
+               x->trials, done, x->n_points);
+        for (int a = 0; a < x->n_axes; ++a) {
+            const ar_param *p = &x->sim->params[x->axes[a].param];
+            printf("  axis %-8s (%d):", p->name, x->axes[a].count);
+            for (int i = 0; i < x->axes[a].count; ++i) {
+                if (p->type == AR_PARAM_CHOICE)
+                    printf(" %s", p->choices[(int)x->axes[a].values[i]]);
+                else
+                    printf(" %g", x->axes[a].values[i]);
+            }
+            printf("\n");
+        }
+        printf("  outputs:");
+        for (int o = 0; o < x->sim->n_outputs; ++o)
+            printf(" %s", x->sim->outputs[o].name);
+        printf("\n  claims:");
+        for (int k = 0; k < x->n_claims; ++k)
+            printf(" %s", x->claims[k]->id);
+        printf("\n");
+    }
+    ar_verdict_row *rows;
+    int n;
+    int status = AR_EXIT_OK;
+    if (ar_store_read_verdicts(store, &rows, &n, err) == 0) {
+        printf("\n");
+        if (all_done < all_points)
+            printf("incomplete run (%ld of %ld points): verdicts are computed when it completes\n", all_done,
+                   all_points);
+        else
+            print_verdicts(stdout, rows, n);
+        free(rows);
+    } else {
+        fprintf(stderr, "%s: %s\n", program, err);
+        status = AR_EXIT_BAD_INPUT;
+    }
+    ar_store_close(store);
+    return status;
+}
+
+static int cmd_merge(int argc, char **argv, char *command_line)
+{
+    static const struct option longs[] = {
+        {"output", required_argument, 0, 'o'}, {"force", no_argument, 0, 'f'}, {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
+    };
+    const char *output = NULL;
+    int force = 0, c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "o:fh", longs, NULL)) != -1) {
+        switch (c) {
+        case 'o': output = optarg; break;
+        case 'f': force = 1; break;
+        case 'h': fputs(merge_help, stdout); return 0;
+        default: return bad_usage("merge: unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (!output)
+        return bad_usage("%s", "merge: give the merged file with -o FILE");
+    if (optind >= argc)
+        return bad_usage("%s", "merge: give the shard files");
+    ar_verdict_row *rows;
+    int n_rows;
+    char err[AR_ERR_LEN];
+    int status = ar_engine_merge(output, (const char *const *)argv + optind, argc - optind, command_line, force,
+                                 &rows, &n_rows, err);
+    if (status != AR_EXIT_OK) {
+        fprintf(stderr, "%s: %s\n", program, err);
+        return status;
+    }
+    print_verdicts(stdout, rows, n_rows);
+    int undecided;
+    status = verdict_status(rows, n_rows, &undecided);
+    printf("\nresults: %s (merged from %d shards)\n", output, argc - optind);
+    print_outcome(status, undecided);
+    free(rows);
+    return status;
+}
+
+static const char plan_help[] =
+    "usage: attnrank plan SPEC [--set KEY=VALUE]... [--threads N]\n"
+    "\n"
+    "Prints what running SPEC takes: points and trials per experiment, core-hours (each\n"
+    "experiment's most expensive point is timed for about half a second on one core here,\n"
+    "the simulator's cost model carries that to the other points), the memory one thread\n"
+    "needs, and the size of the result file. Core-hours scale with the machine: calibrate\n"
+    "on a node of the cluster that will run it.\n";
+
+static void human_bytes(double bytes, char *buf, size_t len)
+{
+    const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    while (bytes >= 1024 && u < 4)
+        bytes /= 1024, u++;
+    snprintf(buf, len, "%.3g %s", bytes, units[u]);
+}
+
+static int cmd_plan(int argc, char **argv)
+{
+    cli_options o = {0};
+    for (int i = 1; i < argc; ++i)
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            fputs(plan_help, stdout);
+            return 0;
+        }
+    int status = parse_run_options(argc, argv, 0, &o);
+    if (status) {
+        free(o.sets);
+        return status;
+    }
+    ar_spec spec;
+    char err[AR_ERR_LEN];
+    if (ar_spec_load(o.spec_path, o.sets, o.n_sets, &spec, err) != 0) {
+        fprintf(stderr, "%s: %s\n", program, err);
+        free(o.sets);
+        return AR_EXIT_BAD_INPUT;
+    }
+    long all_points = 0;
+    double all_trials = 0, all_seconds = 0, widest = 0;
+    printf("%s: seed %llu\n\n%-16s %-17s %9s %12s %12s %12s %14s\n", o.spec_path, (unsigned long long)spec.seed,
+           "experiment", "simulator", "points", "trials", "core-hours", "s/trial max", "memory/thread");
+    for (int e = 0; e < spec.n_experiments; ++e) {
+        const ar_experiment *x = &spec.experiments[e];
+        long costliest = 0;
+        double total_cost = 0, memory = 0;
+        for (long p = 0; p < x->n_points; ++p) {
+            double c = ar_engine_point_cost(x, p);
+            total_cost += c;
+            if (c > ar_engine_point_cost(x, costliest))
+                costliest = p;
+            ar_point pt;
+            ar_experiment_point(x, p, &pt);
+            double m = ar_engine_point_memory(x, &pt, 1);
+            memory = m > memory ? m : memory;
+        }
+        double per_trial = ar_engine_trial_seconds(&spec, x, costliest, 0.5);
+        double seconds = per_trial / ar_engine_point_cost(x, costliest) * total_cost * (double)x->trials;
+        char mem[32];
+        human_bytes(memory, mem, sizeof mem);
+        printf("%-16s %-17s %9ld %12.4g %12.3g %12.3g %14s\n", x->name, x->sim->name, x->n_points,
+               (double)x->trials * x->n_points, seconds / 3600, per_trial, mem);
+        all_points += x->n_points;
+        all_trials += (double)x->trials * x->n_points;
+        all_seconds += seconds;
+        widest = memory > widest ? memory : widest;
+    }
+    char size[32], mem[32];
+    human_bytes(ar_engine_output_bytes(&spec), size, sizeof size);
+    human_bytes(widest, mem, sizeof mem);
+    int cores = omp_get_num_procs();
+    printf("\ntotal: %ld points, %.4g trials, %.3g core-hours (about %.3g min on this machine's %d cores), "
+           "result file about %s, at most %s per thread\n",
+           all_points, all_trials, all_seconds / 3600, all_seconds / 60 / cores, cores, size, mem);
+    printf("(calibrated on this machine, OpenBLAS core %s: each experiment's most expensive point timed, the "
+           "others scaled by the cost model)\n",
+           ar_blas_corename());
+    ar_spec_free(&spec);
+    free(o.sets);
+    return AR_EXIT_OK;
+}
+
+static int cmd_report(int argc, char **argv)
+{
+    const char *dir = NULL, *file = NULL;
+    for (int i = 1; i < argc; ++i) {
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            fputs(report_help, stdout);
+            return 0;
+        } else if ((strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) && i + 1 < argc) {
+            dir = argv[++i];
+        } else if (argv[i][0] == '-') {
+            return bad_usage("report: unknown option '%s'", argv[i]);
+        } else if (!file) {
+            file = argv[i];
+        } else {
+            return bad_usage("report: unexpected argument '%s'", argv[i]);
+        }
+    }
+    if (!file)
+        return bad_usage("%s", "report: give the result FILE");
+    char *made = dir ? NULL : default_report_dir(file);
+    int status = write_report(file, dir ? dir : made);
+    free(made);
+    return status == AR_EXIT_IO ? AR_EXIT_BAD_INPUT : status;
+}
+
+static int dispatch(int argc, char **argv);
+
+static int cmd_version(void)
+{
+    printf("attnrank %s (git %s)\nOpenBLAS: %s (core %s)\n", ATTNRANK_VERSION, ar_git_revision,
+           ar_blas_config(), ar_blas_corename());
+    return 0;
+}
+
+int ar_cli_main(int argc, char **argv)
+{
+    ar_mpi_init(&argc, &argv);
+    int rank = ar_mpi_rank();
+    if (rank > 0) {
+        /* Under mpirun rank 0 speaks for the run (every rank parses the same spec and
+         * would repeat its errors); the other ranks only compute, and only for run
+         * and verify. */
+        if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
+            return AR_EXIT_IO;
+        if (argc < 2 || (strcmp(argv[1], "run") != 0 && strcmp(argv[1], "verify") != 0)) {
+            ar_mpi_finalize();
+            return 0;
+        }
+    }
+    int status = dispatch(argc, argv);
+    ar_mpi_finalize();
+    if (status == AR_EXIT_IO) {
+        /* After a failed write HDF5 may hold a file it cannot close; its exit handler
+         * would then crash. The error is reported: leave without the handlers. */
+        fflush(stdout);
+        fflush(stderr);
+        _exit(status);
+    }
+    return status;
+}
+
+static int dispatch(int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs(usage_text, stderr);
+        return AR_EXIT_BAD_INPUT;
+    }
+    const char *cmd = argv[1];
+    char *command_line = join_command_line(argc, argv);
+    int status;
+    if (strcmp(cmd, "run") == 0)
+        status = cmd_run(argc - 1, argv + 1, command_line);
+    else if (strcmp(cmd, "verify") == 0)
+        status = cmd_verify(argc - 1, argv + 1, command_line);
+    else if (strcmp(cmd, "merge") == 0)
+        status = cmd_merge(argc - 1, argv + 1, command_line);
+    else if (strcmp(cmd, "plan") == 0)
+        status = cmd_plan(argc - 1, argv + 1);
+    else if (strcmp(cmd, "report") == 0)
+        status = cmd_report(argc - 1, argv + 1);
+    else if (strcmp(cmd, "list") == 0)
+        status = cmd_list(argc - 1, argv + 1);
+    else if (strcmp(cmd, "info") == 0)
+        status = cmd_info(argc - 1, argv + 1);
+    else if (strcmp(cmd, "mutants") == 0)
+        status = cmd_mutants(argc - 1, argv + 1);
+    else if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0)
+        status = cmd_version();
+    else if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+        const char *topic = argc > 2 ? argv[2] : "";
+        fputs(strcmp(topic, "run") == 0      ? run_help
+              : strcmp(topic, "verify") == 0 ? verify_help
+              : strcmp(topic, "merge") == 0  ? merge_help
+              : strcmp(topic, "plan") == 0   ? plan_help
+              : strcmp(topic, "report") == 0 ? report_help
+              : strcmp(topic, "mutants") == 0 ? mutants_help
+                                             : usage_text,
+              stdout);
+        status = 0;
+    } else
+        status = bad_usage("unknown command '%s'", cmd);
+    free(command_line);
+    return status;
+}
