@@ -1,4 +1,8 @@
-/* engine: runs every grid point of a spec, trial by trial, into a store.
+/* engine: runs every grid point of a spec, trial by trial, into a store. One concern a
+ * file in sim/core: plan.c works out the run once from the spec (plan.h); preflight.c
+ * refuses what cannot fit; trials.c computes one point with OpenMP and summarizes it;
+ * run.c is the single-process loop and the start and end every run shares; merge.c joins
+ * shards; distributed.c is the MPI driver; judge.c the verdicts (judge.h).
  *
  * Inside a point, OpenMP threads share the trials; each thread allocates its
  * workspace once per point and BLAS runs single-threaded inside a trial. A trial's
@@ -27,16 +31,14 @@ typedef struct ar_run_options {
                                   g counting the points of all experiments in spec order */
 } ar_run_options;
 
-/* Exit statuses shared by the command line and the docs. */
-enum {
-    AR_EXIT_OK = 0,
-    AR_EXIT_VERIFY_FAILED = 1,
-    AR_EXIT_BAD_INPUT = 2,
-    AR_EXIT_IO = 3,
-    AR_EXIT_UNDECIDED = 4,     /* no verdict contradicts, but an expected-definite one is
-                                  INCONCLUSIVE or NOT RUN */
-    AR_EXIT_INTERRUPTED = 130, /* 128 + SIGINT; SIGTERM gives 143 */
-};
+/* What a run, a merge or a judgement comes to; the command line maps these to exit
+ * statuses (cli.c). */
+typedef enum {
+    AR_OK = 0,
+    AR_ERR_INPUT,       /* bad input (spec, options, a file read), or a run refused before it starts */
+    AR_ERR_IO,          /* a write failed during the run */
+    AR_ERR_INTERRUPTED, /* SIGINT or SIGTERM (ar_stop_signal says which): finished points are saved */
+} ar_status;
 
 /* MPI (a build with -Dmpi=true): under `mpirun -np P` rank 0 hands out points, largest
  * first, and writes the file; ranks 1..P-1 compute them (OpenMP inside a point). The
@@ -51,15 +53,15 @@ extern volatile sig_atomic_t ar_stop_signal;
 void ar_install_signal_handlers(void);
 
 /* Run (or resume) spec into opt->output. On success *rows holds the verdict rows
- * (free them) and the return is AR_EXIT_OK; otherwise an exit status with err set. A
- * shard's file holds its points only and no verdicts (*n_rows = 0): merge the shards. */
-int ar_engine_run(const ar_spec *spec, const ar_run_options *opt, ar_verdict_row **rows, int *n_rows,
-                  char *err);
+ * (free them) and the return is AR_OK; otherwise a status with err set. A shard's file
+ * holds its points only and no verdicts (*n_rows = 0): merge the shards. */
+ar_status ar_engine_run(const ar_spec *spec, const ar_run_options *opt, ar_verdict_row **rows, int *n_rows,
+                        char *err);
 
 /* Merge the complete shard files of one spec (every index 0..N-1 exactly once) into
  * output, the file a single run would have written, with its verdicts. */
-int ar_engine_merge(const char *output, const char *const *shards, int n_shards, const char *command_line,
-                    int force, ar_verdict_row **rows, int *n_rows, char *err);
+ar_status ar_engine_merge(const char *output, const char *const *shards, int n_shards, const char *command_line,
+                          int force, ar_verdict_row **rows, int *n_rows, char *err);
 
 /* Compute one point's per-trial values: values[v * trials + t], v running over the
  * outputs' values in order (output o's at o * trials when all are scalars). For tests

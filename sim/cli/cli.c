@@ -28,6 +28,27 @@ extern const char ar_verify_spec[];
 
 static const char *program = "attnrank";
 
+/* Exit statuses, as `attnrank help` documents them. */
+enum {
+    AR_EXIT_OK = 0,
+    AR_EXIT_VERIFY_FAILED = 1, /* a definite verdict contradicts the spec's expectation */
+    AR_EXIT_BAD_INPUT = 2,
+    AR_EXIT_IO = 3,
+    AR_EXIT_UNDECIDED = 4,     /* none contradicts, but an expected-definite one is undecided */
+};
+
+/* The library's statuses as exit statuses; an interrupted run exits 128 + the signal. */
+static int exit_status(ar_status status)
+{
+    switch (status) {
+    case AR_OK: return AR_EXIT_OK;
+    case AR_ERR_INPUT: return AR_EXIT_BAD_INPUT;
+    case AR_ERR_IO: return AR_EXIT_IO;
+    case AR_ERR_INTERRUPTED: return 128 + (ar_stop_signal ? ar_stop_signal : SIGINT);
+    }
+    return AR_EXIT_IO;
+}
+
 static const char usage_text[] =
     "usage: attnrank COMMAND [options]\n"
     "\n"
@@ -308,7 +329,7 @@ static int run_spec(ar_spec *spec, cli_options *o)
     int n_rows;
     char err[AR_ERR_LEN];
     ar_install_signal_handlers();
-    int status = ar_engine_run(spec, &o->run, &rows, &n_rows, err);
+    int status = exit_status(ar_engine_run(spec, &o->run, &rows, &n_rows, err));
     if (status != AR_EXIT_OK) {
         fprintf(stderr, "%s: %s\n", program, err);
         return status;
@@ -743,8 +764,9 @@ static int cmd_merge(int argc, char **argv, char *command_line)
     ar_verdict_row *rows;
     int n_rows;
     char err[AR_ERR_LEN];
-    int status = ar_engine_merge(output, (const char *const *)argv + optind, argc - optind, command_line, force,
-                                 &rows, &n_rows, err);
+    ar_status merged = ar_engine_merge(output, (const char *const *)argv + optind, argc - optind, command_line,
+                                       force, &rows, &n_rows, err);
+    int status = exit_status(merged);
     if (status != AR_EXIT_OK) {
         fprintf(stderr, "%s: %s\n", program, err);
         return status;

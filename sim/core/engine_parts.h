@@ -1,0 +1,39 @@
+/* engine_parts: what the engine's files share and nothing outside the engine needs:
+ * computing one point (trials.c), the pre-flight checks (preflight.c), and the start and
+ * end of a run (run.c) that the single-process loop, the merge and the MPI driver share. */
+#ifndef ATTNRANK_ENGINE_PARTS_H
+#define ATTNRANK_ENGINE_PARTS_H
+
+#include "attnrank/engine.h"
+#include "attnrank/plan.h"
+#include "attnrank/progress.h"
+
+/* Every trial of one point into values (values[v * trials + t]); returns the failed
+ * trials, or -1 if a thread could not get its workspace. */
+long ar_engine_compute_point(const ar_spec *spec, const ar_experiment *exp, long point, int threads,
+                             double *values, ar_progress *progress);
+
+/* Pre-flight, before anything is allocated or written: the output's folder, the
+ * memory the largest point needs, the disk and file-size limit for the whole file. */
+int ar_engine_check_output_path(const char *path, char *err);
+int ar_engine_preflight(const ar_run_plan *plan, const ar_run_options *opt, char *err);
+
+/* Whether this run (its shard) computes the point with this index among all. */
+int ar_engine_owns(const ar_run_options *opt, long global);
+/* Opens PATH.partial to resume it, or creates it (the whole layout, under a temporary
+ * name first); *status says what a NULL return means. */
+ar_store *ar_engine_start_store(const ar_spec *spec, const ar_run_options *opt, const char *partial, char *err,
+                                ar_status *status);
+void ar_engine_start_progress(const ar_run_plan *plan, const ar_run_options *opt, ar_store *store,
+                              ar_progress *progress);
+/* The end of a run, whoever computed it: say what an interrupted run saved; judge,
+ * close and rename a complete one. */
+ar_status ar_engine_finish(const ar_run_plan *plan, const ar_run_options *opt, ar_store *store, const char *partial,
+                           ar_status status, ar_verdict_row **rows_out, int *n_rows, char *err);
+
+#ifdef ATTNRANK_MPI
+ar_status ar_engine_run_distributed(const ar_spec *spec, const ar_run_plan *plan, const ar_run_options *opt,
+                                    ar_verdict_row **rows_out, int *n_rows, char *err);
+#endif
+
+#endif

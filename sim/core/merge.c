@@ -1,0 +1,113 @@
+/* merge: the shards of one spec (--shard I/N) joined into the file a single run would
+ * have written, with its verdicts. */
+#define _GNU_SOURCE
+#include "engine_parts.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Open every shard read-only and check they fit together: the same spec, one N, each
+ * index once, every shard complete. */
+static int open_shards(const char *const *paths, int n, ar_store **stores, char *err)
+{
+    int count = 0;
+    unsigned char *seen = NULL;
+    for (int i = 0; i < n; ++i) {
+        stores[i] = ar_store_open(paths[i], 0, err);
+        if (!stores[i])
+            return -1;
+        char shard[64];
+        int index, of;
+        ar_store_attribute(stores[i], "shard", shard, sizeof shard);
+        if (sscanf(shard, "%d/%d", &index, &of) != 2) {
+            snprintf(err, AR_ERR_LEN, "%s: not a shard (written without --shard)", paths[i]);
+            return -1;
+        }
+        if (i == 0) {
+            count = of;
+            seen = calloc((size_t)of, 1);
+        } else if (of != count) {
+            snprintf(err, AR_ERR_LEN, "%s: shard %d/%d, but %s is one of %d shards", paths[i], index, of, paths[0],
+                     count);
+            free(seen);
+            return -1;
+        }
+        const ar_spec *spec = ar_store_spec(stores[i]), *spec0 = ar_store_spec(stores[0]);
+        if (spec->hash != spec0->hash) {
+            snprintf(err, AR_ERR_LEN, "%s: another spec or seed than %s (hash %016llx, not %016llx)", paths[i],
+                     paths[0], (unsigned long long)spec->hash, (unsigned long long)spec0->hash);
+            free(seen);
+            return -1;
+        }
+        if (seen[index]) {
+            snprintf(err, AR_ERR_LEN, "%s: shard %d/%d is given twice", paths[i], index, of);
+            free(seen);
+            return -1;
+        }
+        seen[index] = 1;
+        /* complete: every point it owns is done */
+        ar_run_options opt = {.shard = index, .shards = of};
+        long first = 0, missing = 0;
+        for (int e = 0; e < spec->n_experiments; ++e) {
+            for (long p = 0; p < spec->experiments[e].n_points; ++p)
+                missing += ar_engine_owns(&opt, first + p) && !ar_store_done(stores[i], e, p);
+            first += spec->experiments[e].n_points;
+        }
+        if (missing) {
+            snprintf(err, AR_ERR_LEN, "%s: shard %d/%d lacks %ld of its points; finish it with --resume", paths[i],
+                     index, of, missing);
+            free(seen);
+            return -1;
+        }
+    }
+    for (int k = 0; k < count; ++k)
+        if (!seen[k]) {
+            snprintf(err, AR_ERR_LEN, "shard %d/%d is missing: give all %d shard files", k, count, count);
+            free(seen);
+            return -1;
+        }
+    free(seen);
+    return 0;
+}
+
+ar_status ar_engine_merge(const char *output, const char *const *paths, int n, const char *command_line, int force,
+                          ar_verdict_row **rows, int *n_rows, char *err)
+{
+    *rows = NULL;
+    *n_rows = 0;
+    if (ar_engine_check_output_path(output, err))
+        return AR_ERR_INPUT;
+    ar_store **shards = calloc((size_t)n, sizeof *shards);
+    if (!shards) {
+        snprintf(err, AR_ERR_LEN, "%s: out of memory", output);
+        return AR_ERR_IO;
+    }
+    ar_status status = open_shards(paths, n, shards, err) == 0 ? AR_OK : AR_ERR_INPUT;
+    ar_run_options opt = {.output = output, .command_line = command_line, .force = force};
+    ar_run_plan plan = {0};
+    char *partial = NULL;
+    if (status == AR_OK && (ar_plan_make(ar_store_spec(shards[0]), 1, &plan) < 0 ||
+                            asprintf(&partial, "%s.partial", output) < 0)) {
+        partial = NULL;
+        snprintf(err, AR_ERR_LEN, "%s: out of memory", output);
+        status = AR_ERR_IO;
+    }
+    ar_store *store = status == AR_OK ? ar_engine_start_store(plan.spec, &opt, partial, err, &status) : NULL;
+    if (store) {
+        status = AR_OK;
+        for (int i = 0; status == AR_OK && i < n; ++i) {
+            long copied;
+            if (ar_store_copy_points(store, shards[i], &copied, err) < 0)
+                status = AR_ERR_IO;
+        }
+        status = ar_engine_finish(&plan, &opt, store, partial, status, rows, n_rows, err);
+    }
+    for (int i = 0; i < n; ++i)
+        if (shards[i])
+            ar_store_close(shards[i]);
+    free(shards);
+    ar_plan_free(&plan);
+    free(partial);
+    return status;
+}
