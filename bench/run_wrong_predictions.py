@@ -22,20 +22,21 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # (label, claim, file, exact text, replacement)
 WRONG = [
     ("S2 bulk edge 2.4 s/m instead of 2 s/m (20% off)", "S2", "theory/markov.c",
-     "return keeps_gap(p) ? 2 * ratio(p) : NAN;", "return keeps_gap(p) ? 2.4 * ratio(p) : NAN;"),
+     "return spectrum_keeps_gap(p) ? 2 * spectrum_ratio(p) : NAN;",
+     "return spectrum_keeps_gap(p) ? 2.4 * spectrum_ratio(p) : NAN;"),
     ("S2 bulk edge 1.8 s/m (10% off)", "S2", "theory/markov.c",
-     "return keeps_gap(p) ? 2 * ratio(p) : NAN;", "return keeps_gap(p) ? 1.8 * ratio(p) : NAN;"),
+     "return spectrum_keeps_gap(p) ? 2 * spectrum_ratio(p) : NAN;",
+     "return spectrum_keeps_gap(p) ? 1.8 * spectrum_ratio(p) : NAN;"),
     ("S4 stable rank -> 2.2 instead of 2 (10% off)", "S4", "theory/markov.c",
-     "return keeps_gap(p) ? 1 + r * r : NAN;", "return keeps_gap(p) ? 1.1 * (1 + r * r) : NAN;"),
+     "return spectrum_keeps_gap(p) ? 1 + r * r : NAN;", "return spectrum_keeps_gap(p) ? 1.1 * (1 + r * r) : NAN;"),
     ("S5 stable rank -> 2.2 instead of 2", "S5", "theory/markov.c",
-     "return keeps_gap(p) ? 1 + ratio(p) * ratio(p) : NAN;",
-     "return keeps_gap(p) ? 1.1 * (1 + ratio(p) * ratio(p)) : NAN;"),
+     "return width_keeps_gap(p) ? 1 + r * r : NAN;", "return width_keeps_gap(p) ? 1.1 * (1 + r * r) : NAN;"),
     ("H2 bound 3% tighter than n(1 - (1 - 1/n)^n)", "H2", "theory/hardmax.c",
      "return n * (1.0 - pow(1.0 - 1.0 / n, n));", "return 0.97 * n * (1.0 - pow(1.0 - 1.0 / n, n));"),
     ("H3 2 - 2^-n instead of 2 - 2^(1-n)", "H3", "theory/hardmax.c",
      "return 2.0 - pow(2.0, 1.0 - n_of(p));", "return 2.0 - pow(2.0, -n_of(p));"),
     ("S4 -> 1.85 instead of 2", "S4", "theory/markov.c",
-     "return keeps_gap(p) ? 1 + r * r : NAN;", "return keeps_gap(p) ? 0.925 * (1 + r * r) : NAN;"),
+     "return spectrum_keeps_gap(p) ? 1 + r * r : NAN;", "return spectrum_keeps_gap(p) ? 0.925 * (1 + r * r) : NAN;"),
 ]
 
 
