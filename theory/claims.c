@@ -24,7 +24,7 @@ const char *ar_rule_name(ar_rule rule)
 int ar_rule_parse(const char *name, ar_rule *rule)
 {
     for (int i = 0; i <= AR_RULE_MEASURE; ++i)
-        if (strcmp(name, rule_names[i]) == 0) {
+        if (!strcmp(name, rule_names[i])) {
             *rule = (ar_rule)i;
             return 0;
         }
@@ -34,7 +34,7 @@ int ar_rule_parse(const char *name, ar_rule *rule)
 int ar_verdict_parse(const char *name, ar_verdict *v)
 {
     for (int i = AR_NOT_RUN; i <= AR_MEASURED; ++i) {
-        if (strcmp(name, verdict_names[i]) == 0) {
+        if (!strcmp(name, verdict_names[i])) {
             *v = (ar_verdict)i;
             return 0;
         }
@@ -68,7 +68,7 @@ int ar_claims_check(const ar_claim *claims, int count, char *why, size_t why_len
             return -1;
         }
         for (int k = 0; k < i; ++k)
-            if (strcmp(claims[k].id, c->id) == 0) {
+            if (!strcmp(claims[k].id, c->id)) {
                 snprintf(why, why_len, "claim %s is listed twice", c->id);
                 return -1;
             }

@@ -88,7 +88,7 @@ static void judge_bound(int sign, long n, const double *f, const ar_summary *est
         }
         floor_lo = fmin(floor_lo, est[p].ci_lo);
     }
-    if (j->points == 0) {
+    if (!j->points) {
         free(pvalues);
         return;
     }
@@ -150,7 +150,7 @@ static void judge_witness(long n, const double *f, const ar_summary *est, ar_jud
 {
     long trials;
     double tightness, excess = largest_excess(n, f, est, j, &trials, &tightness);
-    if (j->points == 0)
+    if (!j->points)
         return;
     j->verdict = excess > 0 ? AR_HOLDS : AR_INCONCLUSIVE;
     j->resolution = (ar_resolution){AR_RESOLUTION_EXISTENCE, tightness, NAN, NAN, 0};
@@ -167,7 +167,7 @@ static void judge_every_trial(long n, const double *f, const ar_summary *est, ar
 {
     long trials;
     double tightness, slack = -largest_excess(n, f, est, j, &trials, &tightness);
-    if (j->points == 0)
+    if (!j->points)
         return;
     j->verdict = slack >= 0 ? AR_HOLDS : AR_VIOLATED;
     j->resolution = (ar_resolution){AR_RESOLUTION_TIGHTNESS, tightness, NAN, NAN,
@@ -183,7 +183,7 @@ static void judge_equals(long n, const double *f, const ar_summary *est, double 
 {
     for (long p = 0; p < n; ++p)
         j->points += usable(f, est, p);
-    if (j->points == 0)
+    if (!j->points)
         return;
     double z = ar_normal_quantile(1.0 - ALPHA / (2.0 * j->points));
     long worst = -1, loose = -1;
@@ -270,7 +270,7 @@ typedef struct extrapolation {
 
 static double correction_exponent(const ar_claim *claim, int end)
 {
-    if (claim->rate_lo == 0 && claim->rate_hi == 0)
+    if (!claim->rate_lo && !claim->rate_hi)
         return end ? 2 : 0.25;
     return end ? claim->rate_hi : claim->rate_lo;
 }
@@ -395,7 +395,7 @@ static void judge_limit(const ar_claim *claim, long n, const double *f, const ar
             worst = v, worst_badness = badness, shown = x;
             take_point(j, top, target, &est[top]);
             j->estimate = x.c, j->ci_lo = x.lo, j->ci_hi = x.hi;
-            if (x.sizes == 0)
+            if (!x.sizes)
                 j->estimate = j->ci_lo = j->ci_hi = NAN;
             j->trials = 0;
             for (int i = 0; i < k; ++i)
@@ -405,7 +405,7 @@ static void judge_limit(const ar_claim *claim, long n, const double *f, const ar
         }
     }
     free(members);
-    if (lines == 0)
+    if (!lines)
         return;
     j->verdict = worst;
     int excludes = j->resolution.excludes;
@@ -480,7 +480,7 @@ static void judge_trend(const ar_claim *claim, long n, const double *f, const ar
         }
     }
     free(members);
-    if (lines == 0)
+    if (!lines)
         return;
     j->verdict = worst;
     snprintf(j->rule, sizeof j->rule,

@@ -1,7 +1,8 @@
 /* rank: the rank measures of THEORY.md, one definition each.
  *
  * The SVD-based measures take singular values in descending order (as LAPACK returns
- * them). ar_rank_definition gives the text stored beside every rank output in HDF5. */
+ * them). The AR_DEFINITION_* texts are what an output that reports one of them names as
+ * its `definition` (sim.h), stored beside it in HDF5. */
 #ifndef ATTNRANK_RANK_H
 #define ATTNRANK_RANK_H
 
@@ -32,6 +33,13 @@ int ar_argmax_rank(int rows, const int *argmax, int cols, unsigned char *seen);
  * scratch: 6 * n doubles. */
 int ar_hull_vertices_2d(int n, const double *xy, double *scratch);
 
-const char *ar_rank_definition(const char *measure);
+#define AR_DEFINITION_ARGMAX_RANK                                                        \
+    "number of distinct argmax columns of the hardmax (one-hot row) matrix; equals its exact rank"
+#define AR_DEFINITION_NUMRANK_ABS "number of singular values > 1e-8"
+#define AR_DEFINITION_NUMRANK_REL "number of singular values > max(rows, cols) * DBL_EPSILON * sigma_1"
+#define AR_DEFINITION_STABLE_RANK "||A||_F^2 / ||A||_2^2 = sum sigma_i^2 / sigma_1^2"
+#define AR_DEFINITION_STABLE_RANK_GRAM "stable rank of A A^T = sum sigma_i^4 / sigma_1^4"
+#define AR_DEFINITION_EFFECTIVE_RANK "exp(-sum p_i log p_i), p_i = sigma_i / sum sigma (Roy & Vetterli 2007)"
+#define AR_DEFINITION_HULL_VERTICES "vertices of the convex hull of the n keys in R^2 (d_h = 2 only)"
 
 #endif

@@ -55,6 +55,10 @@ typedef struct ar_output {
     int columns;
     const char *column_name;
     double (*column_value)(int j);
+    /* The measure's definition where the output is a rank measure (rank.h's
+     * AR_DEFINITION_* or its own), stored as the output's `definition`; NULL: the
+     * description says it all. */
+    const char *definition;
 } ar_output;
 
 static inline int ar_output_length(const ar_output *o, const ar_point *p)

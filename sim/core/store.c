@@ -274,9 +274,7 @@ static int create_output(hid_t group, const ar_experiment *x, const ar_output *o
     hid_t og = make_group(group, o->name);
     if (og < 0)
         return -1;
-    const char *definition = ar_rank_definition(o->name);
-    if (!definition)
-        definition = o->description;
+    const char *definition = o->definition ? o->definition : o->description;
     if (attr_string(og, "description", o->description) < 0 || attr_string(og, "definition", definition) < 0)
         return -1;
     hsize_t dims[AR_MAX_PARAMS + 2];

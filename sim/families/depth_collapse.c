@@ -234,7 +234,8 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
 }
 
 static const ar_output outputs[] = {
-    [AR_DEPTH_OUT_STABLE_RANK] = {"stable_rank", "stable rank of X_l, per layer l = 0..L", NULL, NULL, per_layer, "layer"},
+    [AR_DEPTH_OUT_STABLE_RANK] = {"stable_rank", "stable rank of X_l, per layer l = 0..L", NULL, NULL, per_layer, "layer",
+     .definition = "||X_l||_F^2 / ||X_l||_2^2 per layer"},
     [AR_DEPTH_OUT_MEAN_ABS_COSINE] = {"mean_abs_cosine", "mean |cosine| between distinct tokens of X_l, per layer", NULL, NULL, per_layer, "layer"},
     [AR_DEPTH_OUT_FROBENIUS] = {"frobenius", "||X_l||_F per layer", NULL, NULL, per_layer, "layer"},
     [AR_DEPTH_OUT_GRAD_NORM] = {"grad_norm", "||dX_L/dW_l||_F for l = 0..L-1: closed form for the linear Markov stack, else the square "

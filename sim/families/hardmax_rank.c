@@ -229,18 +229,26 @@ static double hardmax_cost(const ar_point *p) { return trial_cost(p, 0); }
 static double softmax_cost(const ar_point *p) { return trial_cost(p, 1); }
 
 static const ar_output hardmax_outputs[] = {
-    [AR_HARDMAX_OUT_ARGMAX_RANK] = {"argmax_rank", "rank of the hardmax attention matrix (distinct argmax columns)", hist_to_n, NULL},
+    [AR_HARDMAX_OUT_ARGMAX_RANK] = {"argmax_rank", "rank of the hardmax attention matrix (distinct argmax columns)", hist_to_n, NULL,
+     .definition = AR_DEFINITION_ARGMAX_RANK},
     [AR_HARDMAX_OUT_HULL_VERTICES] = {"hull_vertices", "vertices of the convex hull of the keys X W_k (d_h = 2 only); "
-                      "an upper bound on argmax_rank", hist_to_n, only_dh2},
+                      "an upper bound on argmax_rank", hist_to_n, only_dh2,
+     .definition = AR_DEFINITION_HULL_VERTICES},
 };
 
 static const ar_output softmax_outputs[] = {
-    [AR_SOFTMAX_OUT_ARGMAX_RANK] = {"argmax_rank", "rank of hardmax of the same scores (the tau -> 0 limit)", hist_to_n, NULL},
-    [AR_SOFTMAX_OUT_NUMRANK_ABS] = {"numrank_abs", "singular values of A above rank_tol", hist_to_n, NULL},
-    [AR_SOFTMAX_OUT_NUMRANK_REL] = {"numrank_rel", "singular values of A above max(n,n) eps sigma_1", hist_to_n, NULL},
-    [AR_SOFTMAX_OUT_STABLE_RANK] = {"stable_rank", "||A||_F^2 / ||A||_2^2", NULL, NULL},
-    [AR_SOFTMAX_OUT_STABLE_RANK_GRAM] = {"stable_rank_gram", "stable rank of A A^T", NULL, NULL},
-    [AR_SOFTMAX_OUT_EFFECTIVE_RANK] = {"effective_rank", "exp of the entropy of the normalised singular values", NULL, NULL},
+    [AR_SOFTMAX_OUT_ARGMAX_RANK] = {"argmax_rank", "rank of hardmax of the same scores (the tau -> 0 limit)", hist_to_n, NULL,
+     .definition = AR_DEFINITION_ARGMAX_RANK},
+    [AR_SOFTMAX_OUT_NUMRANK_ABS] = {"numrank_abs", "singular values of A above rank_tol", hist_to_n, NULL,
+     .definition = "number of singular values > rank_tol (1e-8 by default)"},
+    [AR_SOFTMAX_OUT_NUMRANK_REL] = {"numrank_rel", "singular values of A above max(n,n) eps sigma_1", hist_to_n, NULL,
+     .definition = AR_DEFINITION_NUMRANK_REL},
+    [AR_SOFTMAX_OUT_STABLE_RANK] = {"stable_rank", "||A||_F^2 / ||A||_2^2", NULL, NULL,
+     .definition = AR_DEFINITION_STABLE_RANK},
+    [AR_SOFTMAX_OUT_STABLE_RANK_GRAM] = {"stable_rank_gram", "stable rank of A A^T", NULL, NULL,
+     .definition = AR_DEFINITION_STABLE_RANK_GRAM},
+    [AR_SOFTMAX_OUT_EFFECTIVE_RANK] = {"effective_rank", "exp of the entropy of the normalised singular values", NULL, NULL,
+     .definition = AR_DEFINITION_EFFECTIVE_RANK},
 };
 
 const ar_sim ar_sim_hardmax_rank = {

@@ -419,7 +419,8 @@ static int rank_hist(const ar_point *p) { return rank_max(p); }
 static const ar_output outputs[] = {
     [AR_EQUILIBRIA_OUT_WITNESS_RESIDUAL] = {"witness_residual", "||F(X*) - X*||_F of the rank-k witness (value = witness, complete mask)", NULL,
      has_witness},
-    [AR_EQUILIBRIA_OUT_WITNESS_RANK] = {"witness_rank", "numerical rank of the witness (singular values above 1e-8 sigma_1)", rank_hist, has_witness},
+    [AR_EQUILIBRIA_OUT_WITNESS_RANK] = {"witness_rank", "numerical rank of the witness (singular values above 1e-8 sigma_1)", rank_hist, has_witness,
+     .definition = "singular values of the witness above 1e-8 sigma_1 (SVD)"},
     [AR_EQUILIBRIA_OUT_WITNESS_RADIUS] = {"witness_radius", "spectral radius of the central-difference Jacobian of F at the witness", NULL,
      has_witness},
     [AR_EQUILIBRIA_OUT_WITNESS_ATTRACTING] = {"witness_attracting", "1 if that spectral radius is below 1 (the witness attracts), else 0", NULL,
@@ -427,7 +428,8 @@ static const ar_output outputs[] = {
     [AR_EQUILIBRIA_OUT_ESCAPED] = {"escaped", "1 if the dynamics from a random start have not collapsed after `layers` steps "
                 "(mu / ||X||_F >= 1e-6), else 0"},
     [AR_EQUILIBRIA_OUT_SETTLED] = {"settled", "1 if their end state, polished by Newton's method, is an equilibrium (residual < 1e-10)"},
-    [AR_EQUILIBRIA_OUT_LIMIT_RANK] = {"limit_rank", "numerical rank of that equilibrium (settled trials)", rank_hist},
+    [AR_EQUILIBRIA_OUT_LIMIT_RANK] = {"limit_rank", "numerical rank of that equilibrium (settled trials)", rank_hist,
+     .definition = "singular values above 1e-8 sigma_1 (SVD)"},
     [AR_EQUILIBRIA_OUT_LIMIT_RADIUS] = {"limit_radius", "spectral radius of the Jacobian of F there (settled trials; < 1: attracting)"},
     [AR_EQUILIBRIA_OUT_LIMIT_RESIDUAL] = {"limit_residual", "||F(X) - X||_F at the end of the dynamics, after Newton's polish if it was below 1e-4"},
 };

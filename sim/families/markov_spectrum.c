@@ -306,10 +306,13 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
 static const ar_output outputs[] = {
     [AR_SPECTRUM_OUT_SIGMA1] = {"sigma1", "largest singular value of A (of A - 11^T/n when gap = remove)", NULL, NULL},
     [AR_SPECTRUM_OUT_SQRT_N_SIGMA2] = {"sqrt_n_sigma2", "sqrt(n) times the second singular value", NULL, NULL},
-    [AR_SPECTRUM_OUT_STABLE_RANK] = {"stable_rank", "||A||_F^2 / ||A||_2^2", NULL, NULL},
-    [AR_SPECTRUM_OUT_STABLE_RANK_GRAM] = {"stable_rank_gram", "stable rank of A A^T (spectrum = full)", NULL, full_spectrum},
+    [AR_SPECTRUM_OUT_STABLE_RANK] = {"stable_rank", "||A||_F^2 / ||A||_2^2", NULL, NULL,
+     .definition = AR_DEFINITION_STABLE_RANK},
+    [AR_SPECTRUM_OUT_STABLE_RANK_GRAM] = {"stable_rank_gram", "stable rank of A A^T (spectrum = full)", NULL, full_spectrum,
+     .definition = AR_DEFINITION_STABLE_RANK_GRAM},
     [AR_SPECTRUM_OUT_EFFECTIVE_RANK] = {"effective_rank", "exp of the entropy of the normalised singular values (spectrum = full)", NULL,
-     full_spectrum},
+     full_spectrum,
+     .definition = AR_DEFINITION_EFFECTIVE_RANK},
     [AR_SPECTRUM_OUT_KS_QUARTER_CIRCLE] = {"ks_quarter_circle", "Kolmogorov-Smirnov distance of the singular values of sqrt(n) A (outlier "
                           "excluded) from the quarter-circle law on [0, 2 s/m] (iid entries, spectrum = full)",
      NULL, iid_full},

@@ -75,8 +75,10 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
 }
 
 static const ar_output outputs[] = {
-    [AR_WIDTH_OUT_STABLE_RANK] = {"stable_rank", "stable rank of X_1 = A X_0 W_V (||X_1||_F^2 / ||X_1||_2^2)", NULL, NULL},
-    [AR_WIDTH_OUT_STABLE_RANK_INPUT] = {"stable_rank_input", "stable rank of X_0 W_V, before attention (for comparison)", NULL, NULL},
+    [AR_WIDTH_OUT_STABLE_RANK] = {"stable_rank", "stable rank of X_1 = A X_0 W_V (||X_1||_F^2 / ||X_1||_2^2)", NULL, NULL,
+     .definition = "||X_1||_F^2 / ||X_1||_2^2 (sigma_1 by Lanczos)"},
+    [AR_WIDTH_OUT_STABLE_RANK_INPUT] = {"stable_rank_input", "stable rank of X_0 W_V, before attention (for comparison)", NULL, NULL,
+     .definition = "||X_0 W_V||_F^2 / ||X_0 W_V||_2^2 (sigma_1 by Lanczos)"},
 };
 
 const ar_sim ar_sim_width_collapse = {

@@ -127,23 +127,3 @@ int ar_hull_vertices_2d(int n, const double *xy, double *scratch)
     }
     return k - 1; /* the first point is repeated at the end */
 }
-
-const char *ar_rank_definition(const char *measure)
-{
-    static const struct {
-        const char *name, *text;
-    } defs[] = {
-        {"argmax_rank", "number of distinct argmax columns of the hardmax (one-hot row) "
-                        "matrix; equals its exact rank"},
-        {"numrank_abs", "number of singular values > 1e-8"},
-        {"numrank_rel", "number of singular values > max(rows, cols) * DBL_EPSILON * sigma_1"},
-        {"stable_rank", "||A||_F^2 / ||A||_2^2 = sum sigma_i^2 / sigma_1^2"},
-        {"stable_rank_gram", "stable rank of A A^T = sum sigma_i^4 / sigma_1^4"},
-        {"effective_rank", "exp(-sum p_i log p_i), p_i = sigma_i / sum sigma (Roy & Vetterli 2007)"},
-        {"hull_vertices", "vertices of the convex hull of the n keys in R^2 (d_h = 2 only)"},
-    };
-    for (size_t i = 0; i < sizeof defs / sizeof defs[0]; ++i)
-        if (strcmp(defs[i].name, measure) == 0)
-            return defs[i].text;
-    return NULL;
-}
