@@ -37,6 +37,10 @@ double ar_attention_map_apply(const ar_attention_map *map, const double *x, doub
 void ar_rows_to_sphere(int n, int d, double *x);
 void ar_rows_layernorm(int n, int d, double *x, double *inv_sigma);
 
+/* How far the rows of x (n x d) are from consensus: *spread = ||x - 1 mean(x)||_F^2 and
+ * *total = ||x||_F^2 (mu(X)^2 and its scale, for mu / ||X||). */
+void ar_consensus_sums(int n, int d, const double *x, double *spread, double *total);
+
 /* Decay of a positive sequence y_0, y_1, ... (mu / ||X|| per layer), over its window:
  * the terms before it first drops below floor, away from round-off.
  * Rate: -slope of log y against t (least squares); NaN with fewer than two terms.

@@ -16,6 +16,10 @@ enum { AR_MAX_PARAMS = 24, AR_MAX_OUTPUTS = 16 };
 
 /* Entries of a static table (parameters, outputs). */
 #define AR_COUNT(table) ((int)(sizeof(table) / sizeof((table)[0])))
+/* A simulator's parameter and output tables, with their sizes, in an ar_sim initializer. */
+#define AR_SIM_TABLES(param_table, output_table)                                             \
+    .params = (param_table), .n_params = AR_COUNT(param_table), .outputs = (output_table),     \
+    .n_outputs = AR_COUNT(output_table)
 
 typedef enum { AR_PARAM_INT, AR_PARAM_REAL, AR_PARAM_CHOICE } ar_param_type;
 

@@ -227,10 +227,7 @@ static const ar_output outputs[] = {
 const ar_sim ar_sim_convex_attention = {
     .name = "convex_attention",
     .summary = "the convex (group lasso) reformulation of attention training against the network it replaces",
-    .params = params,
-    .n_params = AR_COUNT(params),
-    .outputs = outputs,
-    .n_outputs = AR_COUNT(outputs),
+    AR_SIM_TABLES(params, outputs),
     .check = check,
     .workspace_bytes = workspace,
     .cost = cost,

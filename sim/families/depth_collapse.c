@@ -248,10 +248,7 @@ static const ar_output outputs[] = {
 const ar_sim ar_sim_depth_collapse = {
     .name = "depth_collapse",
     .summary = "L layers X_{l+1} = A_l X_l W_l of random Markov attention: stable rank and token alignment per layer",
-    .params = params,
-    .n_params = AR_COUNT(params),
-    .outputs = outputs,
-    .n_outputs = AR_COUNT(outputs),
+    AR_SIM_TABLES(params, outputs),
     .check = NULL,
     .workspace_bytes = workspace,
     .cost = cost,

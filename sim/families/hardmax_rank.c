@@ -254,10 +254,7 @@ static const ar_output softmax_outputs[] = {
 const ar_sim ar_sim_hardmax_rank = {
     .name = "hardmax_rank",
     .summary = "rank of hardmax(X W_q W_k^T X^T) for Haar-orthonormal X and Gaussian weights",
-    .params = hardmax_params,
-    .n_params = AR_COUNT(hardmax_params),
-    .outputs = hardmax_outputs,
-    .n_outputs = AR_COUNT(hardmax_outputs),
+    AR_SIM_TABLES(hardmax_params, hardmax_outputs),
     .check = check_point,
     .workspace_bytes = hardmax_workspace,
     .cost = hardmax_cost,
@@ -267,10 +264,7 @@ const ar_sim ar_sim_hardmax_rank = {
 const ar_sim ar_sim_softmax_rank = {
     .name = "softmax_rank",
     .summary = "rank measures of softmax(X W_q W_k^T X^T / (tau sqrt(d_h))) against temperature",
-    .params = softmax_params,
-    .n_params = AR_COUNT(softmax_params),
-    .outputs = softmax_outputs,
-    .n_outputs = AR_COUNT(softmax_outputs),
+    AR_SIM_TABLES(softmax_params, softmax_outputs),
     .check = check_point,
     .workspace_bytes = softmax_workspace,
     .cost = softmax_cost,

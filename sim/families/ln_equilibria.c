@@ -263,18 +263,8 @@ static double numerical_rank(const problem *pr, const double *x)
 
 static double mu_rel(int n, int d, const double *x)
 {
-    double spread = 0, total = 0;
-    for (int c = 0; c < d; ++c) {
-        double mean = 0;
-        for (int i = 0; i < n; ++i)
-            mean += x[(size_t)i * d + c];
-        mean /= n;
-        for (int i = 0; i < n; ++i) {
-            double v = x[(size_t)i * d + c];
-            spread += (v - mean) * (v - mean);
-            total += v * v;
-        }
-    }
+    double spread, total;
+    ar_consensus_sums(n, d, x, &spread, &total);
     return total > 0 ? sqrt(spread / total) : 0;
 }
 
@@ -438,10 +428,7 @@ const ar_sim ar_sim_ln_equilibria = {
     .name = "ln_equilibria",
     .summary = "equilibria F(X*) = X* of attention dynamics with LayerNorm: rank-k witnesses and where random "
                "starts end",
-    .params = params,
-    .n_params = AR_COUNT(params),
-    .outputs = outputs,
-    .n_outputs = AR_COUNT(outputs),
+    AR_SIM_TABLES(params, outputs),
     .check = check,
     .workspace_bytes = workspace,
     .cost = cost,

@@ -335,10 +335,7 @@ static const ar_output outputs[] = {
 const ar_sim ar_sim_markov_spectrum = {
     .name = "markov_spectrum",
     .summary = "singular values of random Markov (softmax-at-init) attention A, or of A - 11^T/n",
-    .params = params,
-    .n_params = AR_COUNT(params),
-    .outputs = outputs,
-    .n_outputs = AR_COUNT(outputs),
+    AR_SIM_TABLES(params, outputs),
     .check = NULL,
     .workspace_bytes = workspace,
     .cost = cost,

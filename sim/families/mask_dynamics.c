@@ -177,18 +177,8 @@ static void gaussian(ar_rng *rng, double sd, double *out, size_t count)
 /* mu(X) = ||X - 1 mean(X)||_F, and ||X||_F. */
 static void consensus_distance(int n, int d, const double *x, double *mu, double *norm)
 {
-    double total = 0, spread = 0;
-    for (int c = 0; c < d; ++c) {
-        double mean = 0;
-        for (int i = 0; i < n; ++i)
-            mean += x[(size_t)i * d + c];
-        mean /= n;
-        for (int i = 0; i < n; ++i) {
-            double v = x[(size_t)i * d + c];
-            total += v * v;
-            spread += (v - mean) * (v - mean);
-        }
-    }
+    double spread, total;
+    ar_consensus_sums(n, d, x, &spread, &total);
     *mu = sqrt(spread);
     *norm = sqrt(total);
 }
@@ -367,10 +357,7 @@ static const ar_output outputs[] = {
 const ar_sim ar_sim_mask_dynamics = {
     .name = "mask_dynamics",
     .summary = "self-attention dynamics X_{t+1} = A_G(X_t) X_t W_V under a mask graph G, with or without LayerNorm",
-    .params = params,
-    .n_params = AR_COUNT(params),
-    .outputs = outputs,
-    .n_outputs = AR_COUNT(outputs),
+    AR_SIM_TABLES(params, outputs),
     .check = check,
     .workspace_bytes = workspace,
     .prepare = prepare,

@@ -84,10 +84,7 @@ static const ar_output outputs[] = {
 const ar_sim ar_sim_width_collapse = {
     .name = "width_collapse",
     .summary = "stable rank of one attention layer's output A X_0 W_V, against n at fixed n/d",
-    .params = params,
-    .n_params = AR_COUNT(params),
-    .outputs = outputs,
-    .n_outputs = AR_COUNT(outputs),
+    AR_SIM_TABLES(params, outputs),
     .check = NULL,
     .workspace_bytes = workspace,
     .cost = cost,

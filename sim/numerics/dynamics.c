@@ -100,3 +100,19 @@ double ar_decay_shape(int count, const double *y, double floor)
     double overall = ar_decay_rate(k, y, floor), late = ar_decay_rate(k - k / 2, y + k / 2, floor);
     return overall > 0 ? late / overall : 0;
 }
+
+void ar_consensus_sums(int n, int d, const double *x, double *spread, double *total)
+{
+    *spread = *total = 0;
+    for (int c = 0; c < d; ++c) {
+        double mean = 0;
+        for (int i = 0; i < n; ++i)
+            mean += x[(size_t)i * d + c];
+        mean /= n;
+        for (int i = 0; i < n; ++i) {
+            double v = x[(size_t)i * d + c];
+            *total += v * v;
+            *spread += (v - mean) * (v - mean);
+        }
+    }
+}

@@ -36,10 +36,7 @@ static const ar_output outputs[] = {
 const ar_sim ar_sim_coin_flips = {
     .name = "coin_flips",
     .summary = "n coin flips per trial (the tests' toy family)",
-    .params = params,
-    .n_params = AR_COUNT(params),
-    .outputs = outputs,
-    .n_outputs = AR_COUNT(outputs),
+    AR_SIM_TABLES(params, outputs),
     .workspace_bytes = workspace,
     .trial = trial,
 };
