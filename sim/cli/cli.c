@@ -116,7 +116,7 @@ static const char verify_help[] =
     "\n"
     "Runs the built-in verification suite (runs/verify.cfg): every claim with a verdict,\n"
     "including one deliberately broken assumption (tied weights, H4) that must come out\n"
-    "VIOLATED. About a minute on 2 cores; --quick takes a tenth of the trials, --full ten\n"
+    "VIOLATED. About 80 s on 2 cores; --quick takes a tenth of the trials, --full ten\n"
     "times as many. Writes FILE (default attnrank-verify-<UTC time>.h5) and its HTML report\n"
     "(FILE without .h5, plus -report/report.html). Exits 1 if a verdict contradicts the\n"
     "expected one, 4 if one expected to be definite is INCONCLUSIVE. --mutants then\n"
