@@ -61,6 +61,15 @@ const ar_claim ar_hardmax_claims[] = {
     {.id = "H2hull", .sim = &ar_sim_hardmax_rank, .output = AR_HARDMAX_OUT_HULL_VERTICES,
      .statement = "d_h = 2: keys' hull has about 2 sqrt(2 pi ln n) vertices (Renyi-Sulanke asymptotic)",
      .formula = "2 * sqrt(2 * pi * ln(n)) where d_h = 2", .rule = AR_RULE_REFERENCE, .predict = hull_asymptotic},
+    /* H2 "approached as d_h grows": the bound is the limit along d_h at fixed n. Given
+     * the keys, E[rank | K] = sum_j 1 - (1 - p_j)^n, with p_j the chance that key j wins
+     * a random query; the sum is concave in the p_j and largest at p_j = 1/n, so the
+     * deficit is quadratic in the spread of the p_j about 1/n, whose variance falls like
+     * 1/d_h as the keys' directions spread out: a correction a / d_h (rate 1, fixed). */
+    {.id = "H2lim", .sim = &ar_sim_hardmax_rank, .output = AR_HARDMAX_OUT_ARGMAX_RANK,
+     .statement = "...and approached: E[rank] -> n (1 - (1 - 1/n)^n) as d_h grows",
+     .formula = "n * (1 - (1 - 1/n)^n)", .rule = AR_RULE_LIMIT, .predict = h2_bound, .rel_tol = 0.01,
+     .trend_axis = "d_h", .on_request = 1, .rate_lo = 1, .rate_hi = 1},
     {.id = "H3", .sim = &ar_sim_hardmax_rank, .output = AR_HARDMAX_OUT_ARGMAX_RANK,
      .statement = "d_h = 1: E[rank] = 2 - 2^(1-n) exactly", .formula = "2 - 2^(1 - n) where d_h = 1",
      .rule = AR_RULE_EQUALS, .predict = h3_exact, .rel_tol = 0.05},

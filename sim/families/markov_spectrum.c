@@ -268,7 +268,8 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
     int n = ar_point_int(p, AR_SPECTRUM_N);
     size_t nn = (size_t)n * n;
     ar_markov_sample(p, rng, l.a, l.q, l.k);
-    for (int o = 0; o < 9 + DENSITY_BINS + EIG_BINS * EIG_BINS; ++o)
+    enum { PER_N = 9 + DENSITY_BINS + EIG_BINS * EIG_BINS }; /* the last output */
+    for (int o = 0; o <= PER_N; ++o)
         out[o] = NAN;
     if (wants_eigenvalues(p)) {
         memcpy(l.copy, l.a, nn * sizeof *l.a);
@@ -287,6 +288,7 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
         out[0] = top[0];
         out[1] = sqrt((double)n) * top[1];
         out[2] = frob2 / (top[0] * top[0]);
+        out[PER_N] = out[2] / n;
         return 0;
     }
     if (ar_singular_values(n, n, l.a, l.sv, l.svd_work, l.iwork) != 0)
@@ -294,6 +296,7 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
     out[0] = l.sv[0];
     out[1] = n > 1 ? sqrt((double)n) * l.sv[1] : 0;
     out[2] = ar_stable_rank(l.sv, n);
+    out[PER_N] = out[2] / n;
     out[3] = ar_stable_rank_gram(l.sv, n);
     out[4] = ar_effective_rank(l.sv, n);
     if (ar_point_choice(p, AR_SPECTRUM_ENTRIES) != AR_MARKOV_LAW_KEYQUERY) {
@@ -330,6 +333,7 @@ static const ar_output outputs[] = {
     [AR_SPECTRUM_OUT_DISC_MOMENT2] = {"disc_moment2", "mean squared modulus of the eigenvalues of sqrt(n) A over s/m, Perron one excluded: "
                      "1/2 for the uniform disc of radius 1 (eigenvalues = yes, iid entries, gap = keep)",
      NULL, disc_law},
+    [AR_SPECTRUM_OUT_STABLE_RANK_PER_N] = {"stable_rank_per_n", "stable_rank / n (without the gap it tends to 1/4)"},
 };
 
 const ar_sim ar_sim_markov_spectrum = {
