@@ -5,6 +5,8 @@
 #include "attnrank/linalg.h"
 #include "attnrank/rank.h"
 #include "attnrank/stats.h"
+#include "attnrank/families/hardmax.h"
+#include "attnrank/theory.h"
 #include "check.h"
 #include "support.h"
 
@@ -48,6 +50,24 @@ static void bound_and_its_failure(void)
            ind.ci_lo, ind.ci_hi, tied.mean, tied.ci_lo, tied.ci_hi, h1, h2);
     CHECK(ind.ci_hi <= h2 && h2 <= h1);
     CHECK(tied.ci_lo > h1);
+}
+
+/* H1-H3 speak only where their theorem's assumptions hold; H4 states H1's bound anywhere
+ * (a stress test). */
+static void claims_keep_to_their_assumptions(void)
+{
+    const ar_claim *h1 = ar_claim_find("H1"), *h2 = ar_claim_find("H2"), *h3 = ar_claim_find("H3"),
+                   *h4 = ar_claim_find("H4");
+    ar_point p;
+    ar_point_defaults(&ar_sim_hardmax_rank, &p);
+    p.value[AR_HARDMAX_D_H] = 1;
+    CHECK(isfinite(h1->predict(&p)) && isfinite(h2->predict(&p)) && isfinite(h3->predict(&p)));
+    p.value[AR_HARDMAX_WEIGHTS] = AR_HARDMAX_WEIGHTS_TIED;
+    CHECK(isnan(h1->predict(&p)) && isnan(h2->predict(&p)) && isnan(h3->predict(&p)));
+    CHECK(isfinite(h4->predict(&p)));
+    p.value[AR_HARDMAX_WEIGHTS] = AR_HARDMAX_WEIGHTS_INDEPENDENT;
+    p.value[AR_HARDMAX_INPUTS] = AR_HARDMAX_INPUTS_GAUSSIAN;
+    CHECK(isnan(h1->predict(&p)) && isnan(h2->predict(&p)) && isnan(h3->predict(&p)));
 }
 
 /* H2's identity: given the keys K, row argmaxes are iid with probabilities p_j, so
@@ -100,6 +120,7 @@ static void rank_given_keys(int n, int dh, uint64_t seed)
 
 int main(void)
 {
+    claims_keep_to_their_assumptions();
     dh1_is_exact();
     bound_and_its_failure();
     rank_given_keys(16, 3, 21);

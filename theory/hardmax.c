@@ -9,20 +9,30 @@ static double n_of(const ar_point *p) { return ar_point_int(p, AR_HARDMAX_N); }
 static double dh_of(const ar_point *p) { return ar_point_int(p, AR_HARDMAX_D_H); }
 static double tau_of(const ar_point *p) { return ar_point_real(p, AR_HARDMAX_TAU); }
 
-/* H1: E[rank] <= (1 - 1/e) n + 1. */
-static double h1_bound(const ar_point *p) { return (1.0 - exp(-1.0)) * n_of(p) + 1.0; }
+/* The theorems' assumptions: orthonormal inputs and independent query and key weights.
+ * Outside them H1-H3 and H5a are silent; H4 states H1's bound there on purpose, as a
+ * stress test a spec lists. */
+static int assumptions_hold(const ar_point *p)
+{
+    return ar_point_choice(p, AR_HARDMAX_INPUTS) == AR_HARDMAX_INPUTS_ORTHONORMAL &&
+           ar_point_choice(p, AR_HARDMAX_WEIGHTS) == AR_HARDMAX_WEIGHTS_INDEPENDENT;
+}
+
+/* H1: E[rank] <= (1 - 1/e) n + 1; H4 the same bound wherever it is asked for. */
+static double h1_anywhere(const ar_point *p) { return (1.0 - exp(-1.0)) * n_of(p) + 1.0; }
+static double h1_bound(const ar_point *p) { return assumptions_hold(p) ? h1_anywhere(p) : NAN; }
 
 /* H2: E[rank | K] = sum_j 1 - (1 - p_j)^n <= n (1 - (1 - 1/n)^n). */
 static double h2_bound(const ar_point *p)
 {
     double n = n_of(p);
-    return n * (1.0 - pow(1.0 - 1.0 / n, n));
+    return assumptions_hold(p) ? n * (1.0 - pow(1.0 - 1.0 / n, n)) : NAN;
 }
 
 /* H3: with d_h = 1 the argmax is the largest or smallest key, by the query's sign. */
 static double h3_exact(const ar_point *p)
 {
-    if (dh_of(p) != 1)
+    if (dh_of(p) != 1 || !assumptions_hold(p))
         return NAN;
     return 2.0 - pow(2.0, 1.0 - n_of(p));
 }
@@ -75,7 +85,7 @@ const ar_claim ar_hardmax_claims[] = {
      .rule = AR_RULE_EQUALS, .predict = h3_exact, .rel_tol = 0.05},
     {.id = "H4", .sim = &ar_sim_hardmax_rank, .output = AR_HARDMAX_OUT_ARGMAX_RANK,
      .statement = "assumption stress: H1's bound with an assumption broken (tied weights push rank to n)",
-     .formula = "(1 - 1/e) * n + 1", .rule = AR_RULE_UPPER_BOUND, .predict = h1_bound, .on_request = 1},
+     .formula = "(1 - 1/e) * n + 1", .rule = AR_RULE_UPPER_BOUND, .predict = h1_anywhere, .on_request = 1},
     {.id = "H5a", .sim = &ar_sim_softmax_rank, .output = AR_SOFTMAX_OUT_NUMRANK_ABS,
      .statement = "softmax at tau <= 1e-6 sqrt(d_h) is hardmax: E[numrank_abs] <= (1 - 1/e) n + 1",
      .formula = "(1 - 1/e) * n + 1 where tau <= 1e-6", .rule = AR_RULE_UPPER_BOUND, .predict = h5a_small_tau},
