@@ -1,10 +1,12 @@
 /* registry: every family's tables walked once. Claims name their simulator by pointer
- * and their output by the family header's index (so a wrong output cannot compile); what
+ * and their output by the family header's index (a name that cannot be misspelt); what
  * is left to check at run time is checked here: output indices in range, trend axes that
  * are parameters, unique ids, and simulator tables without holes (designated
- * initializers leave a hole zeroed, nameless). A table with any of those faults is
- * refused when added. */
+ * initializers leave a hole zeroed, nameless), claims of the family's own simulators,
+ * and that the default suite judges every claim that gives a verdict. A table with any
+ * of those faults is refused when added. */
 #include "attnrank/registry.h"
+#include "attnrank/spec.h"
 #include "check.h"
 
 #include <stdio.h>
@@ -50,6 +52,25 @@ int main(void)
     ar_claims_all(&count);
     CHECK(count == total);
 
+    /* `attnrank verify` judges every built-in claim that gives a verdict (references and
+     * nothing else are left out), so a new family's claims cannot be forgotten there. */
+    extern const char ar_verify_spec[];
+    ar_spec spec;
+    char err[512];
+    CHECK(ar_spec_load_text(ar_verify_spec, "verify.cfg", NULL, NULL, 0, &spec, err) == 0);
+    for (int f = 0; f < n_families; ++f)
+        for (int c = 0; c < *families[f]->n_claims; ++c) {
+            const ar_claim *claim = &families[f]->claims[c];
+            int judged = claim->rule == AR_RULE_REFERENCE;
+            for (int e = 0; e < spec.n_experiments && !judged; ++e)
+                for (int k = 0; k < spec.experiments[e].n_claims; ++k)
+                    judged |= spec.experiments[e].claims[k] == claim;
+            if (!judged)
+                fprintf(stderr, "claim %s is not judged by verify.cfg\n", claim->id);
+            CHECK(judged);
+        }
+    ar_spec_free(&spec);
+
     /* Faulty tables are refused, each with its reason. */
     const ar_sim *sim = families[0]->sims[0];
     ar_claim bad[2] = {{.id = "X1", .sim = sim, .output = sim->n_outputs, .statement = "s", .formula = "f",
@@ -69,6 +90,10 @@ int main(void)
     CHECK(ar_registry_add(&toy, why, sizeof why) == -1);
     CHECK_CONTAINS(why, "listed twice");
     toy.n_claims = &one_claim;
+    CHECK(ar_registry_add(&toy, why, sizeof why) == -1); /* a claim of a simulator not in the family */
+    CHECK_CONTAINS(why, "not one of family toy's simulators");
+    const ar_sim *own[] = {sim, NULL};
+    toy.sims = own;
     bad[0].id = families[0]->claims[0].id; /* a name taken by a built-in claim */
     CHECK(ar_registry_add(&toy, why, sizeof why) == -1);
     CHECK_CONTAINS(why, "registered already");

@@ -104,6 +104,17 @@ struct ar_point {
     double value[AR_MAX_PARAMS];
 };
 
+/* Where output `index` starts in a trial's out[] at this point: the lengths of the
+ * outputs before it. Simulators with vector outputs write through it, so the family
+ * header's output enum, the output table and the writes cannot fall out of step. */
+static inline int ar_output_offset(const ar_point *p, int index)
+{
+    int offset = 0;
+    for (int o = 0; o < index; ++o)
+        offset += ar_output_length(&p->sim->outputs[o], p);
+    return offset;
+}
+
 static inline int ar_point_int(const ar_point *p, int param) { return (int)p->value[param]; }
 static inline double ar_point_real(const ar_point *p, int param) { return p->value[param]; }
 static inline int ar_point_choice(const ar_point *p, int param) { return (int)p->value[param]; }

@@ -137,10 +137,6 @@ int ar_mutants(const ar_claim *claim, long n_points, const double *prediction, c
 /* The resolution in words, for tables: "holds for k in [0.994, 1.006]", ... */
 void ar_resolution_describe(const ar_resolution *r, char *buf, size_t len);
 
-/* Whether the mask of a mask_dynamics point has a directed spanning tree: 1 or 0, from
- * the mask's definition; -1 for random masks (drawn per trial). */
-int ar_mask_connected(const ar_point *point);
-
 const char *ar_verdict_name(ar_verdict v);
 const char *ar_rule_name(ar_rule rule);
 int ar_verdict_parse(const char *name, ar_verdict *v);

@@ -65,10 +65,28 @@ static void index_builtin(void)
         index_family(&builtin[i]);
 }
 
+/* A family's claims speak of its own simulators. */
+static int claims_in_family(const ar_family *family, char *why, size_t why_len)
+{
+    for (int c = 0; c < *family->n_claims; ++c) {
+        int found = 0;
+        for (int s = 0; family->sims[s]; ++s)
+            found |= family->claims[c].sim == family->sims[s];
+        if (!found) {
+            snprintf(why, why_len, "claim %s is about %s, which is not one of family %s's simulators",
+                     family->claims[c].id, family->claims[c].sim ? family->claims[c].sim->name : "(none)",
+                     family->name);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int ar_registry_add(const ar_family *family, char *why, size_t why_len)
 {
     index_builtin();
-    if (ar_claims_check(family->claims, *family->n_claims, why, why_len) < 0)
+    if (ar_claims_check(family->claims, *family->n_claims, why, why_len) < 0 ||
+        claims_in_family(family, why, why_len) < 0)
         return -1;
     for (int i = 0; family->sims[i]; ++i)
         if (ar_sim_find(family->sims[i]->name)) {

@@ -17,7 +17,7 @@
 
 static const double GAP_TOL = 1e-9, REACHED = 1e-6;
 
-static const char *const targets[] = {"planted", "random", NULL};
+static const char *const targets[] = {[AR_CONVEX_TARGETS_PLANTED] = "planted", [AR_CONVEX_TARGETS_RANDOM] = "random", NULL};
 
 static const ar_param params[] = {
     [AR_CONVEX_SAMPLES] = {"N", AR_PARAM_INT, 6, 1, 1000, 0, NULL, "samples"},
@@ -174,10 +174,10 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
     for (int i = 0; i < N; ++i)
         y2 += 0.5 * l.y[i] * l.y[i];
     double optimum = res.primal, unit = fmax(optimum, 1e-12 * y2); /* relative measures' denominator */
-    out[0] = optimum;
-    out[1] = res.gap;
-    out[2] = res.active;
-    out[3] = res.iterations;
+    out[AR_CONVEX_OUT_CONVEX_OPTIMUM] = optimum; /* scalars only: out[] by the output enum */
+    out[AR_CONVEX_OUT_DUALITY_GAP] = res.gap;
+    out[AR_CONVEX_OUT_ACTIVE_TOKENS] = res.active;
+    out[AR_CONVEX_OUT_ITERATIONS] = res.iterations;
     if (planted(p)) {
         int found = 1;
         for (int k = 0; k < ar_point_int(p, AR_CONVEX_PLANTED); ++k) {
@@ -186,10 +186,10 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
                 norm += l.z[(size_t)planted_at[k] * d + c] * l.z[(size_t)planted_at[k] * d + c];
             found &= norm > 0;
         }
-        out[4] = found;
+        out[AR_CONVEX_OUT_PLANTED_FOUND] = found;
     }
     if (ar_network_from_convex(n, d, l.z, &l.net) == 0)
-        out[5] = fabs(ar_network_objective(&prob, &l.net, NULL, l.net_work) - optimum) / unit;
+        out[AR_CONVEX_OUT_MAPPED_ERROR] = fabs(ar_network_objective(&prob, &l.net, NULL, l.net_work) - optimum) / unit;
     int starts = ar_point_int(p, AR_CONVEX_STARTS);
     if (starts == 0)
         return 0;
@@ -203,10 +203,10 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
     qsort(l.objectives, (size_t)starts, sizeof *l.objectives, compare);
     double median = starts % 2 ? l.objectives[starts / 2]
                                : 0.5 * (l.objectives[starts / 2 - 1] + l.objectives[starts / 2]);
-    out[6] = (l.objectives[0] - optimum) / unit;
-    out[7] = (median - optimum) / unit;
-    out[8] = (double)reached / starts;
-    out[9] = (optimum - l.objectives[0]) / unit;
+    out[AR_CONVEX_OUT_NETWORK_EXCESS] = (l.objectives[0] - optimum) / unit;
+    out[AR_CONVEX_OUT_NETWORK_MEDIAN_EXCESS] = (median - optimum) / unit;
+    out[AR_CONVEX_OUT_FRACTION_REACHED] = (double)reached / starts;
+    out[AR_CONVEX_OUT_CONVEX_MINUS_BEST] = (optimum - l.objectives[0]) / unit;
     return 0;
 }
 

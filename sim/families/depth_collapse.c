@@ -19,12 +19,12 @@
 #include <math.h>
 
 
-static const char *const laws[] = {"lognormal", "exponential", "uniform", NULL}; /* markov_spectrum's order */
-static const char *const gaps[] = {"keep", "remove", NULL};
-static const char *const norms[] = {"none", "layernorm", NULL};
-static const char *const skips[] = {"none", "plain", "upscaled", NULL};
-static const char *const attentions[] = {"markov", "keyquery", NULL};
-static const char *const gradients[] = {"auto", "probe", "none", NULL};
+static const char *const laws[] = {[AR_MARKOV_LAW_LOGNORMAL] = "lognormal", [AR_MARKOV_LAW_EXPONENTIAL] = "exponential", [AR_MARKOV_LAW_UNIFORM] = "uniform", NULL};
+static const char *const gaps[] = {[AR_MARKOV_GAP_KEEP] = "keep", [AR_MARKOV_GAP_REMOVE] = "remove", NULL};
+static const char *const norms[] = {[AR_DEPTH_NORM_NONE] = "none", [AR_DEPTH_NORM_LAYERNORM] = "layernorm", NULL};
+static const char *const skips[] = {[AR_DEPTH_SKIP_NONE] = "none", [AR_DEPTH_SKIP_PLAIN] = "plain", [AR_DEPTH_SKIP_UPSCALED] = "upscaled", NULL};
+static const char *const attentions[] = {[AR_DEPTH_ATTENTION_MARKOV] = "markov", [AR_DEPTH_ATTENTION_KEYQUERY] = "keyquery", NULL};
+static const char *const gradients[] = {[AR_DEPTH_GRADIENT_AUTO] = "auto", [AR_DEPTH_GRADIENT_PROBE] = "probe", [AR_DEPTH_GRADIENT_NONE] = "none", NULL};
 
 static const ar_param params[] = {
     [AR_DEPTH_N] = {"n", AR_PARAM_INT, 64, 2, 4096, 0, NULL, "tokens"},
@@ -197,9 +197,13 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
     layout l;
     carve(p, ws, &l);
     ar_layer_kind kind = kind_of(p);
-    int n = kind.n, d = kind.d, layers = ar_point_int(p, AR_DEPTH_LAYERS), count = layers + 1;
-    double *stable = out, *cosine = out + count, *frob = out + 2 * count, *gradient = out + 3 * count;
-    double *gradient_se = gradient + layers;
+    int n = kind.n, d = kind.d, layers = ar_point_int(p, AR_DEPTH_LAYERS);
+    /* out[] laid out by the output table: one vector per output */
+    double *stable = out + ar_output_offset(p, AR_DEPTH_OUT_STABLE_RANK);
+    double *cosine = out + ar_output_offset(p, AR_DEPTH_OUT_MEAN_ABS_COSINE);
+    double *frob = out + ar_output_offset(p, AR_DEPTH_OUT_FROBENIUS);
+    double *gradient = out + ar_output_offset(p, AR_DEPTH_OUT_GRAD_NORM);
+    double *gradient_se = out + ar_output_offset(p, AR_DEPTH_OUT_GRAD_NORM_PROBE_SE);
     int keep = wants_gradient(p);
     size_t nd = (size_t)n * d, dd = (size_t)d * d;
     double *x = l.x_stack;

@@ -19,9 +19,9 @@
 #include <math.h>
 
 
-static const char *const input_laws[] = {"orthonormal", "gaussian", NULL};
-static const char *const weight_laws[] = {"independent", "tied", "correlated", NULL};
-static const char *const samplers[] = {"auto", "faithful", NULL};
+static const char *const input_laws[] = {[AR_HARDMAX_INPUTS_ORTHONORMAL] = "orthonormal", [AR_HARDMAX_INPUTS_GAUSSIAN] = "gaussian", NULL};
+static const char *const weight_laws[] = {[AR_HARDMAX_WEIGHTS_INDEPENDENT] = "independent", [AR_HARDMAX_WEIGHTS_TIED] = "tied", [AR_HARDMAX_WEIGHTS_CORRELATED] = "correlated", NULL};
+static const char *const samplers[] = {[AR_HARDMAX_SAMPLER_AUTO] = "auto", [AR_HARDMAX_SAMPLER_FAITHFUL] = "faithful", NULL};
 
 #define COMMON_PARAMS                                                                         \
     [AR_HARDMAX_N] = {"n", AR_PARAM_INT, 64, 2, 16384, 0, NULL, "tokens (rows of X)"},                         \
@@ -185,8 +185,9 @@ static int hardmax_trial(const ar_point *p, ar_rng *rng, void *workspace, double
     if (failed)
         return 1;
     ar_argmax_rows(n, n, l.scores, l.argmax);
-    out[0] = ar_argmax_rank(n, l.argmax, n, l.seen);
-    out[1] = only_dh2(p) ? ar_hull_vertices_2d(n, keys, l.scratch) : NAN;
+    /* every output is a scalar: out[] is indexed by the output enum */
+    out[AR_HARDMAX_OUT_ARGMAX_RANK] = ar_argmax_rank(n, l.argmax, n, l.seen);
+    out[AR_HARDMAX_OUT_HULL_VERTICES] = only_dh2(p) ? ar_hull_vertices_2d(n, keys, l.scratch) : NAN;
     return 0;
 }
 
@@ -199,16 +200,16 @@ static int softmax_trial(const ar_point *p, ar_rng *rng, void *workspace, double
     if (failed)
         return 1;
     ar_argmax_rows(n, n, l.scores, l.argmax);
-    out[0] = ar_argmax_rank(n, l.argmax, n, l.seen);
+    out[AR_SOFTMAX_OUT_ARGMAX_RANK] = ar_argmax_rank(n, l.argmax, n, l.seen);
     double tau = ar_point_real(p, AR_HARDMAX_TAU) * sqrt((double)ar_point_int(p, AR_HARDMAX_D_H));
     ar_softmax_rows(n, n, l.scores, tau, l.scores);
     if (ar_singular_values(n, n, l.scores, l.sv, l.svd_work, l.iwork) != 0)
         return 1;
-    out[1] = ar_numrank_abs(l.sv, n, ar_point_real(p, AR_HARDMAX_RANK_TOL));
-    out[2] = ar_numrank_rel(l.sv, n, n, n);
-    out[3] = ar_stable_rank(l.sv, n);
-    out[4] = ar_stable_rank_gram(l.sv, n);
-    out[5] = ar_effective_rank(l.sv, n);
+    out[AR_SOFTMAX_OUT_NUMRANK_ABS] = ar_numrank_abs(l.sv, n, ar_point_real(p, AR_HARDMAX_RANK_TOL));
+    out[AR_SOFTMAX_OUT_NUMRANK_REL] = ar_numrank_rel(l.sv, n, n, n);
+    out[AR_SOFTMAX_OUT_STABLE_RANK] = ar_stable_rank(l.sv, n);
+    out[AR_SOFTMAX_OUT_STABLE_RANK_GRAM] = ar_stable_rank_gram(l.sv, n);
+    out[AR_SOFTMAX_OUT_EFFECTIVE_RANK] = ar_effective_rank(l.sv, n);
     return 0;
 }
 

@@ -32,7 +32,7 @@
 static const double CERTIFIED = 1e-10, COLLAPSED = 1e-6, MAX_CONDITION = 1e3;
 enum { NEWTON_STEPS = 30, WITNESS_DRAWS = 100 };
 
-static const char *const values[] = {"witness", "identity", "orthogonal", "gaussian", NULL};
+static const char *const values[] = {[AR_EQUILIBRIA_VALUE_WITNESS] = "witness", [AR_EQUILIBRIA_VALUE_IDENTITY] = "identity", [AR_EQUILIBRIA_VALUE_ORTHOGONAL] = "orthogonal", [AR_EQUILIBRIA_VALUE_GAUSSIAN] = "gaussian", NULL};
 
 static const ar_param params[] = {
     [AR_EQUILIBRIA_N] = {"n", AR_PARAM_INT, 4, 2, 16, 0, NULL, "tokens"},
@@ -374,10 +374,10 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
             if (build_witness(&pr, k, rng))
                 return 1;
             /* Exact in exact arithmetic; Newton removes the round-off of building W_V. */
-            out[0] = newton(&pr, l.x);
-            out[1] = numerical_rank(&pr, l.x);
-            out[2] = spectral_radius(&pr, l.x);
-            out[3] = out[2] < 1;
+            out[AR_EQUILIBRIA_OUT_WITNESS_RESIDUAL] = newton(&pr, l.x); /* scalars only */
+            out[AR_EQUILIBRIA_OUT_WITNESS_RANK] = numerical_rank(&pr, l.x);
+            out[AR_EQUILIBRIA_OUT_WITNESS_RADIUS] = spectral_radius(&pr, l.x);
+            out[AR_EQUILIBRIA_OUT_WITNESS_ATTRACTING] = out[AR_EQUILIBRIA_OUT_WITNESS_RADIUS] < 1;
         } else {
             memset(l.wv, 0, dd * sizeof *l.wv);
             for (int i = 0; i < d; ++i)
@@ -391,15 +391,15 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
         ar_attention_map_apply(&map, l.x, l.fx, l.weights, l.map_work);
         memcpy(l.x, l.fx, nd * sizeof *l.x);
     }
-    out[4] = mu_rel(n, d, l.x) >= COLLAPSED;
+    out[AR_EQUILIBRIA_OUT_ESCAPED] = mu_rel(n, d, l.x) >= COLLAPSED;
     double r = residual(&pr, l.x);
     if (r < 1e-4 && isfinite(r))
         r = newton(&pr, l.x);
-    out[5] = r < CERTIFIED;
-    out[8] = r;
-    if (out[5] == 1) {
-        out[6] = numerical_rank(&pr, l.x);
-        out[7] = spectral_radius(&pr, l.x);
+    out[AR_EQUILIBRIA_OUT_SETTLED] = r < CERTIFIED;
+    out[AR_EQUILIBRIA_OUT_LIMIT_RESIDUAL] = r;
+    if (r < CERTIFIED) {
+        out[AR_EQUILIBRIA_OUT_LIMIT_RANK] = numerical_rank(&pr, l.x);
+        out[AR_EQUILIBRIA_OUT_LIMIT_RADIUS] = spectral_radius(&pr, l.x);
     }
     return 0;
 }

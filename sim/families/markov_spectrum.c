@@ -31,10 +31,10 @@ static const double DENSITY_TOP = 3.0;
 enum { EIG_BINS = 36 };
 static const double EIG_EDGE = 1.125;
 
-static const char *const laws[] = {"lognormal", "exponential", "uniform", "keyquery", NULL};
-static const char *const gaps[] = {"keep", "remove", NULL};
-static const char *const spectra[] = {"full", "top2", NULL};
-static const char *const no_yes[] = {"no", "yes", NULL};
+static const char *const laws[] = {[AR_MARKOV_LAW_LOGNORMAL] = "lognormal", [AR_MARKOV_LAW_EXPONENTIAL] = "exponential", [AR_MARKOV_LAW_UNIFORM] = "uniform", [AR_MARKOV_LAW_KEYQUERY] = "keyquery", NULL};
+static const char *const gaps[] = {[AR_MARKOV_GAP_KEEP] = "keep", [AR_MARKOV_GAP_REMOVE] = "remove", NULL};
+static const char *const spectra[] = {[AR_SPECTRUM_SPECTRUM_FULL] = "full", [AR_SPECTRUM_SPECTRUM_TOP2] = "top2", NULL};
+static const char *const no_yes[] = {[AR_SPECTRUM_EIGENVALUES_NO] = "no", [AR_SPECTRUM_EIGENVALUES_YES] = "yes", NULL};
 
 static const ar_param params[] = {
     [AR_SPECTRUM_N] = {"n", AR_PARAM_INT, 256, 2, 16384, 0, NULL, "tokens: A is n x n"},
@@ -180,11 +180,30 @@ static int disc_statistics(const ar_point *p, const layout *l, int n, double *ra
     return 0;
 }
 
+/* What a point of any of the family's simulators asks of its random Markov matrix, read
+ * through that simulator's own parameter indices. */
+typedef struct markov_draw {
+    int n, law, remove_gap, d_h;
+    double scale;
+} markov_draw;
+
+static markov_draw draw_of(const ar_point *p)
+{
+    if (p->sim == &ar_sim_width_collapse)
+        return (markov_draw){ar_point_int(p, AR_WIDTH_N), ar_point_choice(p, AR_WIDTH_ENTRIES),
+                             ar_point_choice(p, AR_WIDTH_GAP) == AR_MARKOV_GAP_REMOVE, 0, 0};
+    if (p->sim == &ar_sim_depth_collapse)
+        return (markov_draw){ar_point_int(p, AR_DEPTH_N), ar_point_choice(p, AR_DEPTH_ENTRIES),
+                             ar_point_choice(p, AR_DEPTH_GAP) == AR_MARKOV_GAP_REMOVE, 0, 0};
+    return (markov_draw){ar_point_int(p, AR_SPECTRUM_N), ar_point_choice(p, AR_SPECTRUM_ENTRIES),
+                         ar_point_choice(p, AR_SPECTRUM_GAP) == AR_MARKOV_GAP_REMOVE,
+                         ar_point_int(p, AR_SPECTRUM_D_H), ar_point_real(p, AR_SPECTRUM_SCALE)};
+}
+
 void ar_markov_sample(const ar_point *p, ar_rng *rng, double *a, double *q, double *k)
 {
-    /* By name, so every simulator with these parameters can draw the same matrices. */
-    int n = (int)ar_point_value(p, "n"), law = (int)ar_point_value(p, "entries");
-    int remove_gap = ar_point_value(p, "gap") == AR_MARKOV_GAP_REMOVE;
+    markov_draw draw = draw_of(p);
+    int n = draw.n, law = draw.law, remove_gap = draw.remove_gap;
     size_t nn = (size_t)n * n;
     switch (law) {
     case AR_MARKOV_LAW_LOGNORMAL: {
@@ -203,8 +222,8 @@ void ar_markov_sample(const ar_point *p, ar_rng *rng, double *a, double *q, doub
             a[i] = ar_rng_uniform(rng);
         break;
     default: { /* key-query attention: softmax rows are already stochastic */
-        int dh = (int)ar_point_value(p, "d_h");
-        double scale = ar_point_value(p, "scale");
+        int dh = draw.d_h;
+        double scale = draw.scale;
         ar_rng_normals(rng, q, (size_t)n * dh);
         ar_rng_normals(rng, k, (size_t)n * dh);
         for (size_t i = 0; i < (size_t)n * dh; ++i)
@@ -268,15 +287,19 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
     int n = ar_point_int(p, AR_SPECTRUM_N);
     size_t nn = (size_t)n * n;
     ar_markov_sample(p, rng, l.a, l.q, l.k);
-    enum { PER_N = 9 + DENSITY_BINS + EIG_BINS * EIG_BINS }; /* the last output */
-    for (int o = 0; o <= PER_N; ++o)
-        out[o] = NAN;
+    /* out[] laid out by the output table: two densities sit among the scalars */
+#define OUT(index) (out + ar_output_offset(p, (index)))
+    double *end = OUT(AR_SPECTRUM_OUT_STABLE_RANK_PER_N) + 1;
+    for (double *o = out; o < end; ++o)
+        *o = NAN;
     if (wants_eigenvalues(p)) {
         memcpy(l.copy, l.a, nn * sizeof *l.a);
-        if (disc_law(p) && disc_statistics(p, &l, n, &out[6], &out[7], out + 8 + DENSITY_BINS,
-                                         out + 8 + DENSITY_BINS + EIG_BINS * EIG_BINS) != 0)
+        if (disc_law(p) && disc_statistics(p, &l, n, OUT(AR_SPECTRUM_OUT_BULK_RADIUS), OUT(AR_SPECTRUM_OUT_KS_DISC),
+                                         OUT(AR_SPECTRUM_OUT_EIG_DENSITY), OUT(AR_SPECTRUM_OUT_DISC_MOMENT2)) != 0)
             return 1;
     }
+    double *sigma1 = OUT(AR_SPECTRUM_OUT_SIGMA1), *edge = OUT(AR_SPECTRUM_OUT_SQRT_N_SIGMA2);
+    double *stable = OUT(AR_SPECTRUM_OUT_STABLE_RANK), *per_n = OUT(AR_SPECTRUM_OUT_STABLE_RANK_PER_N);
     if (!full_spectrum(p)) {
         double frob2 = 0;
         for (size_t i = 0; i < nn; ++i)
@@ -285,24 +308,25 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
         double top[2];
         if (ar_top_singular_values(n, n, l.a, 2, l.start, LANCZOS_STEPS, 1e-13, top, l.lanczos) < 0)
             return 1;
-        out[0] = top[0];
-        out[1] = sqrt((double)n) * top[1];
-        out[2] = frob2 / (top[0] * top[0]);
-        out[PER_N] = out[2] / n;
+        *sigma1 = top[0];
+        *edge = sqrt((double)n) * top[1];
+        *stable = frob2 / (top[0] * top[0]);
+        *per_n = *stable / n;
         return 0;
     }
     if (ar_singular_values(n, n, l.a, l.sv, l.svd_work, l.iwork) != 0)
         return 1;
-    out[0] = l.sv[0];
-    out[1] = n > 1 ? sqrt((double)n) * l.sv[1] : 0;
-    out[2] = ar_stable_rank(l.sv, n);
-    out[PER_N] = out[2] / n;
-    out[3] = ar_stable_rank_gram(l.sv, n);
-    out[4] = ar_effective_rank(l.sv, n);
+    *sigma1 = l.sv[0];
+    *edge = n > 1 ? sqrt((double)n) * l.sv[1] : 0;
+    *stable = ar_stable_rank(l.sv, n);
+    *per_n = *stable / n;
+    *OUT(AR_SPECTRUM_OUT_STABLE_RANK_GRAM) = ar_stable_rank_gram(l.sv, n);
+    *OUT(AR_SPECTRUM_OUT_EFFECTIVE_RANK) = ar_effective_rank(l.sv, n);
     if (ar_point_choice(p, AR_SPECTRUM_ENTRIES) != AR_MARKOV_LAW_KEYQUERY) {
-        out[5] = ks_distance(p, l.sv, n);
-        singular_value_density(p, l.sv, n, out + 8);
+        *OUT(AR_SPECTRUM_OUT_KS_QUARTER_CIRCLE) = ks_distance(p, l.sv, n);
+        singular_value_density(p, l.sv, n, OUT(AR_SPECTRUM_OUT_SV_DENSITY));
     }
+#undef OUT
     return 0;
 }
 

@@ -27,10 +27,10 @@
  * above RATE_FLOOR, far from round-off. */
 static const double COLLAPSED = 1e-6, RATE_FLOOR = 1e-10;
 
-static const char *const inits[] = {"gaussian", "orthonormal", "hemisphere", NULL};
-static const char *const values[] = {"gaussian", "orthogonal", "identity", NULL};
-static const char *const norms[] = {"none", "sphere", "layernorm", NULL};
-static const char *const routes[] = {"auto", "dense", "sparse", NULL};
+static const char *const inits[] = {[AR_MASKDYN_INIT_GAUSSIAN] = "gaussian", [AR_MASKDYN_INIT_ORTHONORMAL] = "orthonormal", [AR_MASKDYN_INIT_HEMISPHERE] = "hemisphere", NULL};
+static const char *const values[] = {[AR_MASKDYN_VALUE_GAUSSIAN] = "gaussian", [AR_MASKDYN_VALUE_ORTHOGONAL] = "orthogonal", [AR_MASKDYN_VALUE_IDENTITY] = "identity", NULL};
+static const char *const norms[] = {[AR_MASKDYN_NORM_NONE] = "none", [AR_MASKDYN_NORM_SPHERE] = "sphere", [AR_MASKDYN_NORM_LAYERNORM] = "layernorm", NULL};
+static const char *const routes[] = {[AR_MASKDYN_ROUTE_AUTO] = "auto", [AR_MASKDYN_ROUTE_DENSE] = "dense", [AR_MASKDYN_ROUTE_SPARSE] = "sparse", NULL};
 
 static const ar_param params[] = {
     [AR_MASKDYN_N] = {"n", AR_PARAM_INT, 32, 2, 4096, 0, NULL, "tokens"},
@@ -251,8 +251,13 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
     int n = spec.n, d = ar_point_int(p, AR_MASKDYN_D), layers = ar_point_int(p, AR_MASKDYN_LAYERS), count = layers + 1;
     int value = ar_point_choice(p, AR_MASKDYN_VALUE), norm = ar_point_choice(p, AR_MASKDYN_NORM), bound = bound_checked(p);
     size_t nd = (size_t)n * d, dd = (size_t)d * d;
-    double *mu = out, *mu_rel = mu + count, *rank = mu_rel + count, *least = rank + count;
-    double *scalars = least + layers; /* rate, collapse_layer, collapsed, bound_ratio, radius, edges, rate_ratio */
+    /* out[] laid out by the output table (per-layer vectors, then the scalars) */
+    double *mu = out + ar_output_offset(p, AR_MASKDYN_OUT_MU);
+    double *mu_rel = out + ar_output_offset(p, AR_MASKDYN_OUT_MU_REL);
+    double *rank = out + ar_output_offset(p, AR_MASKDYN_OUT_NUMRANK);
+    double *least = out + ar_output_offset(p, AR_MASKDYN_OUT_MIN_WEIGHT);
+    /* the scalars after the vectors, one value each: scalars[AR_MASKDYN_OUT_X] is output X */
+    double *scalars = out + ar_output_offset(p, AR_MASKDYN_OUT_RATE) - AR_MASKDYN_OUT_RATE;
 
     ar_mask mask;
     int root, radius;
@@ -317,18 +322,19 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
         l.x = l.next;
         l.next = swap;
     }
-    scalars[0] = ar_decay_rate(count, mu_rel, RATE_FLOOR);
-    scalars[1] = NAN;
+    scalars[AR_MASKDYN_OUT_RATE] = ar_decay_rate(count, mu_rel, RATE_FLOOR);
+    scalars[AR_MASKDYN_OUT_COLLAPSE_LAYER] = NAN;
     for (int t = 0; t < count; ++t)
         if (mu_rel[t] < COLLAPSED) {
-            scalars[1] = t;
+            scalars[AR_MASKDYN_OUT_COLLAPSE_LAYER] = t;
             break;
         }
-    scalars[2] = isnan(scalars[1]) ? 0 : 1;
-    scalars[3] = bound && radius > 0 ? bound_ratio(layers, d, n, radius, l.spread, l.least, max_abs) : NAN;
-    scalars[4] = radius >= 0 ? radius : NAN;
-    scalars[5] = (double)mask.edges;
-    scalars[6] = ar_decay_shape(count, mu_rel, RATE_FLOOR);
+    scalars[AR_MASKDYN_OUT_COLLAPSED] = isnan(scalars[AR_MASKDYN_OUT_COLLAPSE_LAYER]) ? 0 : 1;
+    scalars[AR_MASKDYN_OUT_BOUND_RATIO] =
+        bound && radius > 0 ? bound_ratio(layers, d, n, radius, l.spread, l.least, max_abs) : NAN;
+    scalars[AR_MASKDYN_OUT_RADIUS] = radius >= 0 ? radius : NAN;
+    scalars[AR_MASKDYN_OUT_EDGES] = (double)mask.edges;
+    scalars[AR_MASKDYN_OUT_RATE_RATIO] = ar_decay_shape(count, mu_rel, RATE_FLOOR);
     return 0;
 }
 

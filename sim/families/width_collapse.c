@@ -16,8 +16,8 @@
 #include <math.h>
 
 
-static const char *const laws[] = {"lognormal", "exponential", "uniform", NULL}; /* markov_spectrum's order */
-static const char *const gaps[] = {"keep", "remove", NULL};
+static const char *const laws[] = {[AR_MARKOV_LAW_LOGNORMAL] = "lognormal", [AR_MARKOV_LAW_EXPONENTIAL] = "exponential", [AR_MARKOV_LAW_UNIFORM] = "uniform", NULL};
+static const char *const gaps[] = {[AR_MARKOV_GAP_KEEP] = "keep", [AR_MARKOV_GAP_REMOVE] = "remove", NULL};
 
 static const ar_param params[] = {
     [AR_WIDTH_N] = {"n", AR_PARAM_INT, 256, 2, 8192, 0, NULL, "tokens"},
@@ -69,9 +69,9 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
     ar_rng_normals(rng, l.g, (size_t)n * d);
     ar_gemm_nn(n, d, n, l.a, l.g, l.x1);
     ar_rng_normals(rng, l.start, (size_t)d);
-    out[0] = ar_stable_rank_of(n, d, l.x1, l.start, l.lanczos);
-    out[1] = ar_stable_rank_of(n, d, l.g, l.start, l.lanczos);
-    return isnan(out[0]) || isnan(out[1]);
+    out[AR_WIDTH_OUT_STABLE_RANK] = ar_stable_rank_of(n, d, l.x1, l.start, l.lanczos); /* scalars only */
+    out[AR_WIDTH_OUT_STABLE_RANK_INPUT] = ar_stable_rank_of(n, d, l.g, l.start, l.lanczos);
+    return isnan(out[AR_WIDTH_OUT_STABLE_RANK]) || isnan(out[AR_WIDTH_OUT_STABLE_RANK_INPUT]);
 }
 
 static const ar_output outputs[] = {

@@ -2,8 +2,14 @@
 #include "attnrank/mask.h"
 
 
-const char *const ar_mask_names[] = {"complete", "causal", "window", "causal_window", "dilated", "global",
-                                     "random", NULL};
+const char *const ar_mask_names[] = {[AR_MASK_COMPLETE] = "complete",
+                                    [AR_MASK_CAUSAL] = "causal",
+                                    [AR_MASK_WINDOW] = "window",
+                                    [AR_MASK_CAUSAL_WINDOW] = "causal_window",
+                                    [AR_MASK_DILATED] = "dilated",
+                                    [AR_MASK_GLOBAL] = "global",
+                                    [AR_MASK_RANDOM] = "random",
+                                    NULL};
 
 static int attends(const ar_mask_spec *s, int i, int j)
 {

@@ -54,10 +54,10 @@ enum {
 
 extern const ar_sim ar_sim_markov_spectrum, ar_sim_width_collapse, ar_sim_depth_collapse;
 
-/* Draw the n x n matrix of a point into a: A, or A - 11^T/n when the point removes the
- * gap. Reads the parameters n, entries (as markov_spectrum numbers its laws), gap, and
- * for key-query attention d_h and scale; q, k: n x d_h scratch each for key-query
- * attention (else unused, may be NULL). */
+/* Draw the n x n matrix of a point of markov_spectrum, width_collapse or
+ * depth_collapse into a: A, or A - 11^T/n when the point removes the gap. Reads n,
+ * entries, gap, and for key-query attention d_h and scale; q, k: n x d_h scratch each
+ * for key-query attention (else unused, may be NULL). */
 void ar_markov_sample(const ar_point *point, ar_rng *rng, double *a, double *q, double *k);
 
 /* Mean m and standard deviation s of the entry law with this index of the

@@ -42,6 +42,10 @@ enum {
 
 extern const ar_sim ar_sim_mask_dynamics, ar_sim_ln_equilibria;
 
+/* Whether the mask of a mask_dynamics point has a directed spanning tree: 1 or 0, from
+ * the mask's definition; -1 for random masks (drawn per trial). */
+int ar_mask_connected(const ar_point *point);
+
 /* The family's claims (theory/masks.c). */
 extern const ar_claim ar_masks_claims[];
 extern const int ar_masks_claim_count;
