@@ -145,6 +145,8 @@ static void limits(void)
             f[i] = 2.0;
         CHECK(judge(&limit, SIZES, f, est, one_line, sizes, &j) == AR_HOLDS);
         CHECK_NEAR(j.estimate, 2.0, 0.002); /* the extrapolated constant, not the last size */
+        CHECK(j.fit.lines == 1 && j.fit.sizes == SIZES && j.fit.dof == SIZES - 3 && j.fit.rate_profiled &&
+              j.fit.undecided == AR_UNDECIDED_NONE);
         CHECK(j.resolution.kind == AR_RESOLUTION_FACTORS && j.resolution.lo < 1 && j.resolution.hi > 1);
         CHECK(j.resolution.lo > 0.985 && j.resolution.hi < 1.015);
     }
@@ -163,6 +165,7 @@ static void limits(void)
     /* Too few sizes to extrapolate with the rate profiled: INCONCLUSIVE, said so. */
     CHECK(judge(&limit, 3, f, est, one_line, sizes, &j) == AR_INCONCLUSIVE);
     CHECK_CONTAINS(j.rule, "too few sizes");
+    CHECK(j.fit.undecided == AR_UNDECIDED_TOO_FEW_SIZES);
     /* ...three are enough with the rate fixed. */
     ar_claim fixed = limit;
     fixed.rate_lo = fixed.rate_hi = 1;
@@ -182,16 +185,19 @@ static void limits(void)
         est[i] = at(2 + 0.6 * pow(sizes[i], -1.0 / 3), 1.96 * 0.01, 100);
     CHECK(judge(&limit, SIZES, f, est, one_line, sizes, &j) == AR_INCONCLUSIVE);
     CHECK_CONTAINS(j.rule, "runs into an end of its range");
+    CHECK(j.fit.undecided == AR_UNDECIDED_RATE_AT_RANGE_END);
     for (int i = 0; i < SIZES; ++i)
         est[i] = at(2 + 0.6 * pow(sizes[i], -1.0 / 3), 1.96 * 0.001, 100);
     CHECK(judge(&fixed, SIZES, f, est, one_line, sizes, &j) == AR_INCONCLUSIVE);
     CHECK_CONTAINS(j.rule, "does not fit");
+    CHECK(j.fit.undecided == AR_UNDECIDED_MISFIT);
     /* A prediction that changes along the axis is no limit. */
     converging(2.0, -5.0, 0.001, est);
     for (int i = 0; i < SIZES; ++i)
         f[i] = i < SIZES - 1 ? 3.0 : 2.0;
     CHECK(judge(&limit, SIZES, f, est, one_line, sizes, &j) == AR_INCONCLUSIVE);
     CHECK_CONTAINS(j.rule, "varies along");
+    CHECK(j.fit.undecided == AR_UNDECIDED_VARYING_PREDICTION);
     /* A negative constant: judged and resolved like a positive one. */
     converging(-2.0, 5.0, 0.001, est);
     for (int i = 0; i < SIZES; ++i)

@@ -265,7 +265,7 @@ typedef struct extrapolation {
     double c, b, chi2;                  /* best fit */
     double lo, hi;                      /* c's 95% interval */
     double lo_wide, hi_wide;            /* at the corrected level */
-    const char *refused;                /* why the model cannot be trusted, or NULL */
+    ar_undecided refused;               /* why the model cannot be trusted, if it cannot */
 } extrapolation;
 
 static double correction_exponent(const ar_claim *claim, int end)
@@ -282,7 +282,7 @@ static int extrapolate(const ar_claim *claim, const ar_summary *est, const doubl
     int steps = b_hi > b_lo ? 176 : 1, free_rate = steps > 1;
     x->sizes = k;
     x->dof = k - 2 - free_rate;
-    x->refused = NULL;
+    x->refused = AR_UNDECIDED_NONE;
     if (x->dof < 1)
         return -1;
     double xs[k], ys[k], ws[k], cs[steps], vars[steps], chi2s[steps];
@@ -307,7 +307,7 @@ static int extrapolate(const ar_claim *claim, const ar_summary *est, const doubl
     (void)at;
     x->chi2 = best;
     if (gsl_cdf_chisq_Q(best, x->dof) < GOODNESS)
-        x->refused = "the finite-size model c + a n^-b does not fit the sizes (chi-square improbable)";
+        x->refused = AR_UNDECIDED_MISFIT;
     /* Levels as Delta chi-square: z^2 with trusted errors, F(1, dof) when rescaled. */
     double scatter = best / x->dof > 1 ? best / x->dof : 1, alphas[2] = {ALPHA, 2 * gsl_cdf_ugaussian_Q(z_wide)};
     double crits[2], ends[2][2];
@@ -326,8 +326,7 @@ static int extrapolate(const ar_claim *claim, const ar_summary *est, const doubl
         }
     }
     if (free_rate && !x->refused && (chi2s[0] - best <= crits[0] || chi2s[steps - 1] - best <= crits[0]))
-        x->refused = "the correction exponent b runs into an end of its range (a slower or faster approach "
-                     "fits as well)";
+        x->refused = AR_UNDECIDED_RATE_AT_RANGE_END;
     x->lo = ends[0][0], x->hi = ends[0][1], x->lo_wide = ends[1][0], x->hi_wide = ends[1][1];
     return 0;
 }
@@ -358,7 +357,7 @@ static void judge_limit(const ar_claim *claim, long n, const double *f, const ar
     double k_lo = -INFINITY, k_hi = INFINITY, worst_badness = -INFINITY;
     ar_verdict worst = AR_NOT_RUN;
     extrapolation shown = {0};
-    const char *why = NULL;
+    ar_undecided why = AR_UNDECIDED_NONE;
     for (long p0 = 0; p0 < n; ++p0) {
         if (!opens_line(n, f, est, line, p0))
             continue;
@@ -373,9 +372,9 @@ static void judge_limit(const ar_claim *claim, long n, const double *f, const ar
             constant &= fabs(f[members[i]] - target) <= 1e-12 * fabs(target);
         j->points += k;
         if (!constant) {
-            why = "the prediction varies along the axis: a limit has one constant per line";
+            why = AR_UNDECIDED_VARYING_PREDICTION;
         } else if (extrapolate(claim, est, along, members, k, integer_output, z, &x) < 0) {
-            why = "too few sizes on a line to extrapolate c + a n^-b (four with b profiled, three with b fixed)";
+            why = AR_UNDECIDED_TOO_FEW_SIZES;
         } else if (x.refused) {
             why = x.refused;
         } else {
@@ -410,9 +409,20 @@ static void judge_limit(const ar_claim *claim, long n, const double *f, const ar
     j->verdict = worst;
     int excludes = j->resolution.excludes;
     j->resolution = (ar_resolution){AR_RESOLUTION_FACTORS, NAN, k_lo, k_hi, 0, excludes};
+    j->fit = (ar_fit){lines, shown.sizes, shown.dof, shown.b, shown.chi2,
+                      correction_exponent(claim, 1) > correction_exponent(claim, 0), why};
+    static const char *const reasons[] = {
+        [AR_UNDECIDED_NONE] = "",
+        [AR_UNDECIDED_TOO_FEW_SIZES] = "too few sizes on a line to extrapolate c + a n^-b (four with b profiled, "
+                                       "three with b fixed)",
+        [AR_UNDECIDED_MISFIT] = "the finite-size model c + a n^-b does not fit the sizes (chi-square improbable)",
+        [AR_UNDECIDED_RATE_AT_RANGE_END] = "the correction exponent b runs into an end of its range (a slower or "
+                                           "faster approach fits as well)",
+        [AR_UNDECIDED_VARYING_PREDICTION] = "the prediction varies along the axis: a limit has one constant per line",
+    };
     if (undecided)
         snprintf(j->rule, sizeof j->rule, "limit along %s: %d of %d line(s) undecided: %s", claim->trend_axis,
-                 undecided, lines, why);
+                 undecided, lines, reasons[why]);
     else
         snprintf(j->rule, sizeof j->rule,
                  "limit along %s over %d line(s): c + a %s^-b fitted on %d sizes (b = %.2f%s, chi2/dof = %.1f/%d); "

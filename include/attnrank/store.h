@@ -26,6 +26,16 @@
 
 typedef struct ar_store ar_store;
 
+/* What to read into a verdict beyond it. */
+typedef enum {
+    AR_NOTE_NONE,
+    AR_NOTE_LOOSE,        /* a bound the data stay far from (3% tighter would hold) */
+    AR_NOTE_IMPLIED,      /* a tighter bound of the same experiment and output holds */
+    AR_NOTE_CANNOT_FAIL,  /* an existence claim */
+    AR_NOTE_EXCLUDES,     /* holds within the tolerance, yet the 95% interval excludes f */
+    AR_NOTE_FAILED        /* failed trials or points without data */
+} ar_note;
+
 /* One verdict, as the judge makes it and the printers read it: enums and numbers; the
  * store writes it to /verdicts as text and numbers (see store.c's verdict record). */
 typedef struct ar_verdict_row {
@@ -39,10 +49,15 @@ typedef struct ar_verdict_row {
     ar_verdict verdict, expected;
     ar_rule rule;
     ar_resolution resolution; /* what else the data would have judged HOLDS */
-    char note[32];            /* "" or what to read into the verdict: loose, implied by X, cannot
-                                 fail, CI excludes f (within the tolerance), failed trials */
+    ar_note note;
+    char implied_by[16];      /* AR_NOTE_IMPLIED: by which claim */
+    long failed, empty_points;
+    ar_fit fit;               /* limits: the extrapolation */
     char explanation[240];    /* how the rule decided, in a sentence */
 } ar_verdict_row;
+
+/* The note in a few words ("", "loose", "implied by H2", ...), for tables. */
+void ar_note_describe(const ar_verdict_row *row, char *buf, size_t len);
 
 /* Create a new file with the whole layout for spec; fails if path exists. */
 ar_store *ar_store_create(const char *path, const ar_spec *spec, const char *command_line, char *err);

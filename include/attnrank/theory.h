@@ -93,6 +93,23 @@ typedef struct ar_resolution {
     int excludes;           /* limit: HOLDS within the tolerance, yet the 95% interval excludes f */
 } ar_resolution;
 
+/* Why a limit could not extrapolate (INCONCLUSIVE whatever the data). */
+typedef enum {
+    AR_UNDECIDED_NONE,
+    AR_UNDECIDED_TOO_FEW_SIZES,        /* fewer than 4 sizes with b profiled, 3 with b fixed */
+    AR_UNDECIDED_MISFIT,               /* the best fit's chi-square is improbable */
+    AR_UNDECIDED_RATE_AT_RANGE_END,    /* b's 95% region reaches an end of its range */
+    AR_UNDECIDED_VARYING_PREDICTION    /* the prediction is not one constant along the line */
+} ar_undecided;
+
+/* The extrapolation behind a limit verdict, on the deciding line. */
+typedef struct ar_fit {
+    int lines, sizes, dof;             /* lines judged; sizes and degrees of freedom of the shown fit */
+    double b, chi2;                    /* the correction's exponent and the fit's chi-square */
+    int rate_profiled;                 /* b profiled over the claim's range (else fixed) */
+    ar_undecided undecided;            /* why a line could not be extrapolated, if one could not */
+} ar_fit;
+
 typedef struct ar_judgement {
     ar_verdict verdict;
     long point;             /* index of the deciding point, -1 if none */
@@ -103,7 +120,8 @@ typedef struct ar_judgement {
                                every estimate; an every-trial claim with any cannot HOLD */
     long empty_points;      /* points where the claim speaks but fewer than two values exist */
     ar_resolution resolution;
-    char rule[240];
+    ar_fit fit;             /* limits: the numbers behind the verdict */
+    char rule[240];         /* the same, in a sentence */
 } ar_judgement;
 
 /* Every claim of every family in the registry (registry.h), and one by id. */

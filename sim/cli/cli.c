@@ -143,9 +143,11 @@ static void print_verdicts(FILE *f, const ar_verdict_row *rows, int n)
             snprintf(prediction, sizeof prediction, "%s", r->rule == AR_RULE_INCREASING ? "increasing" : "decreasing");
         else
             snprintf(prediction, sizeof prediction, "%.4g", r->prediction);
+        char note[32];
+        ar_note_describe(r, note, sizeof note);
         fprintf(f, "%-8s %-16s %-12s %-12s %10s  %-30s %7lld  %-30s %-15s %s%s\n", r->claim, r->experiment,
                 ar_verdict_name(r->verdict), ar_verdict_name(r->expected), prediction, est, r->trials, resolution,
-                r->note[0] ? r->note : "-", r->point[0] ? r->point : "-", mark);
+                note[0] ? note : "-", r->point[0] ? r->point : "-", mark);
     }
     fprintf(f, "\nclaims:\n");
     for (int i = 0; i < n; ++i) {
@@ -487,7 +489,10 @@ static void print_mutants(const ar_mutant_row *rows, int n)
             strncat(cells, cell, sizeof cells - strlen(cells) - 1);
         }
         smallest_killed(r, killed, sizeof killed);
-        none += r->count == 0 || strncmp(killed, "NONE", 4) == 0;
+        int any_killed = 0;
+        for (int m = 0; m < r->count; ++m)
+            any_killed |= r->mutants[m].verdict == AR_VIOLATED;
+        none += !any_killed;
         printf("%-8s %-12s %-13s %-62s %s\n", r->claim, r->experiment, ar_verdict_name(r->verdict),
                r->count ? cells : "-", killed);
     }

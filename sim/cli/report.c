@@ -212,9 +212,11 @@ int ar_report_write(const char *result, const char *dir, const char *plots, char
         char resolution[96];
         ar_resolution_describe(&r->resolution, resolution, sizeof resolution);
         html(out, resolution);
-        if (r->note[0]) {
+        char row_note[32];
+        ar_note_describe(r, row_note, sizeof row_note);
+        if (row_note[0]) {
             fputs(" <b class=note>[", out);
-            html(out, r->note);
+            html(out, row_note);
             fputs("]</b>", out);
         }
         fprintf(out, "</td><td class=num>%lld</td><td>%s</td><td>%s</td></tr>\n", r->trials,
@@ -234,9 +236,11 @@ int ar_report_write(const char *result, const char *dir, const char *plots, char
         ar_resolution_describe(&r->resolution, resolution, sizeof resolution);
         fputs("<br>resolution: ", out);
         html(out, resolution);
-        if (r->note[0]) {
+        char row_note[32];
+        ar_note_describe(r, row_note, sizeof row_note);
+        if (row_note[0]) {
             fputs(" [", out);
-            html(out, r->note);
+            html(out, row_note);
             fputs("]", out);
         }
         fputs("</small></p>\n", out);

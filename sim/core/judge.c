@@ -128,14 +128,13 @@ int ar_engine_verdicts(ar_store *store, ar_verdict_row *rows, char *err)
             row->expected = x->expect[k];
             row->resolution = j.resolution;
             snprintf(row->explanation, sizeof row->explanation, "%s", j.rule);
-            if (j.resolution.kind == AR_RESOLUTION_EXISTENCE)
-                snprintf(row->note, sizeof row->note, "cannot fail");
-            else if (j.resolution.loose)
-                snprintf(row->note, sizeof row->note, "loose");
-            else if (j.resolution.excludes)
-                snprintf(row->note, sizeof row->note, "CI excludes f");
-            else if (j.failed > 0 || j.empty_points > 0)
-                snprintf(row->note, sizeof row->note, "%ld failed, %ld empty", j.failed, j.empty_points);
+            row->failed = j.failed, row->empty_points = j.empty_points;
+            row->fit = j.fit;
+            row->note = j.resolution.kind == AR_RESOLUTION_EXISTENCE ? AR_NOTE_CANNOT_FAIL
+                        : j.resolution.loose                       ? AR_NOTE_LOOSE
+                        : j.resolution.excludes                    ? AR_NOTE_EXCLUDES
+                        : j.failed > 0 || j.empty_points > 0       ? AR_NOTE_FAILED
+                                                                   : AR_NOTE_NONE;
         }
         /* A holding bound implied by a tighter one that holds on the same data says nothing more. */
         for (int k = 0; k < x->n_claims; ++k)
@@ -143,7 +142,8 @@ int ar_engine_verdicts(ar_store *store, ar_verdict_row *rows, char *err)
                 if (rows[r + t].verdict == AR_HOLDS && rows[r + k].verdict == AR_HOLDS &&
                     implies(x->claims[t], predictions + (size_t)t * x->n_points, x->claims[k],
                             predictions + (size_t)k * x->n_points, x->n_points)) {
-                    snprintf(rows[r + k].note, sizeof rows[r + k].note, "implied by %s", x->claims[t]->id);
+                    rows[r + k].note = AR_NOTE_IMPLIED;
+                    snprintf(rows[r + k].implied_by, sizeof rows[r + k].implied_by, "%s", x->claims[t]->id);
                     break;
                 }
         r += x->n_claims;

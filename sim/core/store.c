@@ -437,7 +437,39 @@ typedef struct verdict_record {
     char resolution_kind[16];
     double resolution_value, resolution_lo, resolution_hi;
     int loose, excludes;
+    char note_kind[16], implied_by[16];
+    long long failed, empty_points;
+    int fit_lines, fit_sizes, fit_dof, fit_rate_profiled;
+    double fit_b, fit_chi2;
+    char fit_undecided[24];
 } verdict_record;
+
+static const char *const note_kinds[] = {[AR_NOTE_NONE] = "", [AR_NOTE_LOOSE] = "loose",
+                                         [AR_NOTE_IMPLIED] = "implied", [AR_NOTE_CANNOT_FAIL] = "cannot fail",
+                                         [AR_NOTE_EXCLUDES] = "excludes", [AR_NOTE_FAILED] = "failed"};
+static const char *const undecided_kinds[] = {[AR_UNDECIDED_NONE] = "",
+                                              [AR_UNDECIDED_TOO_FEW_SIZES] = "too few sizes",
+                                              [AR_UNDECIDED_MISFIT] = "misfit",
+                                              [AR_UNDECIDED_RATE_AT_RANGE_END] = "rate at range end",
+                                              [AR_UNDECIDED_VARYING_PREDICTION] = "varying prediction"};
+
+static int name_index(const char *const *names, int count, const char *name)
+{
+    for (int i = 0; i < count; ++i)
+        if (strcmp(names[i], name) == 0)
+            return i;
+    return -1;
+}
+
+void ar_note_describe(const ar_verdict_row *row, char *buf, size_t len)
+{
+    switch (row->note) {
+    case AR_NOTE_IMPLIED: snprintf(buf, len, "implied by %s", row->implied_by); break;
+    case AR_NOTE_EXCLUDES: snprintf(buf, len, "CI excludes f"); break;
+    case AR_NOTE_FAILED: snprintf(buf, len, "%ld failed, %ld empty", row->failed, row->empty_points); break;
+    default: snprintf(buf, len, "%s", note_kinds[row->note]);
+    }
+}
 
 static const char *const resolution_kinds[] = {"none", "factors", "tightness", "established", "exponent",
                                                "change", "measured", "existence"};
@@ -457,7 +489,14 @@ static void to_record(const ar_verdict_row *row, verdict_record *rec)
     snprintf(rec->rule, sizeof rec->rule, "%s", row->explanation);
     snprintf(rec->rule_kind, sizeof rec->rule_kind, "%s", ar_rule_name(row->rule));
     ar_resolution_describe(&row->resolution, rec->resolution, sizeof rec->resolution);
-    snprintf(rec->note, sizeof rec->note, "%s", row->note);
+    ar_note_describe(row, rec->note, sizeof rec->note);
+    snprintf(rec->note_kind, sizeof rec->note_kind, "%s", note_kinds[row->note]);
+    snprintf(rec->implied_by, sizeof rec->implied_by, "%s", row->implied_by);
+    rec->failed = row->failed, rec->empty_points = row->empty_points;
+    rec->fit_lines = row->fit.lines, rec->fit_sizes = row->fit.sizes, rec->fit_dof = row->fit.dof;
+    rec->fit_rate_profiled = row->fit.rate_profiled;
+    rec->fit_b = row->fit.b, rec->fit_chi2 = row->fit.chi2;
+    snprintf(rec->fit_undecided, sizeof rec->fit_undecided, "%s", undecided_kinds[row->fit.undecided]);
     snprintf(rec->resolution_kind, sizeof rec->resolution_kind, "%s", resolution_kinds[row->resolution.kind]);
     rec->resolution_value = row->resolution.value;
     rec->resolution_lo = row->resolution.lo, rec->resolution_hi = row->resolution.hi;
@@ -478,8 +517,11 @@ static int from_record(const verdict_record *rec, ar_verdict_row *row)
     row->ci_lo = rec->ci_lo, row->ci_hi = rec->ci_hi;
     row->trials = rec->trials, row->points = rec->points;
     memcpy(row->explanation, rec->rule, sizeof row->explanation);
-    memcpy(row->note, rec->note, sizeof row->note);
-    row->explanation[sizeof row->explanation - 1] = row->note[sizeof row->note - 1] = '\0';
+    memcpy(row->implied_by, rec->implied_by, sizeof row->implied_by);
+    row->explanation[sizeof row->explanation - 1] = row->implied_by[sizeof row->implied_by - 1] = '\0';
+    row->failed = (long)rec->failed, row->empty_points = (long)rec->empty_points;
+    row->fit = (ar_fit){rec->fit_lines, rec->fit_sizes, rec->fit_dof, rec->fit_b, rec->fit_chi2,
+                        rec->fit_rate_profiled != 0, AR_UNDECIDED_NONE};
     char name[32];
     snprintf(name, sizeof name, "%.*s", (int)sizeof rec->verdict, rec->verdict);
     if (ar_verdict_parse(name, &row->verdict) < 0)
@@ -499,6 +541,14 @@ static int from_record(const verdict_record *rec, ar_verdict_row *row)
         return -1;
     row->resolution = (ar_resolution){(ar_resolution_kind)kind, rec->resolution_value, rec->resolution_lo,
                                       rec->resolution_hi, rec->loose != 0, rec->excludes != 0};
+    snprintf(name, sizeof name, "%.*s", (int)sizeof rec->note_kind, rec->note_kind);
+    int note = name_index(note_kinds, (int)(sizeof note_kinds / sizeof *note_kinds), name);
+    snprintf(name, sizeof name, "%.*s", (int)sizeof rec->fit_undecided, rec->fit_undecided);
+    int undecided = name_index(undecided_kinds, (int)(sizeof undecided_kinds / sizeof *undecided_kinds), name);
+    if (note < 0 || undecided < 0)
+        return -1;
+    row->note = (ar_note)note;
+    row->fit.undecided = (ar_undecided)undecided;
     return 0;
 }
 
@@ -536,6 +586,17 @@ static hid_t verdict_type(void)
     NUM_FIELD(resolution_hi, H5T_NATIVE_DOUBLE);
     NUM_FIELD(loose, H5T_NATIVE_INT);
     NUM_FIELD(excludes, H5T_NATIVE_INT);
+    STR_FIELD(note_kind);
+    STR_FIELD(implied_by);
+    NUM_FIELD(failed, H5T_NATIVE_LLONG);
+    NUM_FIELD(empty_points, H5T_NATIVE_LLONG);
+    NUM_FIELD(fit_lines, H5T_NATIVE_INT);
+    NUM_FIELD(fit_sizes, H5T_NATIVE_INT);
+    NUM_FIELD(fit_dof, H5T_NATIVE_INT);
+    NUM_FIELD(fit_rate_profiled, H5T_NATIVE_INT);
+    NUM_FIELD(fit_b, H5T_NATIVE_DOUBLE);
+    NUM_FIELD(fit_chi2, H5T_NATIVE_DOUBLE);
+    STR_FIELD(fit_undecided);
 #undef STR_FIELD
 #undef NUM_FIELD
     return t;
