@@ -11,11 +11,12 @@ a minute per row), not a test.
 """
 import argparse
 import os
-import re
 import shutil
 import subprocess
 import sys
 import tempfile
+
+import h5py
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -71,8 +72,10 @@ def main():
             finally:
                 if source:
                     open(source, "w").write(original)
-            verdicts = [line.split()[2] for line in proc.stdout.splitlines()
-                        if claim and re.match(rf"{claim}\s", line)]
+            verdicts = []
+            if claim and os.path.exists(os.path.join(work, "v.h5")):
+                with h5py.File(os.path.join(work, "v.h5"), "r") as f:
+                    verdicts = [r["verdict"].decode() for r in f["verdicts"][...] if r["claim"].decode() == claim]
             print(f"{label:52s} {claim:6s} {', '.join(verdicts) or '-':34s} {proc.returncode}", flush=True)
     finally:
         if not args.keep:
