@@ -6,6 +6,7 @@
  * usage: bench_masks N D W LAYERS TRIALS THREADS ROUTE(dense|sparse) */
 #include "attnrank/dynamics.h"
 #include "attnrank/engine.h"
+#include "attnrank/families/masks.h"
 #include "attnrank/linalg.h"
 
 #include <omp.h>
@@ -69,8 +70,9 @@ int main(int argc, char **argv)
     double engine = (omp_get_wtime() - t0) / trials;
     ar_blas_set_threads(1);
     double step = step_ms(n, d, w, strcmp(route, "dense") == 0);
-    /* the rate is the first scalar after the per-layer outputs (see sim/masks.c) */
-    double rate = values[(size_t)(3 * (layers + 1) + layers) * trials];
+    ar_point pt;
+    ar_experiment_point(x, 0, &pt);
+    double rate = values[(size_t)ar_output_offset(&pt, AR_MASKDYN_OUT_RATE) * trials];
     struct rusage usage;
     getrusage(RUSAGE_SELF, &usage);
     printf("{\"impl\": \"c-%s\", \"n\": %d, \"d\": %d, \"w\": %d, \"layers\": %d, \"threads\": %d, \"trials\": %d, "
