@@ -97,7 +97,13 @@ static void grids_and_overrides(void)
     ar_experiment_point(x, 3, &p); /* last axis fastest: (n = 16, d_h = 4) */
     CHECK(ar_point_value(&p, "n") == 16 && ar_point_value(&p, "d_h") == 4 && ar_point_value(&p, "sigma") == 2.0);
     CHECK(ar_point_value(&p, "weights") == 1);
-    CHECK(x->n_claims == 3); /* defaults: H1 H2 H3 */
+    CHECK(x->n_claims == 0); /* tied weights: H1-H3 are silent outside their assumptions */
+
+    ar_spec independent;
+    const char *untied = HEAD "    n = [8, 16, 32];\n    d_h = (1, 4);\n" TAIL;
+    CHECK(ar_spec_load_text(untied, "u.cfg", NULL, NULL, 0, &independent, err) == 0);
+    CHECK(independent.experiments[0].n_claims == 3); /* defaults where they speak: H1 H2 H3 */
+    ar_spec_free(&independent);
 
     /* The canonical text is a spec that reproduces itself and its hash. */
     ar_spec again;
