@@ -295,16 +295,14 @@ static int extrapolate(const ar_claim *claim, const ar_summary *est, const doubl
         ws[i] = 1 / (se * se);
     }
     double best = INFINITY;
-    int at = 0;
     for (int t = 0; t < steps; ++t) {
         double b = b_lo + (b_hi - b_lo) * t / (steps > 1 ? steps - 1 : 1), c1, cov01, cov11;
         for (int i = 0; i < k; ++i)
             xs[i] = pow(along[members[i]], -b);
         gsl_fit_wlinear(xs, 1, ws, 1, ys, 1, (size_t)k, &cs[t], &c1, &vars[t], &cov01, &cov11, &chi2s[t]);
         if (chi2s[t] < best)
-            best = chi2s[t], x->c = cs[t], x->b = b, at = t;
+            best = chi2s[t], x->c = cs[t], x->b = b;
     }
-    (void)at;
     x->chi2 = best;
     if (gsl_cdf_chisq_Q(best, x->dof) < GOODNESS)
         x->refused = AR_UNDECIDED_MISFIT;
