@@ -2,6 +2,9 @@
  * tables, maps library errors to exit statuses. */
 #define _GNU_SOURCE
 #include "attnrank/cli.h"
+
+#include <gsl/gsl_errno.h>
+
 #include "attnrank/engine.h"
 #include "attnrank/registry.h"
 #include "attnrank/report.h"
@@ -903,6 +906,9 @@ static int cmd_version(void)
 
 int ar_cli_main(int argc, char **argv)
 {
+    /* GSL's default error handler aborts the process; off, a GSL failure comes back as a
+     * code or a NaN that the caller sees (a NaN estimate is never averaged or judged). */
+    gsl_set_error_handler_off();
     ar_mpi_init(&argc, &argv);
     int rank = ar_mpi_rank();
     if (rank > 0) {
