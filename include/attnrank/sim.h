@@ -115,6 +115,9 @@ static inline int ar_output_offset(const ar_point *p, int index)
     return offset;
 }
 
+/* Values one trial writes at this point: every output's length. */
+static inline int ar_values_per_trial(const ar_point *p) { return ar_output_offset(p, p->sim->n_outputs); }
+
 static inline int ar_point_int(const ar_point *p, int param) { return (int)p->value[param]; }
 static inline double ar_point_real(const ar_point *p, int param) { return p->value[param]; }
 static inline int ar_point_choice(const ar_point *p, int param) { return (int)p->value[param]; }

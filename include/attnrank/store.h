@@ -58,6 +58,9 @@ typedef struct ar_verdict_row {
 
 /* The note in a few words ("", "loose", "implied by H2", ...), for tables. */
 void ar_note_describe(const ar_verdict_row *row, char *buf, size_t len);
+/* The prediction column: the value, or the direction for a trend (whose theory value
+ * is only a reference). */
+void ar_prediction_describe(const ar_verdict_row *row, char *buf, size_t len);
 
 /* Create a new file with the whole layout for spec; fails if path exists. */
 ar_store *ar_store_create(const char *path, const ar_spec *spec, const char *command_line, char *err);

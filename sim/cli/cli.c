@@ -141,11 +141,7 @@ static void print_verdicts(FILE *f, const ar_verdict_row *rows, int n)
                            : r->verdict == AR_INCONCLUSIVE     ? " <-- inconclusive"
                            : r->verdict == AR_NOT_RUN          ? " <-- no point of the grid to judge"
                                                                : " <-- differs from expected";
-        /* Trend claims compare sizes with each other; their theory value is only a reference. */
-        if (r->rule == AR_RULE_INCREASING || r->rule == AR_RULE_DECREASING)
-            snprintf(prediction, sizeof prediction, "%s", r->rule == AR_RULE_INCREASING ? "increasing" : "decreasing");
-        else
-            snprintf(prediction, sizeof prediction, "%.4g", r->prediction);
+        ar_prediction_describe(r, prediction, sizeof prediction);
         char note[32];
         ar_note_describe(r, note, sizeof note);
         fprintf(f, "%-8s %-16s %-12s %-12s %10s  %-30s %7lld  %-30s %-15s %s%s\n", r->claim, r->experiment,

@@ -132,6 +132,20 @@ static void embed_svg(FILE *out, const char *path)
     free(svg);
 }
 
+/* What else would have held, and the note in bold brackets if there is one. */
+static void resolution_and_note(FILE *out, const ar_verdict_row *r)
+{
+    char resolution[96], note[32];
+    ar_resolution_describe(&r->resolution, resolution, sizeof resolution);
+    ar_note_describe(r, note, sizeof note);
+    html(out, resolution);
+    if (note[0]) {
+        fputs(" <b class=note>[", out);
+        html(out, note);
+        fputs("]</b>", out);
+    }
+}
+
 static const char *verdict_class(ar_verdict v)
 {
     return v == AR_HOLDS ? "holds" : v == AR_VIOLATED ? "violated" : "other";
@@ -202,23 +216,11 @@ int ar_report_write(const char *result, const char *dir, const char *plots, char
         html(out, r->experiment);
         fputs("</td><td>", out);
         html(out, r->statement);
-        char prediction[32]; /* trend claims compare sizes: their theory value is only a reference */
-        if (r->rule == AR_RULE_INCREASING || r->rule == AR_RULE_DECREASING)
-            snprintf(prediction, sizeof prediction, "%s", r->rule == AR_RULE_INCREASING ? "increasing" : "decreasing");
-        else
-            snprintf(prediction, sizeof prediction, "%.4g", r->prediction);
+        char prediction[32];
+        ar_prediction_describe(r, prediction, sizeof prediction);
         fprintf(out, "</td><td class=num>%s</td><td class=num>%.4g [%.4g, %.4g]</td><td>", prediction, r->estimate,
                 r->ci_lo, r->ci_hi);
-        char resolution[96];
-        ar_resolution_describe(&r->resolution, resolution, sizeof resolution);
-        html(out, resolution);
-        char row_note[32];
-        ar_note_describe(r, row_note, sizeof row_note);
-        if (row_note[0]) {
-            fputs(" <b class=note>[", out);
-            html(out, row_note);
-            fputs("]</b>", out);
-        }
+        resolution_and_note(out, r);
         fprintf(out, "</td><td class=num>%lld</td><td>%s</td><td>%s</td></tr>\n", r->trials,
                 ar_verdict_name(r->verdict), ar_verdict_name(r->expected));
     }
@@ -232,17 +234,8 @@ int ar_report_write(const char *result, const char *dir, const char *plots, char
         html(out, r->explanation);
         fputs(r->point[0] ? "; deciding point " : "", out);
         html(out, r->point);
-        char resolution[96];
-        ar_resolution_describe(&r->resolution, resolution, sizeof resolution);
         fputs("<br>resolution: ", out);
-        html(out, resolution);
-        char row_note[32];
-        ar_note_describe(r, row_note, sizeof row_note);
-        if (row_note[0]) {
-            fputs(" [", out);
-            html(out, row_note);
-            fputs("]", out);
-        }
+        resolution_and_note(out, r);
         fputs("</small></p>\n", out);
         int shown = 0;
         for (int k = 0; k < n_figs; ++k) {

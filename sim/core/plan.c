@@ -12,14 +12,6 @@ int ar_plan_threads(int requested)
     return requested > 0 ? requested : omp_get_max_threads();
 }
 
-static int values_per_trial(const ar_sim *sim, const ar_point *pt)
-{
-    int total = 0;
-    for (int o = 0; o < sim->n_outputs; ++o)
-        total += ar_output_length(&sim->outputs[o], pt);
-    return total;
-}
-
 int ar_plan_make(const ar_spec *spec, int threads, ar_run_plan *plan)
 {
     memset(plan, 0, sizeof *plan);
@@ -50,7 +42,7 @@ int ar_plan_make(const ar_spec *spec, int threads, ar_run_plan *plan)
         for (long p = 0; p < x->n_points; ++p, ++g) {
             ar_point pt;
             ar_experiment_point(x, p, &pt);
-            int width = values_per_trial(x->sim, &pt);
+            int width = ar_values_per_trial(&pt);
             double hist = 0;
             for (int o = 0; o < x->sim->n_outputs; ++o)
                 if (x->sim->outputs[o].hist_max) {

@@ -13,19 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Values per trial of all outputs at a point: scalars count one, vectors their length. */
-static int values_per_trial(const ar_sim *sim, const ar_point *pt)
-{
-    int total = 0;
-    for (int o = 0; o < sim->n_outputs; ++o)
-        total += ar_output_length(&sim->outputs[o], pt);
-    return total;
-}
-
 double ar_engine_point_memory(const ar_experiment *exp, const ar_point *point, int threads)
 {
     double workspace = (double)exp->sim->workspace_bytes(point) + 64;
-    double values = (double)exp->trials * values_per_trial(exp->sim, point) * sizeof(double);
+    double values = (double)exp->trials * ar_values_per_trial(point) * sizeof(double);
     double hist = 0;
     for (int o = 0; o < exp->sim->n_outputs; ++o)
         if (exp->sim->outputs[o].hist_max)
@@ -52,7 +43,7 @@ long ar_engine_compute_point(const ar_spec *spec, const ar_experiment *exp, long
     ar_experiment_point(exp, point, &pt);
     uint64_t key = ar_point_key(&pt);
     long trials = exp->trials, failed = 0;
-    int width = values_per_trial(sim, &pt), out_of_memory = 0;
+    int width = ar_values_per_trial(&pt), out_of_memory = 0;
     size_t bytes = (sim->workspace_bytes(&pt) + 63) & ~(size_t)63;
     int team = ar_plan_threads(threads);
     long chunk = trials / (16L * team);
@@ -103,7 +94,7 @@ int ar_engine_values_per_trial(const ar_experiment *exp, long point)
 {
     ar_point pt;
     ar_experiment_point(exp, point, &pt);
-    return values_per_trial(exp->sim, &pt);
+    return ar_values_per_trial(&pt);
 }
 
 void ar_engine_summarize_point(const ar_experiment *x, long point, const double *values, long failed_trials,
@@ -114,7 +105,7 @@ void ar_engine_summarize_point(const ar_experiment *x, long point, const double 
     /* Too many failed trials: the others may be a biased sample. The point is marked
      * (count 0, failed = the failed trials, statistics NaN), never averaged. */
     if (failed_trials > AR_FAILURE_LIMIT * (double)x->trials) {
-        int width = values_per_trial(x->sim, &pt);
+        int width = ar_values_per_trial(&pt);
         for (int v = 0; v < width; ++v)
             sums[v] = (ar_summary){.count = 0, .failed = failed_trials, .mean = NAN, .sem = NAN, .std = NAN,
                                    .ci_lo = NAN, .ci_hi = NAN, .min = NAN, .max = NAN};
