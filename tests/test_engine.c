@@ -36,8 +36,9 @@ static void vector_outputs(void)
     load_spec("seed = 5; experiments = ( { name = \"d\"; simulator = \"depth_collapse\"; trials = 21;"
          " n = 12; layers = 4; } );", &spec);
     size_t per_trial = (size_t)ar_engine_values_per_trial(&spec.experiments[0], 0);
-    /* three outputs at layers 0..4; gradients for W_0..W_3 and their probe errors */
-    CHECK(per_trial == 3 * 5 + 2 * 4);
+    /* four outputs at layers 0..4 (stable rank, |cosine|, norm, off-consensus), gradients
+     * for W_0..W_3 and their probe errors, the collapse factor and the gap ratio */
+    CHECK(per_trial == 4 * 5 + 2 * 4 + 2);
     double *one = malloc(21 * per_trial * sizeof *one), *two = malloc(21 * per_trial * sizeof *two);
     CHECK(ar_engine_point_values(&spec, &spec.experiments[0], 0, 1, one) == 0);
     CHECK(ar_engine_point_values(&spec, &spec.experiments[0], 0, 2, two) == 0);
@@ -50,7 +51,7 @@ static void vector_outputs(void)
     /* Key-query attention A_l(X_l) aligns the tokens too; its gradient comes from probes. */
     load_spec("seed = 5; experiments = ( { name = \"k\"; simulator = \"depth_collapse\"; trials = 9;"
          " n = 12; layers = 4; attention = \"keyquery\"; scale = 0.5; } );", &spec);
-    double *v = malloc(9 * (3 * 5 + 2 * 4) * sizeof *v);
+    double *v = malloc(9 * (size_t)ar_engine_values_per_trial(&spec.experiments[0], 0) * sizeof *v);
     CHECK(ar_engine_point_values(&spec, &spec.experiments[0], 0, 2, v) == 0);
     CHECK(v[9 * 9] > 0.99); /* mean |cosine| at layer 4, first trial */
     CHECK(v[15 * 9] > 0 && v[19 * 9] > 0); /* grad_norm and its probe error, W_0, first trial */

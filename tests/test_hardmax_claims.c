@@ -118,8 +118,49 @@ static void rank_given_keys(int n, int dh, uint64_t seed)
     free(k), free(q), free(scores), free(p), free(argmax), free(seen), free(ranks);
 }
 
+/* h2_deficit is (bound - argmax_rank) / bound trial by trial, so its mean is exactly
+ * that of the rank's, rescaled. */
+static void deficit_is_the_rank_rescaled(void)
+{
+    ar_spec spec;
+    load_spec("seed = 14; experiments = ( { name = \"a\"; simulator = \"hardmax_rank\"; trials = 500; n = 16;"
+              " d_h = 8; } );", &spec);
+    ar_summary rank, deficit;
+    summarize_value(&spec, 0, AR_HARDMAX_OUT_ARGMAX_RANK, 1, &rank);
+    summarize_value(&spec, 0, AR_HARDMAX_OUT_H2_DEFICIT, 1, &deficit);
+    ar_spec_free(&spec);
+    double bound = 16 * (1 - pow(1 - 1.0 / 16, 16));
+    CHECK_NEAR(ar_hardmax_h2_bound(16), bound, 1e-12);
+    CHECK_NEAR(deficit.mean, (bound - rank.mean) / bound, 1e-12);
+}
+
+/* H5b's rank: 11^T/n plus the first-order term has rank d_h + 1, and numrank_first_order
+ * counts it at every temperature deep in the first-order regime, in every trial, where
+ * the absolute 1e-8 of numrank_abs loses the first-order term as tau grows. */
+static void first_order_rank_at_every_tau(void)
+{
+    ar_spec spec;
+    load_spec("seed = 15; experiments = ( { name = \"s\"; simulator = \"softmax_rank\"; trials = 200; n = 16;"
+              " d_h = [2, 5]; tau = [1e4, 1e6, 1e8]; } );", &spec);
+    for (long p = 0; p < 6; ++p) {
+        ar_summary first, absolute;
+        summarize_value(&spec, p, AR_SOFTMAX_OUT_NUMRANK_FIRST_ORDER, 1, &first);
+        summarize_value(&spec, p, AR_SOFTMAX_OUT_NUMRANK_ABS, 1, &absolute);
+        int dh = p / 3 == 0 ? 2 : 5;
+        double tau = p % 3 == 0 ? 1e4 : p % 3 == 1 ? 1e6 : 1e8;
+        printf("H5b d_h = %d, tau = %g: numrank_first_order in [%g, %g], numrank_abs in [%g, %g]\n", dh, tau,
+               first.min, first.max, absolute.min, absolute.max);
+        CHECK(first.min == dh + 1 && first.max == dh + 1);
+        if (tau == 1e8)
+            CHECK(absolute.max < dh + 1); /* 1/(n tau) ~ 6e-10: below the absolute cut */
+    }
+    ar_spec_free(&spec);
+}
+
 int main(void)
 {
+    deficit_is_the_rank_rescaled();
+    first_order_rank_at_every_tau();
     claims_keep_to_their_assumptions();
     dh1_is_exact();
     bound_and_its_failure();

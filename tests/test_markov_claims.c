@@ -1,6 +1,7 @@
-/* Statistical checks of S1, S2ks and S4 with fixed seeds; tolerances are multiples of
+/* Statistical checks of S1, S2ks, S4, S5 and of S6/S7's outputs with fixed seeds; tolerances are multiples of
  * standard errors computed from the same draws. */
 #include "attnrank/engine.h"
+#include "attnrank/families/markov.h"
 #include "attnrank/linalg.h"
 #include "attnrank/rank.h"
 #include "attnrank/stats.h"
@@ -50,8 +51,101 @@ static void independent_stable_rank(int n, int trials, ar_summary *s)
     free(a), free(sv), free(work), free(values), free(iwork);
 }
 
+/* S6's and S7's outputs of depth_collapse against a direct computation of the same
+ * statistics on independent draws (GSL's generator): X_0 of N(0, 1/d) entries, L
+ * layers X <- A X W of uniform-entry Markov A and N(0, 1/d) W; the means agree within
+ * 5 standard errors. */
+enum { DEPTH_N = 12, DEPTH_D = 5, DEPTH_L = 3, DEPTH_TRIALS = 3000 };
+static void depth_by_hand(double *log_ratio, double *factor)
+{
+    gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(g, 777);
+    enum { N = DEPTH_N, D = DEPTH_D };
+    double x[N * D], p[N * D], q[N * D], a[N * N], w[D * D], t[N * D], off[DEPTH_L + 1];
+    for (int trial = 0; trial < DEPTH_TRIALS; ++trial) {
+        for (int i = 0; i < N * D; ++i)
+            x[i] = p[i] = q[i] = gsl_ran_gaussian(g, 1 / sqrt((double)D));
+        for (int l = 0; l < DEPTH_L; ++l) {
+            for (int i = 0; i < N; ++i) {
+                double sum = 0;
+                for (int j = 0; j < N; ++j)
+                    sum += a[i * N + j] = gsl_rng_uniform_pos(g);
+                for (int j = 0; j < N; ++j)
+                    a[i * N + j] /= sum;
+            }
+            for (int i = 0; i < D * D; ++i)
+                w[i] = gsl_ran_gaussian(g, 1 / sqrt((double)D));
+            double ax[N * D], ap[N * D], aq[N * D];
+            for (int i = 0; i < N; ++i)
+                for (int c = 0; c < D; ++c) {
+                    double sx = 0, sp = 0, sq = 0;
+                    for (int j = 0; j < N; ++j) {
+                        sx += a[i * N + j] * x[j * D + c];
+                        sp += a[i * N + j] * p[j * D + c];
+                        sq += (a[i * N + j] - 1.0 / N) * q[j * D + c];
+                    }
+                    ax[i * D + c] = sx, ap[i * D + c] = sp, aq[i * D + c] = sq;
+                }
+            for (int i = 0; i < N; ++i)
+                for (int c = 0; c < D; ++c) {
+                    double sum = 0;
+                    for (int k = 0; k < D; ++k)
+                        sum += ax[i * D + k] * w[k * D + c];
+                    t[i * D + c] = sum;
+                }
+            for (int i = 0; i < N * D; ++i)
+                x[i] = t[i], p[i] = ap[i], q[i] = aq[i];
+            double centre = 0, spread = 0;
+            for (int c = 0; c < D; ++c) {
+                double mean = 0;
+                for (int i = 0; i < N; ++i)
+                    mean += x[i * D + c] / N;
+                for (int i = 0; i < N; ++i)
+                    spread += (x[i * D + c] - mean) * (x[i * D + c] - mean);
+                centre += N * mean * mean;
+            }
+            off[l + 1] = spread / centre;
+        }
+        double np = 0, nq = 0;
+        for (int i = 0; i < N * D; ++i)
+            np += p[i] * p[i], nq += q[i] * q[i];
+        log_ratio[trial] = 0.5 * log(np / nq);
+        factor[trial] = N * pow(off[DEPTH_L] / off[1], 1.0 / (DEPTH_L - 1));
+    }
+    gsl_rng_free(g);
+}
+
+static void depth_outputs(void)
+{
+    char text[320];
+    snprintf(text, sizeof text,
+             "seed = 33; experiments = ( { name = \"d\"; simulator = \"depth_collapse\"; trials = %d; n = %d;"
+             " d = %d; layers = %d; entries = \"uniform\"; gradient = \"none\"; } );",
+             DEPTH_TRIALS, DEPTH_N, DEPTH_D, DEPTH_L);
+    ar_spec spec;
+    load_spec(text, &spec);
+    ar_point point;
+    ar_experiment_point(&spec.experiments[0], 0, &point);
+    ar_summary ratio, factor, ratio_hand, factor_hand;
+    summarize_value(&spec, 0, (int)ar_output_offset(&point, AR_DEPTH_OUT_LOG_GAP_RATIO), 2, &ratio);
+    summarize_value(&spec, 0, (int)ar_output_offset(&point, AR_DEPTH_OUT_COLLAPSE_FACTOR_N), 2, &factor);
+    ar_spec_free(&spec);
+    double *r = malloc(DEPTH_TRIALS * sizeof *r), *f = malloc(DEPTH_TRIALS * sizeof *f);
+    depth_by_hand(r, f);
+    ar_summarize(r, DEPTH_TRIALS, &ratio_hand);
+    ar_summarize(f, DEPTH_TRIALS, &factor_hand);
+    free(r), free(f);
+    printf("depth n = %d, d = %d, L = %d: log_gap_ratio %.4f +- %.4f (by hand %.4f +- %.4f), collapse_factor_n "
+           "%.4f +- %.4f (by hand %.4f +- %.4f)\n", DEPTH_N, DEPTH_D, DEPTH_L, ratio.mean, ratio.sem, ratio_hand.mean,
+           ratio_hand.sem, factor.mean, factor.sem, factor_hand.mean, factor_hand.sem);
+    CHECK(ratio.count == DEPTH_TRIALS && factor.count == DEPTH_TRIALS);
+    CHECK(fabs(ratio.mean - ratio_hand.mean) <= 5 * hypot(ratio.sem, ratio_hand.sem));
+    CHECK(fabs(factor.mean - factor_hand.mean) <= 5 * hypot(factor.sem, factor_hand.sem));
+}
+
 int main(void)
 {
+    depth_outputs();
     ar_summary s1;
     summarize(512, 60, OUT_SIGMA1, &s1);
     printf("S1 n = 512: sigma_1 = %.5f [%.5f, %.5f]\n", s1.mean, s1.ci_lo, s1.ci_hi);

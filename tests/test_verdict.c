@@ -250,6 +250,75 @@ static void trends_and_measures(void)
     CHECK_NEAR(j.resolution.hi, 1.15, 1e-12);
 }
 
+/* Log slopes: X(n) = c + beta ln n + a/n; the slope is judged as a limit's constant. */
+static void log_slopes(void)
+{
+    ar_judgement j;
+    enum { K = 7 };
+    const double n[K] = {32, 48, 64, 96, 128, 192, 256};
+    const long line[K] = {0};
+    double f[K];
+    ar_summary est[K];
+    for (int i = 0; i < K; ++i)
+        est[i] = at(3.0 + 2.5 * log(n[i]) - 4.0 / n[i], 1.96 * 0.005, 200), f[i] = 2.5;
+    ar_claim slope = {.id = "G", .rule = AR_RULE_LOG_SLOPE, .rel_tol = 0.03, .trend_axis = "n", .rate_lo = 1,
+                      .rate_hi = 1};
+    CHECK(judge(&slope, K, f, est, line, n, &j) == AR_HOLDS);
+    CHECK(j.resolution.kind == AR_RESOLUTION_FACTORS && j.resolution.lo < 1 && j.resolution.hi > 1);
+    CHECK_NEAR(j.estimate, 2.5, 1e-9); /* exact means: the fit recovers beta */
+    CHECK_CONTAINS(j.rule, "log slope");
+    for (int i = 0; i < K; ++i)
+        f[i] = 3.0; /* a wrong exponent, L/2 for (L - 1)/2 */
+    CHECK(judge(&slope, K, f, est, line, n, &j) == AR_VIOLATED);
+    for (int i = 0; i < K; ++i)
+        f[i] = 2.5, est[i] = at(3.0 + 2.5 * log(n[i]), 1.96 * 0.5, 10); /* too noisy to tell 3% */
+    CHECK(judge(&slope, K, f, est, line, n, &j) == AR_INCONCLUSIVE);
+    /* A curve no c + beta ln n + a/n fits: refused, not judged. */
+    for (int i = 0; i < K; ++i)
+        est[i] = at(2.5 * log(n[i]) + 0.05 * n[i], 1.96 * 0.005, 200);
+    CHECK(judge(&slope, K, f, est, line, n, &j) == AR_INCONCLUSIVE && j.fit.undecided == AR_UNDECIDED_MISFIT);
+}
+
+/* Monotone trends: the ends alone do not decide; a significant step back does. */
+static void monotone_trends(void)
+{
+    ar_judgement j;
+    const long line[4] = {0, 0, 0, 0};
+    const double t[4] = {1, 2, 3, 4}, zero[4] = {0, 0, 0, 0};
+    ar_claim rising = {.id = "I", .rule = AR_RULE_INCREASING, .trend_axis = "t"};
+    ar_summary up[4] = {at(1, 0.1, 100), at(2, 0.1, 100), at(3, 0.1, 100), at(4, 0.1, 100)};
+    CHECK(judge(&rising, 4, zero, up, line, t, &j) == AR_HOLDS);
+    ar_summary dip[4] = {at(1, 0.1, 100), at(3, 0.1, 100), at(2, 0.1, 100), at(4, 0.1, 100)};
+    CHECK(judge(&rising, 4, zero, dip, line, t, &j) == AR_VIOLATED && j.point == 2);
+    CHECK_CONTAINS(j.rule, "1 line(s) reverse");
+    /* A step back within the noise (and a flat stretch) is no reversal. */
+    ar_summary wobble[4] = {at(1, 0.1, 100), at(3, 0.1, 100), at(2.95, 0.1, 100), at(4, 0.1, 100)};
+    CHECK(judge(&rising, 4, zero, wobble, line, t, &j) == AR_HOLDS);
+}
+
+/* Steeper: from the corner (t0, v0), the change along t exceeds the change along v. */
+static void steeper(void)
+{
+    ar_judgement j;
+    /* a 2 x 2 plane: (t, v) = (1, 1), (2, 1), (1, 2), (2, 2) */
+    const long plane[4] = {0, 0, 0, 0};
+    const double t[4] = {1, 2, 1, 2}, v[4] = {1, 1, 2, 2}, zero[4] = {0, 0, 0, 0};
+    ar_claim claim = {.id = "T", .rule = AR_RULE_STEEPER, .trend_axis = "t", .versus_axis = "v"};
+    ar_summary est[4] = {at(6, 0.1, 100), at(32, 0.1, 100), at(19, 0.1, 100), at(32, 0.1, 100)};
+    ar_judge_steeper(&claim, 4, zero, est, 0, plane, t, v, 0, &j);
+    CHECK(j.verdict == AR_HOLDS && j.resolution.kind == AR_RESOLUTION_RATIO);
+    CHECK_NEAR(j.resolution.value, 26.0 / 13.0, 1e-12);
+    ar_judge_steeper(&claim, 4, zero, est, 0, plane, t, v, 1, &j); /* the mirror: v steeper */
+    CHECK(j.verdict == AR_VIOLATED);
+    est[2] = at(32.05, 0.1, 100); /* equal changes within the noise */
+    ar_judge_steeper(&claim, 4, zero, est, 0, plane, t, v, 0, &j);
+    CHECK(j.verdict == AR_INCONCLUSIVE);
+    const double silent[4] = {NAN, NAN, NAN, NAN};
+    ar_judge_steeper(&claim, 4, silent, est, 0, plane, t, v, 0, &j);
+    CHECK(j.verdict == AR_NOT_RUN);
+    CHECK(judge(&claim, 4, zero, est, plane, t, &j) == AR_NOT_RUN); /* ar_judge: needs both axes */
+}
+
 static void mutants(void)
 {
     ar_mutant m[AR_MAX_MUTANTS];
@@ -300,6 +369,9 @@ static void descriptions(void)
     r = (ar_resolution){AR_RESOLUTION_EXPONENT, 0.472, 0.439, 0.505, 0};
     ar_resolution_describe(&r, buf, sizeof buf);
     CHECK_CONTAINS(buf, "0.472 [0.439, 0.505]");
+    r = (ar_resolution){AR_RESOLUTION_RATIO, 2.0, 26, 13, 0};
+    ar_resolution_describe(&r, buf, sizeof buf);
+    CHECK_CONTAINS(buf, "changes 26 vs 13 (x 2)");
 }
 
 int main(void)
@@ -309,6 +381,9 @@ int main(void)
     equalities();
     limits();
     trends_and_measures();
+    log_slopes();
+    monotone_trends();
+    steeper();
     mutants();
     descriptions();
     return check_report("verdict");

@@ -14,7 +14,7 @@ const char *ar_verdict_name(ar_verdict v)
 
 static const char *const rule_names[] = {"bound",     "equality",    "limit",      "decreasing",
                                          "increasing", "reference", "lower bound", "every trial", "witness",
-                                         "measure"};
+                                         "measure",   "log slope", "steeper"};
 
 const char *ar_rule_name(ar_rule rule)
 {
@@ -23,7 +23,7 @@ const char *ar_rule_name(ar_rule rule)
 
 int ar_rule_parse(const char *name, ar_rule *rule)
 {
-    for (int i = 0; i <= AR_RULE_MEASURE; ++i)
+    for (int i = 0; i <= AR_RULE_STEEPER; ++i)
         if (!strcmp(name, rule_names[i])) {
             *rule = (ar_rule)i;
             return 0;
@@ -61,7 +61,15 @@ int ar_claims_check(const ar_claim *claims, int count, char *why, size_t why_len
                      c->sim->name, c->sim->n_outputs);
             return -1;
         }
-        int trend = c->rule == AR_RULE_LIMIT || c->rule == AR_RULE_INCREASING || c->rule == AR_RULE_DECREASING;
+        int steeper = c->rule == AR_RULE_STEEPER;
+        if (steeper != (c->versus_axis != NULL) ||
+            (steeper && (ar_sim_param_index(c->sim, c->versus_axis) < 0 || !strcmp(c->versus_axis, c->trend_axis ? c->trend_axis : "")))) {
+            snprintf(why, why_len, "claim %s: %s", c->id,
+                     steeper ? "steeper needs a versus axis, a parameter other than its trend axis"
+                             : "only a steeper claim has a versus axis");
+            return -1;
+        }
+        int trend = steeper || c->rule == AR_RULE_LIMIT || c->rule == AR_RULE_LOG_SLOPE || c->rule == AR_RULE_INCREASING || c->rule == AR_RULE_DECREASING;
         if (trend != (c->trend_axis != NULL) || (trend && ar_sim_param_index(c->sim, c->trend_axis) < 0)) {
             snprintf(why, why_len, "claim %s: %s needs %s", c->id, ar_rule_name(c->rule),
                      trend ? "a trend axis that is a parameter of its simulator" : "no trend axis");

@@ -18,6 +18,7 @@ int ar_mutants(const ar_claim *claim, long n_points, const double *prediction, c
     *why = NULL;
     switch (claim->rule) {
     case AR_RULE_LIMIT:
+    case AR_RULE_LOG_SLOPE:
     case AR_RULE_EQUALS: factors = BOTH_WAYS, count = 6; break;
     case AR_RULE_UPPER_BOUND:
     case AR_RULE_EVERY_TRIAL: factors = TIGHTER, count = 4; break;
@@ -31,6 +32,7 @@ int ar_mutants(const ar_claim *claim, long n_points, const double *prediction, c
         mutants[0] = (ar_mutant){1, 1, j.verdict};
         return 1;
     }
+    case AR_RULE_STEEPER: *why = "steeper: its mutant (the other axis steeper) needs both axes (judge.c)"; return 0;
     case AR_RULE_WITNESS: *why = "existence claim (witness): no prediction to perturb, cannot be VIOLATED"; return 0;
     case AR_RULE_MEASURE: *why = "measurement: no prediction"; return 0;
     case AR_RULE_REFERENCE: *why = "reference curve: no verdict"; return 0;

@@ -3,6 +3,7 @@
 
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_fit.h>
+#include <gsl/gsl_multifit.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -251,19 +252,21 @@ static int opens_line(long n, const double *f, const ar_summary *est, const long
     return others > 0;
 }
 
-/* X(n) = c + a n^-b on one line, by weighted least squares at each b of the claim's
- * range; c's interval is the profile over a and b at the levels asked for (two-sided
- * normal quantiles z), widened when the best fit's reduced chi-square exceeds one (the
- * quantile then from F(1, dof), since the scale is estimated). The extrapolation is
- * refused when the model itself fails: the best fit's chi-square is improbable
- * (p < GOODNESS), or, with b profiled, b's 95% region reaches an end of the range, where
- * a slower or faster correction than the range allows would fit as well. */
+/* X(n) = c + a n^-b on one line (a limit: c judged), or X(n) = c + beta ln n + a n^-b
+ * (a log slope: beta judged), by weighted least squares at each b of the claim's range;
+ * the judged coefficient's interval is the profile over the others and b at the levels
+ * asked for (two-sided normal quantiles z), widened when the best fit's reduced
+ * chi-square exceeds one (the quantile then from F(1, dof), since the scale is
+ * estimated). The extrapolation is refused when the model itself fails: the best fit's
+ * chi-square is improbable (p < GOODNESS), or, with b profiled, b's 95% region reaches
+ * an end of the range, where a slower or faster correction than the range allows would
+ * fit as well. */
 static const double GOODNESS = 1e-3;
 
 typedef struct extrapolation {
     int sizes, dof;
-    double c, b, chi2;                  /* best fit */
-    double lo, hi;                      /* c's 95% interval */
+    double c, b, chi2;                  /* best fit: c the judged coefficient */
+    double lo, hi;                      /* its 95% interval */
     double lo_wide, hi_wide;            /* at the corrected level */
     ar_undecided refused;               /* why the model cannot be trusted, if it cannot */
 } extrapolation;
@@ -280,29 +283,43 @@ static int extrapolate(const ar_claim *claim, const ar_summary *est, const doubl
 {
     double b_lo = correction_exponent(claim, 0), b_hi = correction_exponent(claim, 1);
     int steps = b_hi > b_lo ? 176 : 1, free_rate = steps > 1;
+    int slope = claim->rule == AR_RULE_LOG_SLOPE, columns = slope ? 3 : 2, judged = slope ? 1 : 0;
     x->sizes = k;
-    x->dof = k - 2 - free_rate;
+    x->dof = k - columns - free_rate;
     x->refused = AR_UNDECIDED_NONE;
     if (x->dof < 1)
         return -1;
-    double xs[k], ys[k], ws[k], cs[steps], vars[steps], chi2s[steps];
+    double cs[steps], vars[steps], chi2s[steps];
+    gsl_matrix *design = gsl_matrix_alloc((size_t)k, (size_t)columns), *cov = gsl_matrix_alloc((size_t)columns, (size_t)columns);
+    gsl_vector *ws = gsl_vector_alloc((size_t)k), *ys = gsl_vector_alloc((size_t)k), *coef = gsl_vector_alloc((size_t)columns);
+    gsl_multifit_linear_workspace *work = gsl_multifit_linear_alloc((size_t)k, (size_t)columns);
     for (int i = 0; i < k; ++i) {
         const ar_summary *s = &est[members[i]];
         double se = decision_se(s, integer_output);
         if (!(se > 0)) /* a constant real output: trust it to round-off */
             se = 1e-15 * fmax(fabs(s->mean), 1e-300);
-        ys[i] = s->mean;
-        ws[i] = 1 / (se * se);
+        gsl_vector_set(ys, (size_t)i, s->mean);
+        gsl_vector_set(ws, (size_t)i, 1 / (se * se));
     }
     double best = INFINITY;
     for (int t = 0; t < steps; ++t) {
-        double b = b_lo + (b_hi - b_lo) * t / (steps > 1 ? steps - 1 : 1), c1, cov01, cov11;
-        for (int i = 0; i < k; ++i)
-            xs[i] = pow(along[members[i]], -b);
-        gsl_fit_wlinear(xs, 1, ws, 1, ys, 1, (size_t)k, &cs[t], &c1, &vars[t], &cov01, &cov11, &chi2s[t]);
+        double b = b_lo + (b_hi - b_lo) * t / (steps > 1 ? steps - 1 : 1);
+        for (int i = 0; i < k; ++i) {
+            double at = along[members[i]];
+            gsl_matrix_set(design, (size_t)i, 0, 1);
+            if (slope)
+                gsl_matrix_set(design, (size_t)i, 1, log(at));
+            gsl_matrix_set(design, (size_t)i, (size_t)columns - 1, pow(at, -b));
+        }
+        gsl_multifit_wlinear(design, ws, ys, coef, cov, &chi2s[t], work);
+        cs[t] = gsl_vector_get(coef, (size_t)judged);
+        vars[t] = gsl_matrix_get(cov, (size_t)judged, (size_t)judged);
         if (chi2s[t] < best)
             best = chi2s[t], x->c = cs[t], x->b = b;
     }
+    gsl_multifit_linear_free(work);
+    gsl_vector_free(coef), gsl_vector_free(ys), gsl_vector_free(ws);
+    gsl_matrix_free(cov), gsl_matrix_free(design);
     x->chi2 = best;
     if (gsl_cdf_chisq_Q(best, x->dof) < GOODNESS)
         x->refused = AR_UNDECIDED_MISFIT;
@@ -411,23 +428,25 @@ static void judge_limit(const ar_claim *claim, long n, const double *f, const ar
                       correction_exponent(claim, 1) > correction_exponent(claim, 0), why};
     static const char *const reasons[] = {
         [AR_UNDECIDED_NONE] = "",
-        [AR_UNDECIDED_TOO_FEW_SIZES] = "too few sizes on a line to extrapolate c + a n^-b (four with b profiled, "
-                                       "three with b fixed)",
-        [AR_UNDECIDED_MISFIT] = "the finite-size model c + a n^-b does not fit the sizes (chi-square improbable)",
+        [AR_UNDECIDED_TOO_FEW_SIZES] = "too few sizes on a line to fit the finite-size model (one more than its "
+                                       "coefficients, and one more with b profiled)",
+        [AR_UNDECIDED_MISFIT] = "the finite-size model does not fit the sizes (chi-square improbable)",
         [AR_UNDECIDED_RATE_AT_RANGE_END] = "the correction exponent b runs into an end of its range (a slower or "
                                            "faster approach fits as well)",
         [AR_UNDECIDED_VARYING_PREDICTION] = "the prediction varies along the axis: a limit has one constant per line",
     };
+    int slope = claim->rule == AR_RULE_LOG_SLOPE;
+    const char *axis = claim->trend_axis;
     if (undecided)
-        snprintf(j->rule, sizeof j->rule, "limit along %s: %d of %d line(s) undecided: %s", claim->trend_axis,
-                 undecided, lines, reasons[why]);
+        snprintf(j->rule, sizeof j->rule, "%s along %s: %d of %d line(s) undecided: %s", slope ? "log slope" : "limit",
+                 axis, undecided, lines, reasons[why]);
     else
         snprintf(j->rule, sizeof j->rule,
-                 "limit along %s over %d line(s): c + a %s^-b fitted on %d sizes (b = %.2f%s, chi2/dof = %.1f/%d); "
-                 "the extrapolated c's 95%% CI within %g x |prediction|",
-                 claim->trend_axis, lines, claim->trend_axis, shown.sizes, shown.b,
+                 "%s along %s over %d line(s): c +%s a %s^-b fitted on %d sizes (b = %.2f%s, chi2/dof = %.1f/%d); "
+                 "the %s's 95%% CI within %g x |prediction|",
+                 slope ? "log slope" : "limit", axis, lines, slope ? " beta ln(.) +" : "", axis, shown.sizes, shown.b,
                  correction_exponent(claim, 1) > correction_exponent(claim, 0) ? ", profiled" : ", fixed",
-                 shown.chi2, shown.dof, claim->rel_tol);
+                 shown.chi2, shown.dof, slope ? "slope beta" : "extrapolated c", claim->rel_tol);
 }
 
 /* Exponent b of E[X] ~ c along^b on a line: weighted least squares of log(mean) on
@@ -454,16 +473,37 @@ static int fit_exponent(const ar_summary *est, const double *along, const long *
     return m;
 }
 
-static void judge_trend(const ar_claim *claim, long n, const double *f, const ar_summary *est, const long *line,
-                        const double *along, ar_judgement *j)
+/* Monotone along the line: the most significant step the wrong way between neighbours,
+ * in units of its standard error (sign as in judge_trend); -inf for none. */
+static double worst_reversal(int sign, const ar_summary *est, const long *members, int k, int integer_output,
+                             long *at)
+{
+    double worst = -INFINITY;
+    for (int i = 0; i + 1 < k; ++i) {
+        const ar_summary *a = &est[members[i]], *b = &est[members[i + 1]];
+        double se = hypot(decision_se(a, integer_output), decision_se(b, integer_output));
+        double step = sign * (b->mean - a->mean), z = se > 0 ? step / se : step > 0 ? INFINITY : -INFINITY;
+        if (z > worst)
+            worst = z, *at = members[i + 1];
+    }
+    return worst;
+}
+
+static void judge_trend(const ar_claim *claim, long n, const double *f, const ar_summary *est, int integer_output,
+                        const long *line, const double *along, ar_judgement *j)
 {
     static const int severity[] = {[AR_NOT_RUN] = 0, [AR_HOLDS] = 1, [AR_INCONCLUSIVE] = 2, [AR_VIOLATED] = 3};
     int sign = claim->rule == AR_RULE_DECREASING ? 1 : -1; /* want sign * (lo - hi) > 0 */
     long *members = malloc((size_t)(n > 0 ? n : 1) * sizeof *members);
-    int lines = 0;
+    int lines = 0, steps = 0, reversed = 0;
     for (long p = 0; p < n; ++p)
-        lines += opens_line(n, f, est, line, p);
+        if (opens_line(n, f, est, line, p)) {
+            lines++;
+            steps += line_points(n, f, est, line, along, p, members) - 1;
+        }
     double z = ar_normal_quantile(1 - ALPHA / (2.0 * (lines > 0 ? lines : 1))); /* for VIOLATED */
+    /* a step between neighbours the wrong way: one-sided, Bonferroni over every step */
+    double z_step = ar_normal_quantile(1 - ALPHA / (2.0 * (steps > 0 ? steps : 1)));
     ar_verdict worst = AR_NOT_RUN;
     double worst_badness = -INFINITY;
     long worst_lo = -1;
@@ -476,10 +516,13 @@ static void judge_trend(const ar_claim *claim, long n, const double *f, const ar
         const ar_summary *a = &est[lo], *b = &est[hi];
         double gap = sign > 0 ? a->ci_lo - b->ci_hi : b->ci_lo - a->ci_hi;
         double reverse = sign * (b->mean - a->mean) - z * (a->sem + b->sem);
-        ar_verdict v = gap > 0 ? AR_HOLDS : reverse > 0 ? AR_VIOLATED : AR_INCONCLUSIVE;
+        long step_at = -1;
+        int step_back = k > 2 && worst_reversal(sign, est, members, k, integer_output, &step_at) > z_step;
+        reversed += step_back;
+        ar_verdict v = reverse > 0 || step_back ? AR_VIOLATED : gap > 0 ? AR_HOLDS : AR_INCONCLUSIVE;
         if (severity[v] > severity[worst] || (v == worst && -gap > worst_badness)) {
             worst = v, worst_badness = -gap, worst_lo = lo;
-            take_point(j, hi, f[hi], &est[hi]);
+            take_point(j, step_back && !(reverse > 0) ? step_at : hi, f[hi], &est[step_back && !(reverse > 0) ? step_at : hi]);
             double bexp = NAN, se = NAN;
             if (fit_exponent(est, along, members, k, &bexp, &se) >= 2)
                 j->resolution = (ar_resolution){AR_RESOLUTION_EXPONENT, bexp, bexp - 1.96 * se, bexp + 1.96 * se, 0};
@@ -492,10 +535,89 @@ static void judge_trend(const ar_claim *claim, long n, const double *f, const ar
         return;
     j->verdict = worst;
     snprintf(j->rule, sizeof j->rule,
-             "%s along %s over %d line(s): 95%% CIs at the smallest and largest %s separate; VIOLATED if they "
-             "separate the other way (Bonferroni over the lines) (smallest %s=%g: %.4g)",
-             sign > 0 ? "decreasing" : "increasing", claim->trend_axis, lines, claim->trend_axis, claim->trend_axis,
+             "%s along %s, %d line(s): 95%% CIs at the ends separate; VIOLATED if they do the other way or a step "
+             "does (Bonferroni over lines, over %d steps: %d line(s) reverse) (smallest %s=%g: %.4g)",
+             sign > 0 ? "decreasing" : "increasing", claim->trend_axis, lines, steps, reversed, claim->trend_axis,
              along[worst_lo], est[worst_lo].mean);
+}
+
+static void account_failures(const ar_claim *claim, long n_points, const double *prediction, const ar_summary *est,
+                             ar_judgement *out);
+
+void ar_judge_steeper(const ar_claim *claim, long n, const double *f, const ar_summary *est, int integer_output,
+                      const long *plane, const double *along, const double *versus, int reversed, ar_judgement *j)
+{
+    memset(j, 0, sizeof *j);
+    j->verdict = AR_NOT_RUN;
+    j->point = -1;
+    j->prediction = j->estimate = j->ci_lo = j->ci_hi = NAN;
+    j->resolution = (ar_resolution){AR_RESOLUTION_NONE, NAN, NAN, NAN, 0, 0};
+    if (reversed) {
+        const double *swap = along;
+        along = versus, versus = swap;
+    }
+    const char *axis = reversed ? claim->versus_axis : claim->trend_axis;
+    const char *other = reversed ? claim->trend_axis : claim->versus_axis;
+    snprintf(j->rule, sizeof j->rule, "steeper: no plane of %s and %s with both swept", axis, other);
+    int planes = 0;
+    for (long p0 = 0; p0 < n; ++p0) { /* the first usable point of each plane opens it */
+        int first = usable(f, est, p0);
+        for (long p = 0; first && p < p0; ++p)
+            first = !(plane[p] == plane[p0] && usable(f, est, p));
+        planes += first;
+    }
+    double z = ar_normal_quantile(1 - ALPHA / (2.0 * (planes > 0 ? planes : 1)));
+    double worst = INFINITY;
+    int judged = 0;
+    for (long p0 = 0; p0 < n; ++p0) {
+        int first = usable(f, est, p0);
+        for (long p = 0; first && p < p0; ++p)
+            first = !(plane[p] == plane[p0] && usable(f, est, p));
+        if (!first)
+            continue;
+        /* the plane's corners: (t_min, v_min), (t_max, v_min), (t_min, v_max) */
+        double t0 = INFINITY, t1 = -INFINITY, v0 = INFINITY, v1 = -INFINITY;
+        for (long p = 0; p < n; ++p)
+            if (plane[p] == plane[p0] && usable(f, est, p)) {
+                t0 = fmin(t0, along[p]), t1 = fmax(t1, along[p]);
+                v0 = fmin(v0, versus[p]), v1 = fmax(v1, versus[p]);
+            }
+        long corner = -1, t_end = -1, v_end = -1;
+        for (long p = 0; p < n; ++p) {
+            if (plane[p] != plane[p0] || !usable(f, est, p))
+                continue;
+            corner = along[p] == t0 && versus[p] == v0 ? p : corner;
+            t_end = along[p] == t1 && versus[p] == v0 ? p : t_end;
+            v_end = along[p] == t0 && versus[p] == v1 ? p : v_end;
+        }
+        if (corner < 0 || t_end < 0 || v_end < 0 || t0 == t1 || v0 == v1)
+            continue;
+        judged++;
+        j->points += 3;
+        double d = est[t_end].mean - est[v_end].mean;
+        double se = hypot(decision_se(&est[t_end], integer_output), decision_se(&est[v_end], integer_output));
+        double margin = se > 0 ? d / se : d > 0 ? INFINITY : -INFINITY;
+        ar_verdict v = margin > 1.96 ? AR_HOLDS : margin < -z ? AR_VIOLATED : AR_INCONCLUSIVE;
+        if (margin < worst) {
+            worst = margin;
+            j->verdict = v;
+            take_point(j, t_end, f[t_end], &est[t_end]);
+            j->trials = est[t_end].count + est[v_end].count + est[corner].count;
+            double rise_t = est[t_end].mean - est[corner].mean, rise_v = est[v_end].mean - est[corner].mean;
+            j->resolution = (ar_resolution){AR_RESOLUTION_RATIO, rise_t / rise_v, rise_t, rise_v, 0, 0};
+        }
+    }
+    if (!judged) {
+        account_failures(claim, n, f, est, j);
+        return;
+    }
+    if (j->verdict == AR_HOLDS && judged < planes)
+        j->verdict = AR_INCONCLUSIVE; /* a plane without its three corners */
+    snprintf(j->rule, sizeof j->rule,
+             "steeper: from the corner of each of %d plane(s), the change to the largest %s exceeds the change to "
+             "the largest %s (95%%; VIOLATED below 0 with Bonferroni); worst margin %.2f se", judged, axis, other,
+             worst);
+    account_failures(claim, n, f, est, j);
 }
 
 /* A measurement: what the data establish at every point, no verdict. */
@@ -541,19 +663,29 @@ void ar_judge(const ar_claim *claim, long n_points, const double *prediction, co
     case AR_RULE_EQUALS: judge_equals(n_points, prediction, est, claim->rel_tol, integer_output, out); break;
     case AR_RULE_MEASURE: judge_measure(n_points, prediction, est, out); break;
     case AR_RULE_REFERENCE: break;
+    case AR_RULE_STEEPER:
+        snprintf(out->rule, sizeof out->rule, "a steeper claim is judged on two axes (ar_judge_steeper)");
+        break;
     case AR_RULE_LIMIT:
+    case AR_RULE_LOG_SLOPE:
     case AR_RULE_DECREASING:
     case AR_RULE_INCREASING:
         if (!line || !along)
             snprintf(out->rule, sizeof out->rule, "a %s claim needs an axis over %s", ar_rule_name(claim->rule),
                      claim->trend_axis);
-        else if (claim->rule == AR_RULE_LIMIT)
+        else if (claim->rule == AR_RULE_LIMIT || claim->rule == AR_RULE_LOG_SLOPE)
             judge_limit(claim, n_points, prediction, est, integer_output, line, along, out);
         else
-            judge_trend(claim, n_points, prediction, est, line, along, out);
+            judge_trend(claim, n_points, prediction, est, integer_output, line, along, out);
         break;
     }
-    /* Failed trials are never averaged; they must not vanish from the verdict either. */
+    account_failures(claim, n_points, prediction, est, out);
+}
+
+/* Failed trials are never averaged; they must not vanish from the verdict either. */
+static void account_failures(const ar_claim *claim, long n_points, const double *prediction, const ar_summary *est,
+                             ar_judgement *out)
+{
     for (long p = 0; p < n_points; ++p) {
         if (!isfinite(prediction[p]))
             continue;
@@ -591,5 +723,6 @@ void ar_resolution_describe(const ar_resolution *r, char *buf, size_t len)
             snprintf(buf, len, "established [%.4g, %.4g]", r->lo, r->hi);
         break;
     case AR_RESOLUTION_EXISTENCE: snprintf(buf, len, "cannot be VIOLATED"); break;
+    case AR_RESOLUTION_RATIO: snprintf(buf, len, "changes %.4g vs %.4g (x %.3g)", r->lo, r->hi, r->value); break;
     }
 }

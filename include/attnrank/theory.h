@@ -25,6 +25,16 @@
  *                on every line, VIOLATED if the Bonferroni-corrected interval (over
  *                the lines) lies wholly outside that band on some line, else
  *                INCONCLUSIVE. Resolution: the constants that would hold;
+ *   log slope    E[X] = c + beta ln(t) + a t^-b along an axis t, for an output that is
+ *                a logarithm (X ~ t^beta): the same fit and decision as a limit, with
+ *                the slope beta judged in place of c (three sizes more than nothing:
+ *                four with b fixed). Resolution: the slopes that would hold;
+ *   steeper      E[X] changes more along one axis t than along another v: from the
+ *                corner (smallest t, smallest v) of each plane of the two axes, the
+ *                change to the largest t exceeds the change to the largest v, i.e.
+ *                D = X(t_max, v_min) - X(t_min, v_max) > 0: HOLDS if D's 95% interval is
+ *                above 0 on every plane, VIOLATED if its Bonferroni interval is below 0
+ *                on one. Resolution: the ratio of the two changes;
  *   decreasing / increasing  along an axis: per line, the 95% intervals at the
  *                smallest and largest value separate the right way: HOLDS on every
  *                line; the wrong way (Bonferroni over the lines): VIOLATED; else
@@ -55,7 +65,9 @@ typedef enum {
     AR_RULE_LOWER_BOUND,
     AR_RULE_EVERY_TRIAL,
     AR_RULE_WITNESS,
-    AR_RULE_MEASURE
+    AR_RULE_MEASURE,
+    AR_RULE_LOG_SLOPE,
+    AR_RULE_STEEPER
 } ar_rule;
 
 typedef struct ar_claim {
@@ -66,12 +78,13 @@ typedef struct ar_claim {
     const char *formula;    /* the prediction, as stored beside theory/<id> */
     ar_rule rule;
     double (*predict)(const ar_point *point);
-    double rel_tol;         /* equality and limit rules */
+    double rel_tol;         /* equality, limit and log-slope rules */
     int on_request;         /* checked only when a spec lists it (assumption stress) */
     const char *trend_axis; /* limit, decreasing, increasing: the parameter swept */
     int element;            /* vector outputs: which value; negative counts from the end */
     double rate_lo, rate_hi; /* limit: exponent b of the finite-size correction a n^-b,
                                 fixed if equal; both 0 means [0.25, 2] */
+    const char *versus_axis; /* steeper: the other axis, whose change trend_axis's exceeds */
 } ar_claim;
 
 /* What else the same data would have judged HOLDS (see the rules above). */
@@ -83,7 +96,8 @@ typedef enum {
     AR_RESOLUTION_EXPONENT,    /* trends: fitted exponent value, 95% interval [lo, hi] */
     AR_RESOLUTION_CHANGE,      /* trends along a non-numeric axis: from lo to hi, ratio value */
     AR_RESOLUTION_MEASURED,    /* measure: the data establish lo <= E[X] <= hi */
-    AR_RESOLUTION_EXISTENCE    /* witness: cannot be VIOLATED */
+    AR_RESOLUTION_EXISTENCE,   /* witness: cannot be VIOLATED */
+    AR_RESOLUTION_RATIO        /* steeper: change along the axis lo, along the other hi, value = lo / hi */
 } ar_resolution_kind;
 
 typedef struct ar_resolution {
@@ -139,6 +153,13 @@ ar_verdict ar_claim_default_expectation(const ar_claim *claim);
  * value along the axis; NULL if the grid does not sweep that axis. */
 void ar_judge(const ar_claim *claim, long n_points, const double *prediction, const ar_summary *est,
               int integer_output, const long *line, const double *along, ar_judgement *out);
+
+/* A steeper claim over n_points points: per point its plane (points equal but for the
+ * two axes) and its values along the claim's axis and the versus axis; `reversed`
+ * judges the mirror claim (the versus axis steeper), its mutant. */
+void ar_judge_steeper(const ar_claim *claim, long n_points, const double *prediction, const ar_summary *est,
+                      int integer_output, const long *plane, const double *along, const double *versus, int reversed,
+                      ar_judgement *out);
 
 /* Mutants: the claim re-judged on the same data against perturbed predictions. */
 enum { AR_MAX_MUTANTS = 8 };

@@ -12,8 +12,8 @@
  * and for trend and limit rules the line of each point along the claim's axis. */
 typedef struct claim_data {
     ar_summary *est;
-    double *prediction, *along;
-    long *line;
+    double *prediction, *along, *versus;
+    long *line; /* for a steeper claim, the plane of its two axes */
     int has_axis, integer_output;
 } claim_data;
 
@@ -25,15 +25,22 @@ static int load_claim(ar_store *store, int e, const ar_claim *claim, claim_data 
     if (ar_store_read_summaries(store, e, output, claim->element, d->est, err) < 0 ||
         ar_store_read_theory(store, e, claim, d->prediction, err) < 0)
         return -1;
-    /* Lines along the claim's trend axis: points equal but for that coordinate. */
+    /* Lines along the claim's trend axis: points equal but for that coordinate (planes:
+     * but for it and the versus axis). */
     int param = claim->trend_axis ? ar_sim_param_index(x->sim, claim->trend_axis) : -1;
     int axis = param >= 0 ? ar_experiment_axis_of(x, param) : -1;
-    d->has_axis = axis >= 0;
-    for (long p = 0; axis >= 0 && p < x->n_points; ++p) {
+    int versus_param = claim->versus_axis ? ar_sim_param_index(x->sim, claim->versus_axis) : -1;
+    int versus = versus_param >= 0 ? ar_experiment_axis_of(x, versus_param) : -1;
+    d->has_axis = axis >= 0 && (!claim->versus_axis || versus >= 0);
+    for (long p = 0; d->has_axis && p < x->n_points; ++p) {
         int coords[AR_MAX_PARAMS];
         ar_experiment_coords(x, p, coords);
         d->along[p] = x->axes[axis].values[coords[axis]];
         coords[axis] = 0;
+        if (versus >= 0) {
+            d->versus[p] = x->axes[versus].values[coords[versus]];
+            coords[versus] = 0;
+        }
         long id = 0;
         for (int a = 0; a < x->n_axes; ++a)
             id = id * x->axes[a].count + coords[a];
@@ -47,13 +54,25 @@ static int alloc_claim_data(long n, claim_data *d)
     d->est = calloc((size_t)n, sizeof *d->est);
     d->prediction = malloc((size_t)n * sizeof *d->prediction);
     d->along = malloc((size_t)n * sizeof *d->along);
+    d->versus = malloc((size_t)n * sizeof *d->versus);
     d->line = malloc((size_t)n * sizeof *d->line);
-    return d->est && d->prediction && d->along && d->line ? 0 : -1;
+    return d->est && d->prediction && d->along && d->versus && d->line ? 0 : -1;
 }
 
 static void free_claim_data(claim_data *d)
 {
-    free(d->est), free(d->prediction), free(d->along), free(d->line);
+    free(d->est), free(d->prediction), free(d->along), free(d->versus), free(d->line);
+}
+
+/* The claim's judgement, or its mirror (reversed: a steeper claim's other axis). */
+static void judge_claim(const ar_claim *claim, long n, const claim_data *d, int reversed, ar_judgement *j)
+{
+    const long *line = d->has_axis ? d->line : NULL;
+    const double *along = d->has_axis ? d->along : NULL;
+    if (claim->rule == AR_RULE_STEEPER && d->has_axis)
+        ar_judge_steeper(claim, n, d->prediction, d->est, d->integer_output, line, along, d->versus, reversed, j);
+    else
+        ar_judge(claim, n, d->prediction, d->est, d->integer_output, line, along, j);
 }
 
 static void describe_axes(const ar_experiment *x, long point, char *buf, size_t len)
@@ -108,8 +127,7 @@ int ar_engine_verdicts(ar_store *store, ar_verdict_row *rows, char *err)
             }
             memcpy(predictions + (size_t)k * x->n_points, d.prediction, (size_t)x->n_points * sizeof *predictions);
             ar_judgement j;
-            ar_judge(claim, x->n_points, d.prediction, d.est, d.integer_output, d.has_axis ? d.line : NULL,
-                     d.has_axis ? d.along : NULL, &j);
+            judge_claim(claim, x->n_points, &d, 0, &j);
             ar_verdict_row *row = &rows[r + k];
             memset(row, 0, sizeof *row);
             snprintf(row->claim, sizeof row->claim, "%s", claim->id);
@@ -177,9 +195,16 @@ int ar_engine_mutants(ar_store *store, ar_mutant_row *rows, char *err)
             snprintf(row->claim, sizeof row->claim, "%s", claim->id);
             snprintf(row->experiment, sizeof row->experiment, "%s", x->name);
             ar_judgement j;
-            ar_judge(claim, x->n_points, d.prediction, d.est, d.integer_output, line, along, &j);
+            judge_claim(claim, x->n_points, &d, 0, &j);
             row->verdict = j.verdict;
             row->loose = j.resolution.loose;
+            if (claim->rule == AR_RULE_STEEPER && d.has_axis) { /* the mirror: the other axis steeper */
+                ar_judgement mirror;
+                judge_claim(claim, x->n_points, &d, 1, &mirror);
+                row->mutants[0] = (ar_mutant){1, 1, mirror.verdict};
+                row->count = 1;
+                continue;
+            }
             row->count = ar_mutants(claim, x->n_points, d.prediction, d.est, d.integer_output, line, along,
                                     row->mutants, &row->why);
         }

@@ -313,8 +313,11 @@ static int read_claims(const context *c, ar_experiment *exp, const config_settin
  * does the grid sweep its axis)? */
 static int speaks_on_grid(const ar_claim *claim, const ar_experiment *exp)
 {
-    if (claim->trend_axis) {
-        int param = ar_sim_param_index(exp->sim, claim->trend_axis);
+    const char *axes[2] = {claim->trend_axis, claim->versus_axis};
+    for (int k = 0; k < 2; ++k) {
+        if (!axes[k])
+            continue;
+        int param = ar_sim_param_index(exp->sim, axes[k]);
         if (param < 0 || ar_experiment_axis_of(exp, param) < 0 || exp->axes[ar_experiment_axis_of(exp, param)].count < 2)
             return 0;
     }

@@ -475,12 +475,14 @@ void ar_prediction_describe(const ar_verdict_row *row, char *buf, size_t len)
 {
     if (row->rule == AR_RULE_INCREASING || row->rule == AR_RULE_DECREASING)
         snprintf(buf, len, "%s", row->rule == AR_RULE_INCREASING ? "increasing" : "decreasing");
+    else if (row->rule == AR_RULE_STEEPER)
+        snprintf(buf, len, "steeper");
     else
         snprintf(buf, len, "%.4g", row->prediction);
 }
 
 static const char *const resolution_kinds[] = {"none", "factors", "tightness", "established", "exponent",
-                                               "change", "measured", "existence"};
+                                               "change", "measured", "existence", "ratio"};
 
 static void to_record(const ar_verdict_row *row, verdict_record *rec)
 {

@@ -8,7 +8,16 @@
  * X_l, the mean |cosine| between its tokens and ||X_l||_F. With the gap the tokens align
  * within a few layers (stable rank -> 1, |cos| -> 1); removing the gap slows that.
  * ||dX_L/dW_l||_F comes from a closed form for the linear stack (gradient.h) and from
- * reverse-mode probes otherwise (layer.h). */
+ * reverse-mode probes otherwise (layer.h).
+ *
+ * The spectral picture behind S6 and S7 (theory/NOTES.md): write X_l = 1 xbar^T + Y_l.
+ * A layer keeps the consensus row and shrinks Y by about the RMS singular value of
+ * A - 11^T/n, s/(m sqrt n), so off_consensus = ||Y||^2 / ||1 xbar^T||^2 falls by about
+ * s^2/(m^2 n) per layer: collapse_factor_n measures n times that factor. And
+ * ||dX_L/dW_0||_F = ||A_{L-1}...A_0 X_0||_F ||W_1...W_{L-1}||_F: with the gap the
+ * first factor keeps a rank-one part of norm about 1, without it
+ * ||(A_{L-1} - J)...(A_0 - J) X_0||_F ~ sqrt(n) (s/(m sqrt n))^L, so log_gap_ratio, the
+ * log of their ratio on the same draws, grows like ((L - 1)/2) ln n. */
 #include "attnrank/gradient.h"
 #include "attnrank/layer.h"
 #include "attnrank/linalg.h"
@@ -17,6 +26,7 @@
 #include "attnrank/sim.h"
 
 #include <math.h>
+#include <string.h>
 
 
 static const char *const laws[] = {[AR_MARKOV_LAW_LOGNORMAL] = "lognormal", [AR_MARKOV_LAW_EXPONENTIAL] = "exponential", [AR_MARKOV_LAW_UNIFORM] = "uniform", NULL};
@@ -37,8 +47,10 @@ static const ar_param params[] = {
      "none: A X W; plain: X + A X W; upscaled: X + A X W / sqrt(d)"},
     [AR_DEPTH_ATTENTION] = {"attention", AR_PARAM_CHOICE, AR_DEPTH_ATTENTION_MARKOV, 0, 0, 0, attentions,
      "markov: a fresh random Markov A_l per layer (entries); keyquery: A_l = softmax(X_l W_Q (X_l W_K)^T / "
-     "sqrt(d)) with fresh W_Q, W_K of iid N(0, scale^2 / d) entries"},
-    [AR_DEPTH_SCALE] = {"scale", AR_PARAM_REAL, 1, 0, 1e3, 1, NULL, "key-query weights' scale (attention = keyquery)"},
+     "sqrt(d)) with fresh W_Q, W_K of iid N(0, scale) entries"},
+    [AR_DEPTH_SCALE] = {"scale", AR_PARAM_REAL, 1, 0, 1e4, 1, NULL,
+     "standard deviation of the key-query logits at unit-norm tokens (attention = keyquery): W_Q, W_K entries iid "
+     "N(0, scale)"},
     [AR_DEPTH_GRADIENT] = {"gradient", AR_PARAM_CHOICE, AR_DEPTH_GRADIENT_AUTO, 0, 0, 0, gradients,
      "||dX_L/dW_l||_F: auto = closed form for the linear Markov stack, random probes otherwise; "
      "probe = probes always; none = skip it", 1},
@@ -66,6 +78,13 @@ static int closed_form(const ar_point *p)
     return ar_point_choice(p, AR_DEPTH_GRADIENT) == AR_DEPTH_GRADIENT_AUTO && linear_stack(p);
 }
 static int probed(const ar_point *p) { return wants_gradient(p) && !closed_form(p); }
+/* log_gap_ratio: the linear Markov stack with the gap, compared on the same draws with
+ * the stack of A_l - 11^T/n. */
+static int gap_ratio_measured(const ar_point *p)
+{
+    return linear_stack(p) && ar_point_choice(p, AR_DEPTH_GAP) == AR_MARKOV_GAP_KEEP;
+}
+static int two_layers(const ar_point *p) { return ar_point_int(p, AR_DEPTH_LAYERS) >= 2; }
 
 static ar_layer_kind kind_of(const ar_point *p)
 {
@@ -89,6 +108,7 @@ typedef struct {
     double *x_stack, *a_stack, *y_stack, *w_stack, *q_stack, *k_stack, *wq_stack, *wk_stack, *sigma_stack;
     double *layer_work, *gradient_work;
     double *gram, *unit, *start, *lanczos; /* measurements */
+    double *with_gap, *without_gap, *product;  /* A_l...A_0 X_0 and (A_l - J)...(A_0 - J) X_0, scaled */
 } layout;
 
 static int kept_layers(const ar_point *p) { return wants_gradient(p) ? ar_point_int(p, AR_DEPTH_LAYERS) : 1; }
@@ -119,6 +139,10 @@ static size_t carve(const ar_point *p, char *base, layout *l)
     l->unit = ar_carve(&c, n * d * D);
     l->start = ar_carve(&c, d * D);
     l->lanczos = ar_carve(&c, ar_top_singular_values_workspace((int)n, (int)d, AR_STABLE_RANK_STEPS) * D);
+    size_t ratio = gap_ratio_measured(p) ? n * d : 0;
+    l->with_gap = ar_carve(&c, ratio * D);
+    l->without_gap = ar_carve(&c, ratio * D);
+    l->product = ar_carve(&c, ratio * D);
     if (base)
         for (size_t i = 0; i < kept; ++i) {
             size_t kqi = kind.keyquery ? i : 0;
@@ -148,6 +172,8 @@ static double cost(const ar_point *p)
     int keyquery = ar_point_choice(p, AR_DEPTH_ATTENTION) == AR_DEPTH_ATTENTION_KEYQUERY;
     double attention = keyquery ? 4 * n * d * d + 2 * n * n * d : 0;
     double forward = layers * (4 * n * n * d + 2 * n * d * d + 400 * n * d + attention);
+    if (gap_ratio_measured(p))
+        forward += layers * 4 * n * n * d;
     double gradient = closed_form(p) ? layers * (2 * n * n * n + 2 * n * n * d + 2 * d * d * d)
                       : probed(p) ? ar_point_int(p, AR_DEPTH_PROBES) * layers * (4 * n * d * d + 2 * n * n * d + 3 * attention)
                                   : 0;
@@ -184,6 +210,63 @@ static int measure(int n, int d, const double *x, ar_rng *rng, const layout *l, 
     return 0;
 }
 
+/* ||X - 1 xbar^T||_F^2 / ||1 xbar^T||_F^2, xbar the mean row (NaN for a zero mean). */
+static double off_consensus(int n, int d, const double *x)
+{
+    double centre2 = 0, total2 = 0;
+    for (int j = 0; j < d; ++j) {
+        double mean = 0;
+        for (int i = 0; i < n; ++i)
+            mean += x[(size_t)i * d + j];
+        mean /= n;
+        for (int i = 0; i < n; ++i) {
+            double off = x[(size_t)i * d + j] - mean;
+            total2 += off * off;
+        }
+        centre2 += n * mean * mean;
+    }
+    return centre2 > 0 ? total2 / centre2 : NAN;
+}
+
+/* n times the geometric-mean factor by which off_consensus falls per layer, over layers
+ * 1..l with l the last before it nears rounding (AR_DEPTH_CONSENSUS_FLOOR); layer 0 is
+ * left out, its Gaussian X_0 having no consensus to speak of. NaN below two layers. */
+static double collapse_factor_n(int n, int layers, const double *off)
+{
+    int last = 1;
+    while (last < layers && off[last + 1] >= AR_DEPTH_CONSENSUS_FLOOR)
+        last++;
+    if (last < 2 || !(off[1] >= AR_DEPTH_CONSENSUS_FLOOR))
+        return NAN;
+    return n * exp(log(off[last] / off[1]) / (last - 1));
+}
+
+/* One layer of both attention products, each kept at unit Frobenius norm with its log
+ * norm accumulated (without the gap the product falls like n^(-L/2): no underflow). */
+static void advance_products(int n, int d, const double *a, layout *l, double *log_with, double *log_without)
+{
+    double *both[2] = {l->with_gap, l->without_gap}, *logs[2] = {log_with, log_without};
+    for (int k = 0; k < 2; ++k) {
+        ar_gemm_nn(n, d, n, a, both[k], l->product);
+        if (k == 1) /* (A - 11^T/n) Z = A Z - 1 (1^T Z / n) */
+            for (int j = 0; j < d; ++j) {
+                double mean = 0;
+                for (int i = 0; i < n; ++i)
+                    mean += both[k][(size_t)i * d + j];
+                mean /= n;
+                for (int i = 0; i < n; ++i)
+                    l->product[(size_t)i * d + j] -= mean;
+            }
+        double norm2 = 0;
+        for (size_t i = 0; i < (size_t)n * d; ++i)
+            norm2 += l->product[i] * l->product[i];
+        double norm = sqrt(norm2);
+        *logs[k] += log(norm);
+        for (size_t i = 0; i < (size_t)n * d; ++i)
+            both[k][i] = l->product[i] / norm;
+    }
+}
+
 /* iid N(0, sd^2) entries. */
 static void gaussian(ar_rng *rng, double sd, double *out, size_t count)
 {
@@ -204,29 +287,42 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
     double *frob = out + ar_output_offset(p, AR_DEPTH_OUT_FROBENIUS);
     double *gradient = out + ar_output_offset(p, AR_DEPTH_OUT_GRAD_NORM);
     double *gradient_se = out + ar_output_offset(p, AR_DEPTH_OUT_GRAD_NORM_PROBE_SE);
-    int keep = wants_gradient(p);
+    double *off = out + ar_output_offset(p, AR_DEPTH_OUT_OFF_CONSENSUS);
+    int keep = wants_gradient(p), ratio = gap_ratio_measured(p);
     size_t nd = (size_t)n * d, dd = (size_t)d * d;
-    double *x = l.x_stack;
+    double *x = l.x_stack, log_with = 0, log_without = 0;
     gaussian(rng, 1 / sqrt((double)d), x, nd);
     if (measure(n, d, x, rng, &l, &stable[0], &cosine[0], &frob[0]))
         return 1;
+    off[0] = off_consensus(n, d, x);
+    if (ratio) {
+        memcpy(l.with_gap, x, nd * sizeof *x);
+        memcpy(l.without_gap, x, nd * sizeof *x);
+    }
     for (int layer = 0; layer < layers; ++layer) {
         ar_layer_tape *tape = &l.tapes[keep ? layer : 0];
         double *next = l.x_stack + (keep ? (size_t)(layer + 1) : (size_t)(layer + 1) % 2) * nd;
         tape->x = x;
         if (kind.keyquery) {
-            double sd = ar_point_real(p, AR_DEPTH_SCALE) / sqrt((double)d);
+            double sd = sqrt(ar_point_real(p, AR_DEPTH_SCALE)); /* logits' sd = sd^2 at unit tokens */
             gaussian(rng, sd, (double *)tape->wq, dd);
             gaussian(rng, sd, (double *)tape->wk, dd);
         } else {
             ar_markov_sample(p, rng, tape->a, NULL, NULL);
+            if (ratio)
+                advance_products(n, d, tape->a, &l, &log_with, &log_without);
         }
         gaussian(rng, 1 / sqrt((double)d), (double *)tape->w, dd);
         ar_layer_forward(&kind, tape, next, l.layer_work);
         x = next;
         if (measure(n, d, x, rng, &l, &stable[layer + 1], &cosine[layer + 1], &frob[layer + 1]))
             return 1;
+        off[layer + 1] = off_consensus(n, d, x);
     }
+    if (two_layers(p))
+        out[ar_output_offset(p, AR_DEPTH_OUT_COLLAPSE_FACTOR_N)] = collapse_factor_n(n, layers, off);
+    if (ratio)
+        out[ar_output_offset(p, AR_DEPTH_OUT_LOG_GAP_RATIO)] = log_with - log_without;
     for (int i = 0; i < layers; ++i)
         gradient[i] = gradient_se[i] = NAN;
     if (closed_form(p))
@@ -247,6 +343,14 @@ static const ar_output outputs[] = {
      NULL, wants_gradient, per_weight, "weight_layer"},
     [AR_DEPTH_OUT_GRAD_NORM_PROBE_SE] = {"grad_norm_probe_se", "standard error of one trial's probe estimate of grad_norm (from the spread of its "
      "probes; probe estimates only)", NULL, probed, per_weight, "weight_layer"},
+    [AR_DEPTH_OUT_OFF_CONSENSUS] = {"off_consensus", "||X_l - 1 xbar^T||_F^2 / ||1 xbar^T||_F^2 per layer, xbar the mean token: the "
+     "part of X_l off the consensus, relative (0 at rank collapse)", NULL, NULL, per_layer, "layer"},
+    [AR_DEPTH_OUT_COLLAPSE_FACTOR_N] = {"collapse_factor_n", "n times the per-layer factor by which off_consensus falls: the "
+     "geometric mean over layers 1..l, l the last layer with off_consensus >= 1e-20 (rounding's floor is near 1e-30; "
+     "layers >= 2)", NULL, two_layers},
+    [AR_DEPTH_OUT_LOG_GAP_RATIO] = {"log_gap_ratio", "ln of ||dX_L/dW_0||_F over the same with every A_l replaced by A_l - "
+     "11^T/n, on the same draws: ln ||A_{L-1}...A_0 X_0||_F - ln ||(A_{L-1} - J)...(A_0 - J) X_0||_F (linear Markov "
+     "stack, gap = keep)", NULL, gap_ratio_measured},
 };
 
 const ar_sim ar_sim_depth_collapse = {

@@ -16,6 +16,7 @@
 #include "attnrank/families/hardmax.h"
 #include "attnrank/sim.h"
 
+#include <float.h>
 #include <math.h>
 
 
@@ -54,6 +55,43 @@ static int model_d(const ar_point *p)
 
 static int hist_to_n(const ar_point *p) { return ar_point_int(p, AR_HARDMAX_N); }
 static int only_dh2(const ar_point *p) { return ar_point_int(p, AR_HARDMAX_D_H) == 2; }
+static int first_order_regime(const ar_point *p)
+{
+    double sigma = ar_point_real(p, AR_HARDMAX_SIGMA);
+    return ar_point_real(p, AR_HARDMAX_TAU) >= AR_SOFTMAX_FIRST_ORDER_TAU * sigma * sigma;
+}
+
+double ar_hardmax_h2_bound(int n) { return n * -expm1(n * log1p(-1.0 / n)); }
+
+/* Largest |S_ij - mean_j S_ij| / tau: the size of the first-order term of softmax's
+ * expansion A = 11^T/n + (1/n)(S/tau centred) + O(eps^2). */
+static double centred_logit_max(int n, const double *s, double tau)
+{
+    double largest = 0;
+    for (int i = 0; i < n; ++i) {
+        const double *row = s + (size_t)i * n;
+        double mean = 0;
+        for (int j = 0; j < n; ++j)
+            mean += row[j];
+        mean /= n;
+        for (int j = 0; j < n; ++j)
+            largest = fmax(largest, fabs(row[j] - mean));
+    }
+    return largest / tau;
+}
+
+/* Singular values above sigma_1 eps^(3/2), eps the first-order term's size: between the
+ * first-order term (singular values of order eps) and the second (eps^2), so the count
+ * is the rank of 11^T/n plus the first-order term whatever the temperature; never below
+ * a thousand times rounding's floor n eps_mach sigma_1. */
+static double numrank_first_order(int n, const double *sv, double eps)
+{
+    double cut = fmax(sv[0] * pow(eps, 1.5), 1e3 * n * DBL_EPSILON * sv[0]);
+    int count = 0;
+    while (count < n && sv[count] > cut)
+        count++;
+    return count;
+}
 
 static int use_faithful(const ar_point *p)
 {
@@ -188,6 +226,8 @@ static int hardmax_trial(const ar_point *p, ar_rng *rng, void *workspace, double
     /* every output is a scalar: out[] is indexed by the output enum */
     out[AR_HARDMAX_OUT_ARGMAX_RANK] = ar_argmax_rank(n, l.argmax, n, l.seen);
     out[AR_HARDMAX_OUT_HULL_VERTICES] = only_dh2(p) ? ar_hull_vertices_2d(n, keys, l.scratch) : NAN;
+    double bound = ar_hardmax_h2_bound(n);
+    out[AR_HARDMAX_OUT_H2_DEFICIT] = (bound - out[AR_HARDMAX_OUT_ARGMAX_RANK]) / bound;
     return 0;
 }
 
@@ -202,6 +242,7 @@ static int softmax_trial(const ar_point *p, ar_rng *rng, void *workspace, double
     ar_argmax_rows(n, n, l.scores, l.argmax);
     out[AR_SOFTMAX_OUT_ARGMAX_RANK] = ar_argmax_rank(n, l.argmax, n, l.seen);
     double tau = ar_point_real(p, AR_HARDMAX_TAU) * sqrt((double)ar_point_int(p, AR_HARDMAX_D_H));
+    double eps = first_order_regime(p) ? centred_logit_max(n, l.scores, tau) : NAN;
     ar_softmax_rows(n, n, l.scores, tau, l.scores);
     if (ar_singular_values(n, n, l.scores, l.sv, l.svd_work, l.iwork) != 0)
         return 1;
@@ -210,6 +251,7 @@ static int softmax_trial(const ar_point *p, ar_rng *rng, void *workspace, double
     out[AR_SOFTMAX_OUT_STABLE_RANK] = ar_stable_rank(l.sv, n);
     out[AR_SOFTMAX_OUT_STABLE_RANK_GRAM] = ar_stable_rank_gram(l.sv, n);
     out[AR_SOFTMAX_OUT_EFFECTIVE_RANK] = ar_effective_rank(l.sv, n);
+    out[AR_SOFTMAX_OUT_NUMRANK_FIRST_ORDER] = first_order_regime(p) ? numrank_first_order(n, l.sv, eps) : NAN;
     return 0;
 }
 
@@ -235,6 +277,8 @@ static const ar_output hardmax_outputs[] = {
     [AR_HARDMAX_OUT_HULL_VERTICES] = {"hull_vertices", "vertices of the convex hull of the keys X W_k (d_h = 2 only); "
                       "an upper bound on argmax_rank", hist_to_n, only_dh2,
      .definition = AR_DEFINITION_HULL_VERTICES},
+    [AR_HARDMAX_OUT_H2_DEFICIT] = {"h2_deficit", "(n (1 - (1 - 1/n)^n) - argmax_rank) / n (1 - (1 - 1/n)^n): how far the rank "
+     "falls short of H2's bound, relative"},
 };
 
 static const ar_output softmax_outputs[] = {
@@ -250,6 +294,11 @@ static const ar_output softmax_outputs[] = {
      .definition = AR_DEFINITION_STABLE_RANK_GRAM},
     [AR_SOFTMAX_OUT_EFFECTIVE_RANK] = {"effective_rank", "exp of the entropy of the normalised singular values", NULL, NULL,
      .definition = AR_DEFINITION_EFFECTIVE_RANK},
+    [AR_SOFTMAX_OUT_NUMRANK_FIRST_ORDER] = {"numrank_first_order", "singular values of A above sigma_1 eps^1.5, eps = max |S_ij - "
+     "row mean| / tau the first-order term's size: the rank of 11^T/n plus the first-order term (tau >= 1e4 sigma^2)",
+     hist_to_n, first_order_regime,
+     .definition = "number of singular values > max(sigma_1 eps^1.5, 1e3 n eps_mach sigma_1), eps = max_ij |S_ij - mean_j "
+                   "S_ij| / tau"},
 };
 
 const ar_sim ar_sim_hardmax_rank = {

@@ -2,8 +2,10 @@
  *
  * A is the row-normalised matrix of iid positive entries G_ij with mean m and standard
  * deviation s (lognormal by default: G = exp(L), L ~ N(-ln2/2, ln2), so m = s = 1),
- * or the key-query attention softmax(Q K^T / sqrt(d_h)) with Q, K iid N(0, scale^2)
- * (exactly X W_Q, X W_K for orthonormal X). "gap = remove" studies A - 11^T/n.
+ * or the key-query attention softmax(Q K^T / sqrt(d_h)) with Q, K iid N(0, scale)
+ * (exactly X W_Q, X W_K for orthonormal X): logits of standard deviation `scale`, the
+ * same meaning as in every simulator with a scale. Its matching Markov model has
+ * lognormal entries of log-variance v = scale^2, so (s/m)^2 = e^v - 1 (claims S8). "gap = remove" studies A - 11^T/n.
  * Theory (Naderi, Nait Saada, Tanner, "Mind the Gap"): sigma_1 -> 1, the other singular
  * values of sqrt(n) A fill the quarter circle on [0, 2 s/m], its other eigenvalues fill
  * the disc of radius s/m uniformly, stable rank -> 1 + s^2/m^2,
@@ -44,8 +46,9 @@ static const ar_param params[] = {
     [AR_SPECTRUM_GAP] = {"gap", AR_PARAM_CHOICE, AR_MARKOV_GAP_KEEP, 0, 0, 0, gaps, "keep: A; remove: A - 11^T/n (no Perron outlier)"},
     [AR_SPECTRUM_SPECTRUM] = {"spectrum", AR_PARAM_CHOICE, AR_SPECTRUM_SPECTRUM_FULL, 0, 0, 0, spectra,
      "full: every singular value (LAPACK dgesdd); top2: sigma_1, sigma_2 and the stable rank by Lanczos"},
-    [AR_SPECTRUM_D_H] = {"d_h", AR_PARAM_INT, 64, 1, 16384, 0, NULL, "head width (entries = keyquery)"},
-    [AR_SPECTRUM_SCALE] = {"scale", AR_PARAM_REAL, 1, 0, 1e3, 1, NULL, "standard deviation of Q, K entries (entries = keyquery)"},
+    [AR_SPECTRUM_D_H] = {"d_h", AR_PARAM_INT, 64, 0, 16384, 0, NULL, "head width (entries = keyquery); 0 means d_h = n"},
+    [AR_SPECTRUM_SCALE] = {"scale", AR_PARAM_REAL, 1, 0, 1e4, 1, NULL,
+     "standard deviation of the logits q_i . k_j / sqrt(d_h) (entries = keyquery): Q, K entries iid N(0, scale)"},
     [AR_SPECTRUM_EIGENVALUES] = {"eigenvalues", AR_PARAM_CHOICE, 0, 0, 0, 0, no_yes,
      "yes: also the eigenvalues of sqrt(n) A (LAPACK dgeev, about 3x an SVD's cost) for the disc law"},
 };
@@ -59,6 +62,20 @@ void ar_markov_law_moments(int law, double *m, double *s)
     case AR_MARKOV_LAW_UNIFORM: *m = 0.5, *s = 1 / sqrt(12.0); break;
     default: *m = *s = NAN;
     }
+}
+
+double ar_markov_ratio(const ar_point *p)
+{
+    int law = p->sim == &ar_sim_width_collapse    ? ar_point_choice(p, AR_WIDTH_ENTRIES)
+              : p->sim == &ar_sim_depth_collapse ? ar_point_choice(p, AR_DEPTH_ENTRIES)
+                                                 : ar_point_choice(p, AR_SPECTRUM_ENTRIES);
+    if (law == AR_MARKOV_LAW_KEYQUERY) {
+        double v = ar_point_real(p, AR_SPECTRUM_SCALE) * ar_point_real(p, AR_SPECTRUM_SCALE);
+        return sqrt(expm1(v));
+    }
+    double m, s;
+    ar_markov_law_moments(law, &m, &s);
+    return s / m;
 }
 
 /* Quarter-circle law of radius 2r: the CDF of the singular values of an n x n matrix
@@ -78,7 +95,12 @@ static int density_bins(const ar_point *p) { (void)p; return DENSITY_BINS; }
 static double bin_centre(int i) { return (i + 0.5) * DENSITY_TOP / DENSITY_BINS; }
 static int eig_cells(const ar_point *p) { (void)p; return EIG_BINS * EIG_BINS; }
 static double eig_centre(int i) { return -EIG_EDGE + (i + 0.5) * 2 * EIG_EDGE / EIG_BINS; }
-static int iid_full(const ar_point *p) { return full_spectrum(p) && ar_point_choice(p, AR_SPECTRUM_ENTRIES) != AR_MARKOV_LAW_KEYQUERY; }
+/* d_h = 0 asks for d_h = n: the logit matrix then has full rank as n grows. */
+static size_t head_width(const ar_point *p)
+{
+    int dh = ar_point_int(p, AR_SPECTRUM_D_H);
+    return (size_t)(dh == 0 ? ar_point_int(p, AR_SPECTRUM_N) : dh);
+}
 static int wants_eigenvalues(const ar_point *p) { return ar_point_choice(p, AR_SPECTRUM_EIGENVALUES) == 1; }
 static int disc_law(const ar_point *p)
 {
@@ -93,7 +115,7 @@ typedef struct {
 
 static size_t carve(const ar_point *p, char *base, layout *l)
 {
-    size_t n = (size_t)ar_point_int(p, AR_SPECTRUM_N), dh = (size_t)ar_point_int(p, AR_SPECTRUM_D_H);
+    size_t n = (size_t)ar_point_int(p, AR_SPECTRUM_N), dh = head_width(p);
     int full = full_spectrum(p), keyquery = ar_point_choice(p, AR_SPECTRUM_ENTRIES) == AR_MARKOV_LAW_KEYQUERY;
     const size_t D = sizeof(double);
     ar_carver c = {base, 0};
@@ -197,7 +219,7 @@ static markov_draw draw_of(const ar_point *p)
                              ar_point_choice(p, AR_DEPTH_GAP) == AR_MARKOV_GAP_REMOVE, 0, 0};
     return (markov_draw){ar_point_int(p, AR_SPECTRUM_N), ar_point_choice(p, AR_SPECTRUM_ENTRIES),
                          ar_point_choice(p, AR_SPECTRUM_GAP) == AR_MARKOV_GAP_REMOVE,
-                         ar_point_int(p, AR_SPECTRUM_D_H), ar_point_real(p, AR_SPECTRUM_SCALE)};
+                         (int)head_width(p), ar_point_real(p, AR_SPECTRUM_SCALE)};
 }
 
 void ar_markov_sample(const ar_point *p, ar_rng *rng, double *a, double *q, double *k)
@@ -223,11 +245,11 @@ void ar_markov_sample(const ar_point *p, ar_rng *rng, double *a, double *q, doub
         break;
     default: { /* key-query attention: softmax rows are already stochastic */
         int dh = draw.d_h;
-        double scale = draw.scale;
+        double sd = sqrt(draw.scale); /* q . k / sqrt(d_h) then has variance scale^2 */
         ar_rng_normals(rng, q, (size_t)n * dh);
         ar_rng_normals(rng, k, (size_t)n * dh);
         for (size_t i = 0; i < (size_t)n * dh; ++i)
-            q[i] *= scale, k[i] *= scale;
+            q[i] *= sd, k[i] *= sd;
         ar_gemm_nt(n, n, dh, q, k, a);
         ar_softmax_rows(n, n, a, sqrt((double)dh), a);
     }
@@ -248,14 +270,13 @@ void ar_markov_sample(const ar_point *p, ar_rng *rng, double *a, double *q, doub
  * the outlier skipped when the gap is kept) and the quarter-circle law. */
 static double ks_distance(const ar_point *p, const double *sv, int n)
 {
-    double m, s;
-    ar_markov_law_moments(ar_point_choice(p, AR_SPECTRUM_ENTRIES), &m, &s);
+    double ratio = ar_markov_ratio(p);
     int skip = ar_point_choice(p, AR_SPECTRUM_GAP) == AR_MARKOV_GAP_KEEP;
     int count = n - skip;
     double ks = 0, root_n = sqrt((double)n);
     for (int i = 0; i < count; ++i) {
         double x = root_n * sv[n - 1 - i]; /* ascending */
-        double f = ar_quarter_circle_cdf(x, s / m);
+        double f = ar_quarter_circle_cdf(x, ratio);
         double d = fmax(fabs(f - (double)i / count), fabs(f - (double)(i + 1) / count));
         ks = fmax(ks, d);
     }
@@ -266,14 +287,13 @@ static double ks_distance(const ar_point *p, const double *sv, int n)
  * density on DENSITY_BINS bins of [0, DENSITY_TOP]; values beyond fall off the grid. */
 static void singular_value_density(const ar_point *p, const double *sv, int n, double *density)
 {
-    double m, s;
-    ar_markov_law_moments(ar_point_choice(p, AR_SPECTRUM_ENTRIES), &m, &s);
+    double ratio = ar_markov_ratio(p);
     int skip = ar_point_choice(p, AR_SPECTRUM_GAP) == AR_MARKOV_GAP_KEEP, count = n - skip;
     double width = DENSITY_TOP / DENSITY_BINS;
     for (int b = 0; b < DENSITY_BINS; ++b)
         density[b] = 0;
     for (int i = skip; i < n; ++i) {
-        double x = sqrt((double)n) * sv[i] / (s / m);
+        double x = sqrt((double)n) * sv[i] / ratio;
         int b = (int)(x / width);
         if (b >= 0 && b < DENSITY_BINS)
             density[b] += 1.0 / (count * width);
@@ -322,10 +342,8 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
     *per_n = *stable / n;
     *OUT(AR_SPECTRUM_OUT_STABLE_RANK_GRAM) = ar_stable_rank_gram(l.sv, n);
     *OUT(AR_SPECTRUM_OUT_EFFECTIVE_RANK) = ar_effective_rank(l.sv, n);
-    if (ar_point_choice(p, AR_SPECTRUM_ENTRIES) != AR_MARKOV_LAW_KEYQUERY) {
-        *OUT(AR_SPECTRUM_OUT_KS_QUARTER_CIRCLE) = ks_distance(p, l.sv, n);
-        singular_value_density(p, l.sv, n, OUT(AR_SPECTRUM_OUT_SV_DENSITY));
-    }
+    *OUT(AR_SPECTRUM_OUT_KS_QUARTER_CIRCLE) = ks_distance(p, l.sv, n);
+    singular_value_density(p, l.sv, n, OUT(AR_SPECTRUM_OUT_SV_DENSITY));
 #undef OUT
     return 0;
 }
@@ -341,15 +359,17 @@ static const ar_output outputs[] = {
      full_spectrum,
      .definition = AR_DEFINITION_EFFECTIVE_RANK},
     [AR_SPECTRUM_OUT_KS_QUARTER_CIRCLE] = {"ks_quarter_circle", "Kolmogorov-Smirnov distance of the singular values of sqrt(n) A (outlier "
-                          "excluded) from the quarter-circle law on [0, 2 s/m] (iid entries, spectrum = full)",
-     NULL, iid_full},
+                          "excluded) from the quarter-circle law on [0, 2 s/m] (spectrum = full; key-query attention: s/m "
+                          "of the matched lognormal model, sqrt(e^(scale^2) - 1))",
+     NULL, full_spectrum},
     [AR_SPECTRUM_OUT_BULK_RADIUS] = {"bulk_radius", "largest modulus of the eigenvalues of sqrt(n) A other than the Perron one, over s/m "
                     "(eigenvalues = yes, iid entries, gap = keep)", NULL, disc_law},
     [AR_SPECTRUM_OUT_KS_DISC] = {"ks_disc", "Kolmogorov-Smirnov distance of those moduli over s/m from the uniform-disc law (CDF r^2)",
      NULL, disc_law},
     [AR_SPECTRUM_OUT_SV_DENSITY] = {"sv_density", "density of the singular values of sqrt(n) A over s/m (outlier excluded) on fixed bins of "
-                   "[0, 3]; the quarter-circle law is sqrt(4 - x^2) / pi on [0, 2] (iid entries, spectrum = full)",
-     NULL, iid_full, density_bins, "x", bin_centre},
+                   "[0, 3]; the quarter-circle law is sqrt(4 - x^2) / pi on [0, 2] (spectrum = full; key-query "
+                   "attention: s/m of the matched lognormal model)",
+     NULL, full_spectrum, density_bins, "x", bin_centre},
     [AR_SPECTRUM_OUT_EIG_DENSITY] = {"eig_density", "density per unit area of the eigenvalues of sqrt(n) A over s/m (Perron eigenvalue "
                     "excluded) on a fixed grid of [-1.125, 1.125]^2; the disc law is 1/pi inside the unit "
                     "circle (eigenvalues = yes, iid entries, gap = keep)",

@@ -165,7 +165,7 @@ def case_run_layout(tmp):
         check(soft["numrank_abs/mean"][2] <= 4, "rank <= d_h + 1 at tau = 1e6")
         v = f["verdicts"][...]
         claims = [c.decode() for c in v["claim"]]
-        check(claims == ["H1", "H2", "H3", "H5a", "H5b"], f"verdict rows {claims}")
+        check(claims == ["H1", "H2", "H3", "H5a", "H5b", "H5tau_rel"], f"verdict rows {claims}")
         check(all(x.decode() in ("HOLDS", "INCONCLUSIVE") for x in v["verdict"]), "verdicts")
         check(all(t > 0 for t in v["trials"]), "verdict rows carry trial counts")
     info = run(["info", out], expect=0).stdout
@@ -435,7 +435,8 @@ def case_markov_layout(tmp):
                 "--set", "depth.layers=5", "--set", "gradient.n=[16,32]", "--set", "depth_keyquery.n=[16]",
                 "--set", "depth_keyquery.layers=3", "--set", "gradient_variants.n=[16,32]",
                 "--set", "gradient_variants.layers=3", "--set", "trials=12",
-                "--set", "keyquery.scale=[0.1,1.0]", "--set", "keyquery.n=[32,64]"], expect=None)
+                "--set", "keyquery.scale=[0.1,1.0]", "--set", "keyquery.n=[32,64]", "--set", "keyquery.d_h=[0,16]",
+                "--set", "depth_rate.n=[16,32,48]"], expect=None)
     # Two sizes cannot extrapolate a limit: those verdicts are INCONCLUSIVE, status 4.
     check(proc.returncode == 4 and "differs from expected" not in proc.stdout, f"exit {proc.returncode}")
     check("S4perp" in proc.stdout, "markov verdicts printed")
@@ -462,7 +463,7 @@ def case_markov_layout(tmp):
               "top2 computes no full-spectrum output")
         check(np.isfinite(t["stable_rank/mean"][...]).all(), "top2 stable rank")
         rows = [(r["experiment"].decode(), r["claim"].decode()) for r in f["verdicts"][...]]
-        check([c for e, c in rows if e == "keyquery"] == ["S8"], "keyquery: the S8 verdict only")
+        check([c for e, c in rows if e == "keyquery"] == ["S8", "S8rank", "S8edge"], "keyquery: the S8 verdicts")
         check(("top2", "S2ks") not in rows and ("spectrum", "S2ks") in rows, "claims as listed")
         d = f["disc"]
         check(d["bulk_radius/mean"].shape == (2, 2) and np.isfinite(d["bulk_radius/mean"][...]).all(),
@@ -486,7 +487,13 @@ def case_markov_layout(tmp):
               "the layer dimension has its scale")
         check(list(f["depth/stable_rank/layer"][...]) == list(range(6)), "layers 0..L")
         check((f["depth/stable_rank/count"][...] == 12).all(), "per-layer counts")
-        check(("depth", "S6") in rows and ("depth", "S6perp") in rows, "S6 verdicts")
+        check(("depth", "S6perp") in rows and ("depth_rate", "S6") in rows, "S6 verdicts")
+        rate = f["depth_rate"]
+        check(rate["collapse_factor_n/mean"].shape == (3, 3, 2) and rate["log_gap_ratio/mean"].shape == (3, 3, 2),
+              "depth_rate: S6's factor and S7's ratio over (entries, n, d)")
+        check(np.isfinite(rate["log_gap_ratio/mean"][...]).all() and (rate["log_gap_ratio/mean"][...] > 0).all(),
+              "the gap keeps more of the gradient than its absence")
+        check(rate["off_consensus/mean"].shape == (3, 3, 2, 7), "off_consensus per layer")
         check(np.isnan(f["depth/grad_norm/mean"][...]).all(), "gradient = none: no gradient norms")
         grad = f["gradient/grad_norm/mean"]
         check(grad.dims[2].label == "weight_layer" and np.isfinite(grad[...]).all(), "closed-form gradients")
@@ -495,9 +502,9 @@ def case_markov_layout(tmp):
         check(probe.shape == (2, 2, 2, 2, 2, 3), "probed gradients over (n, gap, norm, skip, attention, layer)")
         check(np.isfinite(probe[...]).all() and np.isfinite(f["gradient_variants/grad_norm_probe_se/mean"][...]).all(),
               "probe estimates and their errors for every variant")
-        check(("gradient", "S7") in rows and ("gradient", "S7perp") in rows, "S7 verdicts")
+        check(("depth_rate", "S7") in rows and ("gradient", "S7perp") in rows, "S7 verdicts")
         kq = f["keyquery/sigma1/mean"][...]
-        check(kq.shape == (2, 2) and (kq >= 1 - 1e-12).all(), "key-query attention has the outlier")
+        check(kq.shape == (2, 2, 2) and (kq >= 1 - 1e-12).all(), "key-query attention has the outlier")
 
 
 def case_masks_layout(tmp):

@@ -19,13 +19,21 @@ enum { AR_HARDMAX_WEIGHTS_INDEPENDENT, AR_HARDMAX_WEIGHTS_TIED, AR_HARDMAX_WEIGH
 enum { AR_HARDMAX_SAMPLER_AUTO, AR_HARDMAX_SAMPLER_FAITHFUL };
 /* Outputs of hardmax_rank. */
 enum {
-    AR_HARDMAX_OUT_ARGMAX_RANK, AR_HARDMAX_OUT_HULL_VERTICES,
+    AR_HARDMAX_OUT_ARGMAX_RANK, AR_HARDMAX_OUT_HULL_VERTICES, AR_HARDMAX_OUT_H2_DEFICIT,
 };
 /* Outputs of softmax_rank. */
 enum {
     AR_SOFTMAX_OUT_ARGMAX_RANK, AR_SOFTMAX_OUT_NUMRANK_ABS, AR_SOFTMAX_OUT_NUMRANK_REL,
     AR_SOFTMAX_OUT_STABLE_RANK, AR_SOFTMAX_OUT_STABLE_RANK_GRAM, AR_SOFTMAX_OUT_EFFECTIVE_RANK,
+    AR_SOFTMAX_OUT_NUMRANK_FIRST_ORDER,
 };
+/* numrank_first_order is measured where tau >= this times sigma^2: the logits over the
+ * temperature are then below about 5e-4, deep in the first-order regime. */
+#define AR_SOFTMAX_FIRST_ORDER_TAU 1e4
+
+/* H2's bound n (1 - (1 - 1/n)^n), the expected number of distinct winners when every key
+ * is equally likely to win. */
+double ar_hardmax_h2_bound(int n);
 
 extern const ar_sim ar_sim_hardmax_rank, ar_sim_softmax_rank;
 

@@ -49,8 +49,12 @@ enum { AR_DEPTH_ATTENTION_MARKOV, AR_DEPTH_ATTENTION_KEYQUERY };
 enum { AR_DEPTH_GRADIENT_AUTO, AR_DEPTH_GRADIENT_PROBE, AR_DEPTH_GRADIENT_NONE };
 enum {
     AR_DEPTH_OUT_STABLE_RANK, AR_DEPTH_OUT_MEAN_ABS_COSINE, AR_DEPTH_OUT_FROBENIUS,
-    AR_DEPTH_OUT_GRAD_NORM, AR_DEPTH_OUT_GRAD_NORM_PROBE_SE,
+    AR_DEPTH_OUT_GRAD_NORM, AR_DEPTH_OUT_GRAD_NORM_PROBE_SE, AR_DEPTH_OUT_OFF_CONSENSUS,
+    AR_DEPTH_OUT_COLLAPSE_FACTOR_N, AR_DEPTH_OUT_LOG_GAP_RATIO,
 };
+/* off_consensus below this is too near rounding (its floor is about 1e-30) to give a
+ * per-layer factor. */
+#define AR_DEPTH_CONSENSUS_FLOOR 1e-20
 
 extern const ar_sim ar_sim_markov_spectrum, ar_sim_width_collapse, ar_sim_depth_collapse;
 
@@ -63,6 +67,12 @@ void ar_markov_sample(const ar_point *point, ar_rng *rng, double *a, double *q, 
 /* Mean m and standard deviation s of the entry law with this index of the
  * markov_spectrum "entries" parameter; NaN for key-query attention. */
 void ar_markov_law_moments(int law, double *m, double *s);
+
+/* s/m of a point's entry law (any of the three simulators); for key-query attention
+ * (markov_spectrum) that of the matched lognormal model, sqrt(e^(scale^2) - 1): logits of
+ * variance v = scale^2 make softmax's unnormalised entries lognormal with
+ * (s/m)^2 = e^v - 1. */
+double ar_markov_ratio(const ar_point *point);
 
 /* CDF of the quarter-circle law on [0, 2r]: the limit law of the singular values of an
  * n x n matrix with iid entries of variance r^2 / n. */
