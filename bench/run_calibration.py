@@ -3,8 +3,9 @@
 
 Runs `attnrank verify` (by default --quick: a tenth of the trials) over many seeds and
 prints, per claim and experiment, the fraction of seeds that gave each verdict. Every
-claim in verify is true (H4 is the deliberate assumption break), so a VIOLATED is a
-false alarm; the rules aim at <= 5% per claim. A bench, not a test: it takes minutes.
+claim verify expects to hold is true, so a VIOLATED there is a false alarm (and a HOLDS
+of a claim it expects VIOLATED: H4's assumption break, S8edge, H5's other rank
+measures); the rules aim at <= 5% per claim. A bench, not a test: it takes minutes.
 
     bench/run_calibration.py build/attnrank [--seeds 100] [--full] [--jobs 2]
 """
@@ -57,7 +58,7 @@ def main():
     n = args.seeds
     print(f"calibration: {n} seeds of verify {'(full trials)' if args.full else '--quick (a tenth of the trials)'}")
     print(f"exit statuses: " + ", ".join(f"{k}: {v}" for k, v in sorted(statuses.items())))
-    print(f"{'claim':8s} {'experiment':16s} {'expected':12s} {'HOLDS':>7s} {'VIOLATED':>9s} {'INCONCL.':>9s}"
+    print(f"{'claim':12s} {'experiment':16s} {'expected':12s} {'HOLDS':>7s} {'VIOLATED':>9s} {'INCONCL.':>9s}"
           f" {'MEASURED':>9s}  false alarms")
     worst = 0.0
     for (claim, experiment), c in counts.items():
@@ -66,7 +67,7 @@ def main():
         rate = wrong / n
         worst = max(worst, rate) if exp in ("HOLDS", "INCONCLUSIVE") else worst
         flag = "  <-- above 5%" if rate > 0.05 and exp != "VIOLATED" else ""
-        print(f"{claim:8s} {experiment:16s} {exp:12s} {c['HOLDS']/n:7.2f} {c['VIOLATED']/n:9.2f}"
+        print(f"{claim:12s} {experiment:16s} {exp:12s} {c['HOLDS']/n:7.2f} {c['VIOLATED']/n:9.2f}"
               f" {c['INCONCLUSIVE']/n:9.2f} {c['MEASURED']/n:9.2f}  {rate:.2f}{flag}")
     print(f"largest false-VIOLATED rate of a true claim: {worst:.2f}")
 

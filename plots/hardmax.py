@@ -71,8 +71,10 @@ def temperature_figure(exp, outdir):
     others = {a: exp.coords[a][0] for a in exp.axis_names if a not in ("tau", "d_h")}
     for ax, dh in zip(axes, panels):
         fix = dict(others, **({"d_h": dh} if dh is not None else {}))
-        for output in ("argmax_rank", "numrank_abs", "stable_rank", "effective_rank"):
+        for output in ("argmax_rank", "numrank_abs", "numrank_rel", "stable_rank", "effective_rank"):
             band(ax, taus, exp, output, output.replace("_", " "), **fix)
+        if exp.has("numrank_first_order") and np.isfinite(exp.get("numrank_first_order", "mean", **fix)).any():
+            band(ax, taus, exp, "numrank_first_order", "numrank first order", marker="x", **fix)
         for claim in ("H5a", "H5b"):  # the bounds, where they speak
             try:
                 bound = exp.theory(claim, **fix)
@@ -85,7 +87,8 @@ def temperature_figure(exp, outdir):
         ax.set_title(f"$d_h$ = {dh:g}" if dh is not None else "")
     axes[0].set_ylabel("rank")
     axes[0].legend()
-    return [finish(fig, exp, "rank measures of softmax attention against the temperature", ["H5a", "H5b"],
+    return [finish(fig, exp, "rank measures of softmax attention against the temperature",
+                   ["H5a", "H5b", "H5tau_rel", "H5steeper"],
                    f"{exp.name}_tau", outdir)]
 
 

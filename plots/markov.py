@@ -7,8 +7,10 @@ markov_spectrum: the singular values of sqrt(n) A (outlier excluded) against the
 quarter-circle density, sigma_1 marked (S1, S2); the eigenvalues of sqrt(n) A in the
 complex plane with the unit disc (S3); the stable rank of A and A - 11^T/n against n with
 1 + s^2/m^2 and n/4 (S4). width_collapse: the stable rank after one layer against n
-(S5). depth_collapse: stable rank and mean |cosine| per layer for each variant (S6); the
-gradient norm against n, log-log, with the fitted slope (S7)."""
+(S5). depth_collapse: stable rank and mean |cosine| per layer for each variant (S6perp); the
+gradient norm against n, log-log, with the fitted slope (S7perp); n x the per-layer
+collapse factor against n with s^2/m^2 (S6) and the log gradient ratio with over without
+the gap against n with the slope (L - 1)/2 (S7)."""
 import sys
 
 import matplotlib.pyplot as plt
@@ -142,7 +144,7 @@ def depth_figures(exp, outdir):
         ax.set_xlabel("layer l")
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=6.5)
-    entries.append(finish(fig, exp, "rank collapse in depth", ["S6", "S6perp"], f"{exp.name}_depth", outdir,
+    entries.append(finish(fig, exp, "rank collapse in depth", ["S6perp"], f"{exp.name}_depth", outdir,
                           "variants: " + ", ".join(variants) if variants else ""))
     if "n" in exp.axis_names and exp.has("grad_norm") and np.isfinite(exp.get("grad_norm", "mean")).any():
         ns = np.asarray(exp.coords["n"])
@@ -160,9 +162,53 @@ def depth_figures(exp, outdir):
         ax.set_xlabel("n")
         ax.set_ylabel(r"$\|\partial X_L / \partial W_0\|_F$")
         ax.legend()
-        entries.append(finish(fig, exp, "gradient norm against n", ["S7", "S7perp"], f"{exp.name}_gradient", outdir,
+        entries.append(finish(fig, exp, "gradient norm against n", ["S7perp"], f"{exp.name}_gradient", outdir,
                               "slopes: least squares on log-log axes"))
+    rate = exp.has("collapse_factor_n") and np.isfinite(exp.get("collapse_factor_n", "mean")).any()
+    ratio = exp.has("log_gap_ratio") and np.isfinite(exp.get("log_gap_ratio", "mean")).any()
+    if "n" in exp.axis_names and (rate or ratio):
+        entries.append(rate_figure(exp, outdir))
     return entries
+
+
+def rate_figure(exp, outdir):
+    """S6: n x the per-layer factor of the off-consensus part against n, with s²/m²; S7:
+    the log of the gradient ratio with over without the gap against ln n, with the
+    predicted slope (L - 1)/2 drawn through the largest n."""
+    ns = np.asarray(exp.coords["n"], dtype=float)
+    lines = [a for a in ("entries", "d", "gap") if a in exp.axis_names]
+    fig, axes = figure(3.0, 2.5, ncols=2)
+    for k, combo in enumerate(np.ndindex(*[len(exp.coords[a]) for a in lines])):
+        fix = exp.fixed(["n"] + lines)
+        label = []
+        for a, i in zip(lines, combo):
+            fix[a] = exp.coords[a][i]
+            label.append(f"{a} {'n' if a == 'd' and exp.coords[a][i] == 0 else exp.coords[a][i]}")
+        color = f"C{k % 10}"
+        for ax, output, claim in ((axes[0], "collapse_factor_n", "S6"), (axes[1], "log_gap_ratio", "S7")):
+            if not exp.has(output) or not np.isfinite(exp.get(output, "mean", **fix)).any():
+                continue
+            line = band(ax, ns, exp, output, ", ".join(label), color=color, **fix)
+            try:
+                f = exp.theory(claim, **fix)
+            except PlotError:
+                continue
+            if not np.isfinite(f).any():
+                continue
+            if claim == "S6":
+                ax.plot(ns, f, color=line.get_color(), **{k2: v for k2, v in THEORY.items() if k2 != "color"})
+            else:  # slope f along ln n, through the largest n
+                last = exp.get(output, "mean", **fix)[-1]
+                ax.plot(ns, last + f * (np.log(ns) - np.log(ns[-1])), color=line.get_color(),
+                        **{k2: v for k2, v in THEORY.items() if k2 != "color"})
+    for ax in axes:
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("n")
+    axes[0].set_ylabel("n × per-layer factor of off_consensus")
+    axes[1].set_ylabel(r"$\ln$ (gradient with gap / without)")
+    axes[0].legend(fontsize=6)
+    return finish(fig, exp, "collapse rate and the gap's gradient", ["S6", "S7"], f"{exp.name}_rate", outdir,
+                  "dashed: s²/m² (S6) and slope (L - 1)/2 (S7)")
 
 
 def figures_for(exp, outdir):

@@ -68,6 +68,16 @@ static void claims_keep_to_their_assumptions(void)
     p.value[AR_HARDMAX_WEIGHTS] = AR_HARDMAX_WEIGHTS_INDEPENDENT;
     p.value[AR_HARDMAX_INPUTS] = AR_HARDMAX_INPUTS_GAUSSIAN;
     CHECK(isnan(h1->predict(&p)) && isnan(h2->predict(&p)) && isnan(h3->predict(&p)));
+
+    /* H5b: d_h + 1 where tau >= 1e6 and d_h + 1 < n; silent where it cannot fail. */
+    const ar_claim *h5b = ar_claim_find("H5b"), *rises = ar_claim_find("H5tau_rel");
+    ar_point_defaults(&ar_sim_softmax_rank, &p);
+    p.value[AR_HARDMAX_N] = 32, p.value[AR_HARDMAX_D_H] = 8, p.value[AR_HARDMAX_TAU] = 1e6;
+    CHECK(h5b->predict(&p) == 9 && isnan(rises->predict(&p)));
+    p.value[AR_HARDMAX_D_H] = 31;
+    CHECK(isnan(h5b->predict(&p)));
+    p.value[AR_HARDMAX_TAU] = 1; /* H5's rise speaks from hardmax up to tau = 1 */
+    CHECK(isnan(h5b->predict(&p)) && rises->predict(&p) == 0);
 }
 
 /* H2's identity: given the keys K, row argmaxes are iid with probabilities p_j, so

@@ -3,6 +3,7 @@
 #include "attnrank/linalg.h"
 #include "attnrank/families/markov.h"
 #include "attnrank/spec.h"
+#include "attnrank/theory.h"
 #include "check.h"
 #include "support.h"
 
@@ -127,8 +128,79 @@ static void eigenvalues_by_hand(void)
     free(a), free(big_work);
 }
 
+/* scale is the logits' standard deviation: softmax's log-weights are the logits less a
+ * row constant, so their spread along a row recovers it (d_h = n = 200: the rows' own
+ * variances v_i = scale^2 chi^2_n / n are within a few per cent of scale^2). */
+static void keyquery_logits_have_sd_scale(void)
+{
+    const int n = 200;
+    double *a = malloc((size_t)n * n * sizeof *a), *q = malloc((size_t)n * n * sizeof *q);
+    double *k = malloc((size_t)n * n * sizeof *k);
+    const double scales[] = {0.3, 1.0};
+    for (int c = 0; c < 2; ++c) {
+        char params[128];
+        snprintf(params, sizeof params, "n = %d; entries = \"keyquery\"; d_h = 0; scale = %g;", n, scales[c]);
+        ar_point p;
+        point_of(params, &p);
+        ar_rng r;
+        ar_rng_init(&r, 4, 5, 6, 0);
+        ar_markov_sample(&p, &r, a, q, k);
+        double variance = 0;
+        for (int i = 0; i < n; ++i) {
+            double mean = 0, square = 0;
+            for (int j = 0; j < n; ++j)
+                mean += log(a[i * n + j]) / n;
+            for (int j = 0; j < n; ++j)
+                square += (log(a[i * n + j]) - mean) * (log(a[i * n + j]) - mean) / (n - 1);
+            variance += square / n;
+        }
+        printf("key-query, scale %.1f: the logits' standard deviation %.4f\n", scales[c], sqrt(variance));
+        CHECK(fabs(sqrt(variance) / scales[c] - 1) < 0.03);
+        CHECK_NEAR(ar_markov_ratio(&p), sqrt(expm1(scales[c] * scales[c])), 1e-15);
+    }
+    free(a), free(q), free(k);
+}
+
+/* Where S6, S7 and S8's new claims speak, and what they predict there. */
+static void predictions(void)
+{
+    const ar_claim *s6 = ar_claim_find("S6"), *s7 = ar_claim_find("S7"), *rank = ar_claim_find("S8rank"),
+                   *edge = ar_claim_find("S8edge"), *s8 = ar_claim_find("S8");
+    ar_point p;
+    ar_point_defaults(&ar_sim_depth_collapse, &p);
+    p.value[AR_DEPTH_ENTRIES] = AR_MARKOV_LAW_UNIFORM;
+    p.value[AR_DEPTH_LAYERS] = 6;
+    CHECK_NEAR(s6->predict(&p), 1.0 / 3, 1e-15); /* s^2/m^2 of U(0, 1) */
+    CHECK_NEAR(s7->predict(&p), 2.5, 1e-15);     /* (L - 1)/2 */
+    p.value[AR_DEPTH_D] = 32;                    /* fixed width: S6's factor is biased, S7 still speaks */
+    CHECK(isnan(s6->predict(&p)) && s7->predict(&p) == 2.5);
+    p.value[AR_DEPTH_GAP] = AR_MARKOV_GAP_REMOVE;
+    CHECK(isnan(s6->predict(&p)) && isnan(s7->predict(&p)));
+    p.value[AR_DEPTH_GAP] = AR_MARKOV_GAP_KEEP;
+    p.value[AR_DEPTH_SKIP] = AR_DEPTH_SKIP_PLAIN;
+    CHECK(isnan(s7->predict(&p)));
+
+    ar_point_defaults(&ar_sim_markov_spectrum, &p);
+    p.value[AR_SPECTRUM_ENTRIES] = AR_MARKOV_LAW_KEYQUERY;
+    p.value[AR_SPECTRUM_D_H] = 0;
+    p.value[AR_SPECTRUM_SCALE] = 0.5;
+    CHECK_NEAR(rank->predict(&p), exp(0.25), 1e-15);
+    CHECK_NEAR(edge->predict(&p), 2 * sqrt(expm1(0.25)), 1e-15);
+    CHECK(s8->predict(&p) == 1);
+    p.value[AR_SPECTRUM_D_H] = 32; /* fixed head width: the model is not the limit there */
+    CHECK(isnan(rank->predict(&p)) && isnan(edge->predict(&p)) && isnan(s8->predict(&p)));
+    p.value[AR_SPECTRUM_D_H] = 0;
+    p.value[AR_SPECTRUM_SCALE] = 2; /* softmax near hardmax */
+    CHECK(isnan(rank->predict(&p)) && isnan(s8->predict(&p)));
+    p.value[AR_SPECTRUM_SCALE] = 1;
+    p.value[AR_SPECTRUM_ENTRIES] = AR_MARKOV_LAW_UNIFORM;
+    CHECK(isnan(rank->predict(&p)));
+}
+
 int main(void)
 {
+    keyquery_logits_have_sd_scale();
+    predictions();
     eigenvalues_by_hand();
     row_sums();
     quarter_circle();

@@ -118,8 +118,8 @@ static double s5_perp(const ar_point *p) { return width_keeps_gap(p) ? NAN : 1.0
  * shrinks a generic vector by its RMS singular value s/(m sqrt n), and W of N(0, 1/d)
  * entries keeps norms on average. So ||Y||^2 / ||1 xbar^T||^2 falls by s^2/(m^2 n) per
  * layer: n times the per-layer factor tends to s^2/m^2 as n grows at d = n (at fixed d
- * the consensus row's norm after W fluctuates like chi^2_d / d, a factor about
- * 1 + 2/d that does not vanish with n). Removing the gap slows the collapse, so at the
+ * the consensus row's squared norm after W fluctuates like chi^2_d / d, which puts the
+ * geometric-mean factor about 1 + 1/d high whatever n). Removing the gap slows the collapse, so at the
  * last layer the stable rank is larger without it. */
 static int depth_keeps_gap(const ar_point *p) { return ar_point_choice(p, AR_DEPTH_GAP) == AR_MARKOV_GAP_KEEP; }
 static int plain_stack(const ar_point *p)
