@@ -28,7 +28,8 @@ static double h2_bound(const ar_point *p)
     return assumptions_hold(p) ? ar_hardmax_h2_bound((int)n_of(p)) : NAN;
 }
 /* H2gap: the relative deficit (bound - E[rank]) / bound falls toward 0 as d_h grows
- * (like 1/d_h by H2lim's argument below; the fitted exponent is the resolution). */
+ * (like 1/d_h by H2lim's argument below; the fitted exponent is shown as the resolution,
+ * not judged: the claim is the direction, H2lim the limit). */
 static double h2_gap(const ar_point *p) { return assumptions_hold(p) ? 0.0 : NAN; }
 
 /* H3: with d_h = 1 the argmax is the largest or smallest key, by the query's sign. */
@@ -55,9 +56,9 @@ static double h5a_small_tau(const ar_point *p)
 }
 
 /* H5b: A = 11^T/n + (1/(n tau)) S (I - 11^T/n) + O(tau^-2): rank <= d_h + 1, counted
- * by numrank_first_order, whose cut sits between the first-order term and the second
- * whatever tau is (an absolute 1e-8 would not be: the first-order singular values are
- * about 1/tau of sigma_1). Where d_h + 1 >= n the bound says nothing (every rank is
+ * by numrank_first_order, whose cut 2 eps^2 sits above the second-order term's norm
+ * whatever tau is (an absolute 1e-8 would not: the first-order singular values are
+ * about 1/tau of sigma_1, the second-order ones 1/tau^2). Where d_h + 1 >= n the bound says nothing (every rank is
  * <= n): silent there rather than a HOLDS that cannot fail. */
 static double h5b_large_tau(const ar_point *p)
 {
@@ -133,7 +134,7 @@ const ar_claim ar_hardmax_claims[] = {
      .versus_axis = "d_h"},
     {.id = "H2gap", .sim = &ar_sim_hardmax_rank, .output = AR_HARDMAX_OUT_H2_DEFICIT,
      .statement = "H2 approached: the relative deficit (bound - rank) / bound falls toward 0 as d_h grows",
-     .formula = "falls (like 1/d_h)", .rule = AR_RULE_DECREASING, .predict = h2_gap, .trend_axis = "d_h",
+     .formula = "falls", .rule = AR_RULE_DECREASING, .predict = h2_gap, .trend_axis = "d_h",
      .on_request = 1},
 };
 const int ar_hardmax_claim_count = AR_COUNT(ar_hardmax_claims);

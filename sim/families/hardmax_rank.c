@@ -80,13 +80,15 @@ static double centred_logit_max(int n, const double *s, double tau)
     return largest / tau;
 }
 
-/* Singular values above sigma_1 eps^(3/2), eps the first-order term's size: between the
- * first-order term (singular values of order eps) and the second (eps^2), so the count
- * is the rank of 11^T/n plus the first-order term whatever the temperature; never below
- * a thousand times rounding's floor n eps_mach sigma_1. */
+/* Singular values above 2 eps^2 sigma_1, eps the first-order term's size. With x = S/tau
+ * centred by rows (|x_ij| <= eps), softmax is A = 11^T/n + x/n + (x^2 - mean x^2)/(2n) +
+ * O(eps^3): the first two terms have rank <= d_h + 1 and the second-order term norm
+ * <= eps^2/2 (entries <= eps^2/(2n)), so by Weyl's inequality sigma_{d_h+2}(A) <=
+ * eps^2/2 + O(eps^3): the count never exceeds d_h + 1 when H5b holds, with a margin of 4.
+ * Never below a thousand times rounding's floor n eps_mach sigma_1. */
 static double numrank_first_order(int n, const double *sv, double eps)
 {
-    double cut = fmax(sv[0] * pow(eps, 1.5), 1e3 * n * DBL_EPSILON * sv[0]);
+    double cut = fmax(2 * eps * eps * sv[0], 1e3 * n * DBL_EPSILON * sv[0]);
     int count = 0;
     while (count < n && sv[count] > cut)
         count++;
@@ -294,11 +296,12 @@ static const ar_output softmax_outputs[] = {
      .definition = AR_DEFINITION_STABLE_RANK_GRAM},
     [AR_SOFTMAX_OUT_EFFECTIVE_RANK] = {"effective_rank", "exp of the entropy of the normalised singular values", NULL, NULL,
      .definition = AR_DEFINITION_EFFECTIVE_RANK},
-    [AR_SOFTMAX_OUT_NUMRANK_FIRST_ORDER] = {"numrank_first_order", "singular values of A above sigma_1 eps^1.5, eps = max |S_ij - "
-     "row mean| / tau the first-order term's size: the rank of 11^T/n plus the first-order term (tau >= 1e4 sigma^2)",
+    [AR_SOFTMAX_OUT_NUMRANK_FIRST_ORDER] = {"numrank_first_order", "singular values of A above 2 eps^2 sigma_1, eps = max |S_ij - "
+     "row mean| / tau the first-order term's size: the rank of 11^T/n plus the first-order term, the second-order "
+     "term (norm <= eps^2/2) cut off (tau >= 1e4 sigma^2)",
      hist_to_n, first_order_regime,
-     .definition = "number of singular values > max(sigma_1 eps^1.5, 1e3 n eps_mach sigma_1), eps = max_ij |S_ij - mean_j "
-                   "S_ij| / tau"},
+     .definition = "number of singular values > max(2 eps^2 sigma_1, 1e3 n eps_mach sigma_1), eps = max_ij |S_ij - "
+                   "mean_j S_ij| / tau"},
 };
 
 const ar_sim ar_sim_hardmax_rank = {
