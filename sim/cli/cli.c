@@ -125,9 +125,19 @@ static const char verify_help[] =
     "expected one, 4 if one expected to be definite is INCONCLUSIVE. --mutants then\n"
     "re-judges every claim against perturbed predictions (see `attnrank help mutants`).\n";
 
+/* Column widths that fit the longest claim id and experiment name (at least 8 and 16). */
+static void name_widths(const char *claim, const char *experiment, int *claim_width, int *experiment_width)
+{
+    *claim_width = (int)fmax(*claim_width, strlen(claim));
+    *experiment_width = (int)fmax(*experiment_width, strlen(experiment));
+}
+
 static void print_verdicts(FILE *f, const ar_verdict_row *rows, int n)
 {
-    fprintf(f, "%-8s %-16s %-12s %-12s %10s  %-30s %7s  %-30s %-15s %s\n", "claim", "experiment", "verdict",
+    int cw = 8, ew = 16;
+    for (int i = 0; i < n; ++i)
+        name_widths(rows[i].claim, rows[i].experiment, &cw, &ew);
+    fprintf(f, "%-*s %-*s %-12s %-12s %10s  %-30s %7s  %-30s %-15s %s\n", cw, "claim", ew, "experiment", "verdict",
             "expected", "prediction", "estimate [95% CI]", "trials", "resolution", "note", "deciding point");
     for (int i = 0; i < n; ++i) {
         const ar_verdict_row *r = &rows[i];
@@ -144,7 +154,7 @@ static void print_verdicts(FILE *f, const ar_verdict_row *rows, int n)
         ar_prediction_describe(r, prediction, sizeof prediction);
         char note[32];
         ar_note_describe(r, note, sizeof note);
-        fprintf(f, "%-8s %-16s %-12s %-12s %10s  %-30s %7lld  %-30s %-15s %s%s\n", r->claim, r->experiment,
+        fprintf(f, "%-*s %-*s %-12s %-12s %10s  %-30s %7lld  %-30s %-15s %s%s\n", cw, r->claim, ew, r->experiment,
                 ar_verdict_name(r->verdict), ar_verdict_name(r->expected), prediction, est, r->trials, resolution,
                 note[0] ? note : "-", r->point[0] ? r->point : "-", mark);
     }
@@ -154,7 +164,7 @@ static void print_verdicts(FILE *f, const ar_verdict_row *rows, int n)
         for (int k = 0; k < i; ++k)
             seen |= strcmp(rows[k].claim, rows[i].claim) == 0;
         if (!seen)
-            fprintf(f, "  %-8s %s\n", rows[i].claim, rows[i].statement);
+            fprintf(f, "  %-*s %s\n", cw, rows[i].claim, rows[i].statement);
     }
 }
 
@@ -477,7 +487,10 @@ static void print_mutants(const ar_mutant_row *rows, int n)
 {
     printf("mutants: each claim re-judged on the same data against perturbed predictions (K killed = VIOLATED, "
            "h holds, i inconclusive)\n");
-    printf("%-8s %-12s %-13s %-62s %s\n", "claim", "experiment", "verdict", "mutants", "smallest killed");
+    int cw = 8, ew = 16;
+    for (int i = 0; i < n; ++i)
+        name_widths(rows[i].claim, rows[i].experiment, &cw, &ew);
+    printf("%-*s %-*s %-13s %-62s %s\n", cw, "claim", ew, "experiment", "verdict", "mutants", "smallest killed");
     int none = 0;
     for (int i = 0; i < n; ++i) {
         const ar_mutant_row *r = &rows[i];
@@ -487,12 +500,15 @@ static void print_mutants(const ar_mutant_row *rows, int n)
             strncat(cells, m ? " " : "", sizeof cells - strlen(cells) - 1);
             strncat(cells, cell, sizeof cells - strlen(cells) - 1);
         }
-        smallest_killed(r, killed, sizeof killed);
+        if (r->verdict == AR_VIOLATED) /* its mutants say how far off it is, not how sharp */
+            snprintf(killed, sizeof killed, "the claim itself is VIOLATED");
+        else
+            smallest_killed(r, killed, sizeof killed);
         int any_killed = 0;
         for (int m = 0; m < r->count; ++m)
             any_killed |= r->mutants[m].verdict == AR_VIOLATED;
         none += !any_killed;
-        printf("%-8s %-12s %-13s %-62s %s\n", r->claim, r->experiment, ar_verdict_name(r->verdict),
+        printf("%-*s %-*s %-13s %-62s %s\n", cw, r->claim, ew, r->experiment, ar_verdict_name(r->verdict),
                r->count ? cells : "-", killed);
     }
     printf("\n%d of %d claim(s) kill at least one mutant; %d kill none or have none to kill\n", n - none, n, none);
