@@ -41,9 +41,9 @@ static const ar_param params[] = {
     [AR_EQUILIBRIA_MASK] = {"mask", AR_PARAM_CHOICE, 0, 0, 0, 0, ar_mask_names,
      "mask graph (mask_dynamics' masks with their defaults w = 2, stride = 2, globals = 1, p = 0.5); the "
      "witness needs the complete mask"},
-    [AR_EQUILIBRIA_SCALE] = {"scale", AR_PARAM_REAL, 0.25, 0, 1e4, 1, NULL,
+    [AR_EQUILIBRIA_SCALE] = {"scale", AR_PARAM_REAL, 0, 0, 1e4, 0, NULL,
      "standard deviation of the logits x_i W_Q W_K^T x_j^T / sqrt(d) at unit-norm tokens: W_Q, W_K entries iid "
-     "N(0, scale) (the default 1/4 is the usual N(0, 1/d) initialisation at d = 4)"},
+     "N(0, scale); 0 means 1/d, the usual N(0, 1/d) initialisation"},
     [AR_EQUILIBRIA_VALUE] = {"value", AR_PARAM_CHOICE, AR_EQUILIBRIA_VALUE_WITNESS, 0, 0, 0, values,
      "W_V: built so that a random rank-k configuration is an equilibrium, the identity, Haar orthogonal, or "
      "iid N(0, 1/d)"},
@@ -354,7 +354,7 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
     size_t nd = (size_t)n * d, dd = (size_t)d * d;
     ar_mask mask;
     ar_mask_build(&spec, rng, l.mask_storage, &mask);
-    double sd = sqrt(ar_point_real(p, AR_EQUILIBRIA_SCALE)); /* logits' sd = sd^2 at unit tokens */
+    double sd = sqrt(ar_masks_logit_scale(ar_point_real(p, AR_EQUILIBRIA_SCALE), d)); /* logits' sd = sd^2 */
     ar_rng_normals(rng, l.wq, dd);
     ar_rng_normals(rng, l.wk, dd);
     for (size_t i = 0; i < dd; ++i)

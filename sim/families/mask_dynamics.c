@@ -46,9 +46,9 @@ static const ar_param params[] = {
     [AR_MASKDYN_P] = {"p", AR_PARAM_REAL, 0.1, 0, 1, 0, NULL, "edge probability of the random mask"},
     [AR_MASKDYN_INIT] = {"init", AR_PARAM_CHOICE, AR_MASKDYN_INIT_GAUSSIAN, 0, 0, 0, inits,
      "X_0: iid N(0, 1/d) entries, orthonormal rows (n <= d), or unit rows in the hemisphere x_1 > 0"},
-    [AR_MASKDYN_SCALE] = {"scale", AR_PARAM_REAL, 0.125, 0, 1e4, 1, NULL,
+    [AR_MASKDYN_SCALE] = {"scale", AR_PARAM_REAL, 0, 0, 1e4, 0, NULL,
      "standard deviation of the logits x_i W_Q W_K^T x_j^T / sqrt(d) at unit-norm tokens: W_Q, W_K entries iid "
-     "N(0, scale) (the default 1/8 is the usual N(0, 1/d) initialisation at d = 8)"},
+     "N(0, scale); 0 means 1/d, the usual N(0, 1/d) initialisation"},
     [AR_MASKDYN_VALUE] = {"value", AR_PARAM_CHOICE, AR_MASKDYN_VALUE_GAUSSIAN, 0, 0, 0, values,
      "W_V: iid N(0, 1/d) entries, Haar orthogonal, or the identity"},
     [AR_MASKDYN_NORM] = {"norm", AR_PARAM_CHOICE, AR_MASKDYN_NORM_NONE, 0, 0, 0, norms,
@@ -287,7 +287,7 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
     default:
         gaussian(rng, 1 / sqrt((double)d), l.x, nd);
     }
-    double sd = sqrt(ar_point_real(p, AR_MASKDYN_SCALE)); /* logits' sd = sd^2 at unit tokens */
+    double sd = sqrt(ar_masks_logit_scale(ar_point_real(p, AR_MASKDYN_SCALE), d)); /* logits' sd = sd^2 */
     gaussian(rng, sd, l.wq, dd);
     gaussian(rng, sd, l.wk, dd);
     if (value == AR_MASKDYN_VALUE_ORTHOGONAL) {
