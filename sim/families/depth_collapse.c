@@ -18,6 +18,7 @@
  * first factor keeps a rank-one part of norm about 1, without it
  * ||(A_{L-1} - J)...(A_0 - J) X_0||_F ~ sqrt(n) (s/(m sqrt n))^L, so log_gap_ratio, the
  * log of their ratio on the same draws, grows like ((L - 1)/2) ln n. */
+#include "attnrank/dynamics.h"
 #include "attnrank/gradient.h"
 #include "attnrank/layer.h"
 #include "attnrank/linalg.h"
@@ -210,22 +211,14 @@ static int measure(int n, int d, const double *x, ar_rng *rng, const layout *l, 
     return 0;
 }
 
-/* ||X - 1 xbar^T||_F^2 / ||1 xbar^T||_F^2, xbar the mean row (NaN for a zero mean). */
+/* ||X - 1 xbar^T||_F^2 / ||1 xbar^T||_F^2, xbar the mean row (NaN for a zero mean): the
+ * two parts are orthogonal, so the consensus part is ||X||^2 - mu^2. */
 static double off_consensus(int n, int d, const double *x)
 {
-    double centre2 = 0, total2 = 0;
-    for (int j = 0; j < d; ++j) {
-        double mean = 0;
-        for (int i = 0; i < n; ++i)
-            mean += x[(size_t)i * d + j];
-        mean /= n;
-        for (int i = 0; i < n; ++i) {
-            double off = x[(size_t)i * d + j] - mean;
-            total2 += off * off;
-        }
-        centre2 += n * mean * mean;
-    }
-    return centre2 > 0 ? total2 / centre2 : NAN;
+    double spread, total;
+    ar_consensus_sums(n, d, x, &spread, &total);
+    double centre = total - spread;
+    return centre > 0 ? spread / centre : NAN;
 }
 
 /* n times the geometric-mean factor by which off_consensus falls per layer, over layers
