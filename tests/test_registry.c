@@ -84,7 +84,13 @@ int main(void)
     bad[0].output = 0, bad[0].rule = AR_RULE_LIMIT, bad[0].trend_axis = "no_such_parameter";
     CHECK(ar_registry_add(&toy, why, sizeof why) == -1);
     CHECK_CONTAINS(why, "trend axis");
-    bad[0].rule = AR_RULE_UPPER_BOUND, bad[0].trend_axis = NULL;
+    bad[0].rule = AR_RULE_STEEPER, bad[0].trend_axis = sim->params[0].name; /* steeper without its other axis */
+    CHECK(ar_registry_add(&toy, why, sizeof why) == -1);
+    CHECK_CONTAINS(why, "versus axis");
+    bad[0].versus_axis = sim->params[0].name; /* ...or against itself */
+    CHECK(ar_registry_add(&toy, why, sizeof why) == -1);
+    CHECK_CONTAINS(why, "other than its trend axis");
+    bad[0].rule = AR_RULE_UPPER_BOUND, bad[0].trend_axis = NULL, bad[0].versus_axis = NULL;
     bad[1] = bad[0];
     toy.n_claims = &two_claims;
     CHECK(ar_registry_add(&toy, why, sizeof why) == -1);

@@ -62,14 +62,16 @@ int ar_claims_check(const ar_claim *claims, int count, char *why, size_t why_len
             return -1;
         }
         int steeper = c->rule == AR_RULE_STEEPER;
-        if (steeper != (c->versus_axis != NULL) ||
-            (steeper && (ar_sim_param_index(c->sim, c->versus_axis) < 0 || !strcmp(c->versus_axis, c->trend_axis ? c->trend_axis : "")))) {
+        int versus_ok = !steeper || (c->versus_axis && ar_sim_param_index(c->sim, c->versus_axis) >= 0 && c->trend_axis &&
+                                     strcmp(c->versus_axis, c->trend_axis) != 0);
+        if (steeper != (c->versus_axis != NULL) || !versus_ok) {
             snprintf(why, why_len, "claim %s: %s", c->id,
                      steeper ? "steeper needs a versus axis, a parameter other than its trend axis"
                              : "only a steeper claim has a versus axis");
             return -1;
         }
-        int trend = steeper || c->rule == AR_RULE_LIMIT || c->rule == AR_RULE_LOG_SLOPE || c->rule == AR_RULE_INCREASING || c->rule == AR_RULE_DECREASING;
+        int trend = steeper || c->rule == AR_RULE_LIMIT || c->rule == AR_RULE_LOG_SLOPE ||
+                    c->rule == AR_RULE_INCREASING || c->rule == AR_RULE_DECREASING;
         if (trend != (c->trend_axis != NULL) || (trend && ar_sim_param_index(c->sim, c->trend_axis) < 0)) {
             snprintf(why, why_len, "claim %s: %s needs %s", c->id, ar_rule_name(c->rule),
                      trend ? "a trend axis that is a parameter of its simulator" : "no trend axis");

@@ -290,9 +290,10 @@ static int extrapolate(const ar_claim *claim, const ar_summary *est, const doubl
     if (x->dof < 1)
         return -1;
     double cs[steps], vars[steps], chi2s[steps];
-    gsl_matrix *design = gsl_matrix_alloc((size_t)k, (size_t)columns), *cov = gsl_matrix_alloc((size_t)columns, (size_t)columns);
-    gsl_vector *ws = gsl_vector_alloc((size_t)k), *ys = gsl_vector_alloc((size_t)k), *coef = gsl_vector_alloc((size_t)columns);
-    gsl_multifit_linear_workspace *work = gsl_multifit_linear_alloc((size_t)k, (size_t)columns);
+    size_t rows = (size_t)k, cols = (size_t)columns;
+    gsl_matrix *design = gsl_matrix_alloc(rows, cols), *cov = gsl_matrix_alloc(cols, cols);
+    gsl_vector *ws = gsl_vector_alloc(rows), *ys = gsl_vector_alloc(rows), *coef = gsl_vector_alloc(cols);
+    gsl_multifit_linear_workspace *work = gsl_multifit_linear_alloc(rows, cols);
     for (int i = 0; i < k; ++i) {
         const ar_summary *s = &est[members[i]];
         double se = decision_se(s, integer_output);
