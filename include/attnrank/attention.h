@@ -7,6 +7,11 @@
 #define ATTNRANK_ATTENTION_H
 
 /* out (rows x cols) = row-wise softmax(scores / tau); out may alias scores. */
+/* The standard deviation of key-query logits x W_Q W_K^T y^T / sqrt(d) at unit-norm
+ * tokens that a simulator's `scale` asks for (W_Q, W_K then get N(0, it) entries): 0
+ * means 1/d, the usual N(0, 1/d) initialisation. */
+static inline double ar_logit_scale(double scale, int d) { return scale > 0 ? scale : 1.0 / d; }
+
 void ar_softmax_rows(int rows, int cols, const double *scores, double tau, double *out);
 
 /* x[i] = e^x[i] in place for x[i] <= 0, a loop the compiler vectorises (about 2.5 ns a

@@ -18,6 +18,7 @@
  * first factor keeps a rank-one part of norm about 1, without it
  * ||(A_{L-1} - J)...(A_0 - J) X_0||_F ~ sqrt(n) (s/(m sqrt n))^L, so log_gap_ratio, the
  * log of their ratio on the same draws, grows like ((L - 1)/2) ln n. */
+#include "attnrank/attention.h"
 #include "attnrank/dynamics.h"
 #include "attnrank/gradient.h"
 #include "attnrank/layer.h"
@@ -49,9 +50,9 @@ static const ar_param params[] = {
     [AR_DEPTH_ATTENTION] = {"attention", AR_PARAM_CHOICE, AR_DEPTH_ATTENTION_MARKOV, 0, 0, 0, attentions,
      "markov: a fresh random Markov A_l per layer (entries); keyquery: A_l = softmax(X_l W_Q (X_l W_K)^T / "
      "sqrt(d)) with fresh W_Q, W_K of iid N(0, scale) entries"},
-    [AR_DEPTH_SCALE] = {"scale", AR_PARAM_REAL, 1, 0, 1e4, 1, NULL,
+    [AR_DEPTH_SCALE] = {"scale", AR_PARAM_REAL, 0, 0, 1e4, 0, NULL,
      "standard deviation of the key-query logits at unit-norm tokens (attention = keyquery): W_Q, W_K entries iid "
-     "N(0, scale)"},
+     "N(0, scale); 0 means 1/d, the usual N(0, 1/d) initialisation"},
     [AR_DEPTH_GRADIENT] = {"gradient", AR_PARAM_CHOICE, AR_DEPTH_GRADIENT_AUTO, 0, 0, 0, gradients,
      "||dX_L/dW_l||_F: auto = closed form for the linear Markov stack, random probes otherwise; "
      "probe = probes always; none = skip it", 1},
@@ -297,7 +298,7 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
         double *next = l.x_stack + (keep ? (size_t)(layer + 1) : (size_t)(layer + 1) % 2) * nd;
         tape->x = x;
         if (kind.keyquery) {
-            double sd = sqrt(ar_point_real(p, AR_DEPTH_SCALE)); /* logits' sd = sd^2 at unit tokens */
+            double sd = sqrt(ar_logit_scale(ar_point_real(p, AR_DEPTH_SCALE), d)); /* logits' sd = sd^2 */
             gaussian(rng, sd, (double *)tape->wq, dd);
             gaussian(rng, sd, (double *)tape->wk, dd);
         } else {

@@ -18,6 +18,7 @@
  * escaped collapse (mu / ||X||_F >= 1e-6 at the end), and whether the end state is an
  * equilibrium, polished by Newton's method on F(X) - X with the same Jacobian
  * (residual < 1e-10 certifies it), with its rank and spectral radius. */
+#include "attnrank/attention.h"
 #include "attnrank/families/masks.h"
 #include "attnrank/dynamics.h"
 #include "attnrank/linalg.h"
@@ -354,7 +355,7 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
     size_t nd = (size_t)n * d, dd = (size_t)d * d;
     ar_mask mask;
     ar_mask_build(&spec, rng, l.mask_storage, &mask);
-    double sd = sqrt(ar_masks_logit_scale(ar_point_real(p, AR_EQUILIBRIA_SCALE), d)); /* logits' sd = sd^2 */
+    double sd = sqrt(ar_logit_scale(ar_point_real(p, AR_EQUILIBRIA_SCALE), d)); /* logits' sd = sd^2 */
     ar_rng_normals(rng, l.wq, dd);
     ar_rng_normals(rng, l.wk, dd);
     for (size_t i = 0; i < dd; ++i)

@@ -10,6 +10,7 @@
  * numerical rank and the smallest attention weight on an edge; per trial the
  * exponential rate of mu / ||X||_F, the collapse layer, and with W_V = I and no
  * LayerNorm the collapse bound of M2 checked window by window. */
+#include "attnrank/attention.h"
 #include "attnrank/dynamics.h"
 #include "attnrank/linalg.h"
 #include "attnrank/families/masks.h"
@@ -287,7 +288,7 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
     default:
         gaussian(rng, 1 / sqrt((double)d), l.x, nd);
     }
-    double sd = sqrt(ar_masks_logit_scale(ar_point_real(p, AR_MASKDYN_SCALE), d)); /* logits' sd = sd^2 */
+    double sd = sqrt(ar_logit_scale(ar_point_real(p, AR_MASKDYN_SCALE), d)); /* logits' sd = sd^2 */
     gaussian(rng, sd, l.wq, dd);
     gaussian(rng, sd, l.wk, dd);
     if (value == AR_MASKDYN_VALUE_ORTHOGONAL) {

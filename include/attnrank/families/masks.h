@@ -46,11 +46,6 @@ extern const ar_sim ar_sim_mask_dynamics, ar_sim_ln_equilibria;
  * the mask's definition; -1 for random masks (drawn per trial). */
 int ar_mask_connected(const ar_point *point);
 
-/* The logits' standard deviation at unit-norm tokens that a point's `scale` asks for
- * (both simulators' W_Q, W_K have N(0, it) entries): 0 means 1/d, the usual N(0, 1/d)
- * initialisation. */
-static inline double ar_masks_logit_scale(double scale, int d) { return scale > 0 ? scale : 1.0 / d; }
-
 /* The family's claims (theory/masks.c). */
 extern const ar_claim ar_masks_claims[];
 extern const int ar_masks_claim_count;
