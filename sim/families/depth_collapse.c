@@ -255,6 +255,10 @@ static void advance_products(int n, int d, const double *a, layout *l, double *l
         for (size_t i = 0; i < (size_t)n * d; ++i)
             norm2 += l->product[i] * l->product[i];
         double norm = sqrt(norm2);
+        if (!(norm > 0)) { /* a product that vanished exactly (n = 2, say): no ratio, a failed trial */
+            *logs[k] = NAN;
+            return;
+        }
         *logs[k] += log(norm);
         for (size_t i = 0; i < (size_t)n * d; ++i)
             both[k][i] = l->product[i] / norm;
