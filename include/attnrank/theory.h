@@ -27,8 +27,8 @@
  *                INCONCLUSIVE. Resolution: the constants that would hold;
  *   log slope    E[X] = c + beta ln(t) + a t^-b along an axis t, for an output that is
  *                a logarithm (X ~ t^beta): the same fit and decision as a limit, with
- *                the slope beta judged in place of c (three sizes more than nothing:
- *                four with b fixed). Resolution: the slopes that would hold;
+ *                the slope beta judged in place of c (four sizes with b fixed, five
+ *                with b profiled). Resolution: the slopes that would hold;
  *   steeper      E[X] changes more along one axis t than along another v: from the
  *                corner (smallest t, smallest v) of each plane of the two axes, the
  *                change to the largest t exceeds the change to the largest v, i.e.
