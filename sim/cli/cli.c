@@ -118,9 +118,10 @@ static const char verify_help[] =
     "                       [--max-memory SIZE]   (as for run)\n"
     "\n"
     "Runs the built-in verification suite (runs/verify.cfg): every claim with a verdict,\n"
-    "including one deliberately broken assumption (tied weights, H4) that must come out\n"
-    "VIOLATED. About 80 s on 2 cores; --quick takes a tenth of the trials, --full ten\n"
-    "times as many. Writes FILE (default attnrank-verify-<UTC time>.h5) and its HTML report\n"
+    "including one deliberately broken assumption (tied weights, H4) and five findings\n"
+    "(S8edge, four of H5's rank measures) that must come out VIOLATED. About 90 s on 2\n"
+    "cores; --quick takes a tenth of the trials, --full ten times as many. Writes FILE\n"
+    "(default attnrank-verify-<UTC time>.h5) and its HTML report\n"
     "(FILE without .h5, plus -report/report.html). Exits 1 if a verdict contradicts the\n"
     "expected one, 4 if one expected to be definite is INCONCLUSIVE. --mutants then\n"
     "re-judges every claim against perturbed predictions (see `attnrank help mutants`).\n";
