@@ -158,17 +158,21 @@ static double s6_perp(const ar_point *p) { return plain_stack(p) ? 1.0 : NAN; }
  * ratio is (m/s)^L n^((L-1)/2): its log grows like ((L-1)/2) ln n, at fixed d and at
  * fixed n/d alike (d cancels). ||R||_F ~ sqrt(d) is what made the old "grows with n"
  * at d = n measure width. Without the gap the gradient itself falls with n. */
+/* The linear Markov stack (no skip, no LayerNorm): log_gap_ratio needs nothing more,
+ * grad_norm needs the gradient measured. */
 static int linear(const ar_point *p)
 {
-    int measured = ar_point_choice(p, AR_DEPTH_GRADIENT) != AR_DEPTH_GRADIENT_NONE;
-    return plain_stack(p) && ar_point_choice(p, AR_DEPTH_NORM) == AR_DEPTH_NORM_NONE && measured;
+    return plain_stack(p) && ar_point_choice(p, AR_DEPTH_NORM) == AR_DEPTH_NORM_NONE;
 }
 static double s7_ratio(const ar_point *p)
 {
-    int linear_markov = plain_stack(p) && ar_point_choice(p, AR_DEPTH_NORM) == AR_DEPTH_NORM_NONE;
-    return depth_keeps_gap(p) && linear_markov ? (ar_point_int(p, AR_DEPTH_LAYERS) - 1) / 2.0 : NAN;
+    return depth_keeps_gap(p) && linear(p) ? (ar_point_int(p, AR_DEPTH_LAYERS) - 1) / 2.0 : NAN;
 }
-static double s7_perp(const ar_point *p) { return !depth_keeps_gap(p) && linear(p) ? 1.0 : NAN; }
+static double s7_perp(const ar_point *p)
+{
+    int measured = ar_point_choice(p, AR_DEPTH_GRADIENT) != AR_DEPTH_GRADIENT_NONE;
+    return !depth_keeps_gap(p) && linear(p) && measured ? 1.0 : NAN;
+}
 
 /* Limits are judged on the constant extrapolated along n (theory.h), with the rate of
  * the finite-size correction the theory gives (1/n for sums over rows and linear
