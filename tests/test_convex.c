@@ -1,8 +1,12 @@
 /* convex: the group soft-threshold on a hand case; the simplex projection against a
  * bisection reference and its KKT conditions; the duality gap never negative and
  * closing to zero on a least-squares problem with a known solution; the network built
- * from Z reproducing P(Z); the network's gradient against finite differences. */
+ * from Z reproducing P(Z); the network's gradient against finite differences; the
+ * softmax attention network: its gradient against finite differences, with W_Q = W_K
+ * = 0 and no bias it is the relaxed network with uniform attention rows, and L-BFGS
+ * drives its gradient to the tolerance. */
 #include "attnrank/convex.h"
+#include "attnrank/softmax_network.h"
 #include "check.h"
 
 #include <stdlib.h>
@@ -165,11 +169,67 @@ static void network_from_convex(void)
     free(work);
 }
 
+static void softmax_network(void)
+{
+    enum { N = 6, n = 4, d = 3, H = 2 };
+    double x[N * n * d], y[N];
+    ar_rng rng;
+    ar_rng_init(&rng, 21, 2, 3, 0);
+    ar_rng_normals(&rng, x, N * n * d);
+    ar_rng_normals(&rng, y, N);
+    ar_convex_problem p = {N, n, d, x, y, 0.3};
+    for (int positional = 0; positional < 2; ++positional) {
+        size_t size = ar_softmax_network_size(n, d, H, positional);
+        double *theta = malloc(size * sizeof *theta), *grad = malloc(size * sizeof *grad);
+        double *work = malloc(ar_softmax_network_workspace(N, n, d, H, positional) * sizeof *work);
+        ar_rng_normals(&rng, theta, size);
+        ar_softmax_network_objective(&p, H, positional, theta, grad, work);
+        double worst = 0;
+        for (size_t e = 0; e < size; ++e) {
+            double saved = theta[e], h = 1e-6;
+            theta[e] = saved + h;
+            double plus = ar_softmax_network_objective(&p, H, positional, theta, NULL, work);
+            theta[e] = saved - h;
+            double minus = ar_softmax_network_objective(&p, H, positional, theta, NULL, work);
+            theta[e] = saved;
+            worst = fmax(worst, fabs((plus - minus) / (2 * h) - grad[e]) / fmax(1, fabs(grad[e])));
+        }
+        printf("softmax network (positional %d): worst relative gradient error %.2g\n", positional, worst);
+        CHECK(worst < 1e-6);
+        double largest;
+        double f = ar_softmax_network_train(&p, H, positional, theta, 5000, 1e-9, &largest, work);
+        printf("softmax network trained to %.10f, largest gradient entry %.2g\n", f, largest);
+        /* The positional bias is free of weight decay: the infimum can lie at infinity
+         * (attention rows tending to a vertex), where the gradient only decays. */
+        CHECK(positional ? largest < 1e-6 : largest <= 1e-9);
+        free(theta), free(grad), free(work);
+    }
+    /* W_Q = W_K = 0: every attention row is uniform, the relaxed network's a_j = 1/n. */
+    size_t size = ar_softmax_network_size(n, d, H, 0), per_head = 2 * d * d + d + 1;
+    double theta[2 * (2 * 9 + 3 + 1)] = {0}, a[H * n], v[H * d], b[H], work[4096];
+    for (int j = 0; j < H; ++j) {
+        for (int c = 0; c < d; ++c)
+            theta[j * per_head + 2 * d * d + c] = v[j * d + c] = 0.5 + j - c;
+        theta[j * per_head + per_head - 1] = b[j] = 1.5 - j;
+        for (int k = 0; k < n; ++k)
+            a[j * n + k] = 1.0 / n;
+    }
+    CHECK(size == sizeof theta / sizeof *theta && ar_softmax_network_workspace(N, n, d, H, 0) <= 4096);
+    ar_network relaxed = {H, a, v, b};
+    double softmax = ar_softmax_network_objective(&p, H, 0, theta, NULL, work);
+    double *net_work = malloc(ar_network_workspace(N, n, d, H) * sizeof *net_work);
+    double free_rows = ar_network_objective(&p, &relaxed, NULL, net_work);
+    printf("uniform attention: softmax network %.15f, relaxed network %.15f\n", softmax, free_rows);
+    CHECK_NEAR(softmax, free_rows, 1e-12 * free_rows);
+    free(net_work);
+}
+
 int main(void)
 {
     soft_threshold();
     simplex_projection();
     duality_gap();
     network_from_convex();
+    softmax_network();
     return check_report("convex");
 }

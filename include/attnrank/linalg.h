@@ -39,6 +39,12 @@ int ar_singular_values(int m, int n, double *a, double *s, double *work, int *iw
  * work: ar_eigenvalues_workspace(n) doubles. Returns LAPACK info (> 0: no convergence). */
 size_t ar_eigenvalues_workspace(int n);
 int ar_eigenvalues(int n, double *a, double *wr, double *wi, double *work);
+/* The same with eigenvectors: row j of v (n x n, v[j n + i]) is a unit eigenvector of
+ * a^T for wr[j] + i wi[j], a complex pair's real and imaginary parts in rows j and
+ * j + 1 (LAPACK's dgeev). a^T has a's eigenvalues, and its eigenvector matrix the same
+ * condition number as a's (Bauer-Fike). work: ar_eigenvectors_workspace(n) doubles. */
+size_t ar_eigenvectors_workspace(int n);
+int ar_eigenvectors(int n, double *a, double *wr, double *wi, double *v, double *work);
 
 /* The largest `want` singular values (descending) of the m x n matrix a, by Lanczos on
  * A^T A with full reorthogonalization: one pass over A per step (O(m n)), no O(n^3)

@@ -33,7 +33,8 @@ typedef struct ar_param {
     const char *doc;
     /* 1 if the parameter only says how to compute (a route, what to measure), never
      * what is drawn: it is left out of the point's stream key, so changing it keeps
-     * the random draws, and the results agree up to round-off. */
+     * the random draws, and the results agree up to round-off (but for outputs that
+     * measure something else on the same draws: convex_attention's softmax network). */
     int how_only;
 } ar_param;
 

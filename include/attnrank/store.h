@@ -33,7 +33,8 @@ typedef enum {
     AR_NOTE_IMPLIED,      /* a tighter bound of the same experiment and output holds */
     AR_NOTE_CANNOT_FAIL,  /* an existence claim */
     AR_NOTE_EXCLUDES,     /* holds within the tolerance, yet the 95% interval excludes f */
-    AR_NOTE_FAILED        /* failed trials or points without data */
+    AR_NOTE_FAILED,       /* failed trials or points without data */
+    AR_NOTE_IDENTITY      /* true by construction: a unit check, not evidence for a theory */
 } ar_note;
 
 /* One verdict, as the judge makes it and the printers read it: enums and numbers; the

@@ -85,6 +85,7 @@ typedef struct ar_claim {
     double rate_lo, rate_hi; /* limit: exponent b of the finite-size correction a n^-b,
                                 fixed if equal; both 0 means [0.25, 2] */
     const char *versus_axis; /* steeper: the other axis, whose change trend_axis's exceeds */
+    int identity;           /* true by construction: a unit check of the code, shown as such */
 } ar_claim;
 
 /* What else the same data would have judged HOLDS (see the rules above). */

@@ -148,7 +148,8 @@ int ar_engine_verdicts(ar_store *store, ar_verdict_row *rows, char *err)
             snprintf(row->explanation, sizeof row->explanation, "%s", j.rule);
             row->failed = j.failed, row->empty_points = j.empty_points;
             row->fit = j.fit;
-            row->note = j.resolution.kind == AR_RESOLUTION_EXISTENCE ? AR_NOTE_CANNOT_FAIL
+            row->note = claim->identity                                ? AR_NOTE_IDENTITY
+                        : j.resolution.kind == AR_RESOLUTION_EXISTENCE ? AR_NOTE_CANNOT_FAIL
                         : j.resolution.loose                       ? AR_NOTE_LOOSE
                         : j.resolution.excludes                    ? AR_NOTE_EXCLUDES
                         : j.failed > 0 || j.empty_points > 0       ? AR_NOTE_FAILED

@@ -446,7 +446,8 @@ typedef struct verdict_record {
 
 static const char *const note_kinds[] = {[AR_NOTE_NONE] = "", [AR_NOTE_LOOSE] = "loose",
                                          [AR_NOTE_IMPLIED] = "implied", [AR_NOTE_CANNOT_FAIL] = "cannot fail",
-                                         [AR_NOTE_EXCLUDES] = "excludes", [AR_NOTE_FAILED] = "failed"};
+                                         [AR_NOTE_EXCLUDES] = "excludes", [AR_NOTE_FAILED] = "failed",
+                                         [AR_NOTE_IDENTITY] = "unit check"};
 static const char *const undecided_kinds[] = {[AR_UNDECIDED_NONE] = "",
                                               [AR_UNDECIDED_TOO_FEW_SIZES] = "too few sizes",
                                               [AR_UNDECIDED_MISFIT] = "misfit",

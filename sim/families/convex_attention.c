@@ -1,11 +1,15 @@
 /* convex_attention: the convex program against the attention network it replaces
- * (claims C1-C3). One trial is one instance: N samples of n tokens in dimension d with
+ * (claims C1-C4). One trial is one instance: N samples of n tokens in dimension d with
  * iid N(0, 1) entries, targets from a planted teacher on a few token positions plus
  * noise, or iid N(0, 1). The group lasso is solved to a certified relative duality gap;
- * the network with h heads is trained from `starts` random starts; the network built
- * from the convex solution is evaluated. beta is given as a fraction of beta_max, the
- * smallest beta at which Z = 0 is optimal, so one grid fits every instance. */
+ * the relaxed network (free attention rows on the simplex) with h heads is trained
+ * from `starts` random starts, and its best start's stationarity measured; the network
+ * built from the convex solution is evaluated; the real softmax attention network
+ * (softmax_network.h) with h heads is trained by L-BFGS from `softmax_starts` starts.
+ * beta is given as a fraction of beta_max, the smallest beta at which Z = 0 is
+ * optimal, so one grid fits every instance. */
 #include "attnrank/convex.h"
+#include "attnrank/softmax_network.h"
 #include "attnrank/families/convex.h"
 #include "attnrank/sim.h"
 
@@ -15,8 +19,13 @@
 #include <string.h>
 
 
-static const double GAP_TOL = 1e-9, REACHED = 1e-6;
+/* A start is stationary when its projected gradient's largest entry is below
+ * STATIONARY times the convex optimum; the softmax network's L-BFGS stops at a gradient
+ * of SOFTMAX_TOL times it. A position is active in the softmax network when it carries
+ * ACTIVE_SHARE of the output weight. */
+static const double GAP_TOL = 1e-9, REACHED = 1e-6, STATIONARY = 1e-6, SOFTMAX_TOL = 1e-8, ACTIVE_SHARE = 0.01;
 
+static const char *const positions[] = {[AR_CONVEX_POSITIONS_NONE] = "none", [AR_CONVEX_POSITIONS_BIAS] = "bias", NULL};
 static const char *const targets[] = {[AR_CONVEX_TARGETS_PLANTED] = "planted", [AR_CONVEX_TARGETS_RANDOM] = "random", NULL};
 
 static const ar_param params[] = {
@@ -32,6 +41,14 @@ static const ar_param params[] = {
     [AR_CONVEX_STARTS] = {"starts", AR_PARAM_INT, 20, 0, 100000, 0, NULL, "random starts of the network (0: convex side only)"},
     [AR_CONVEX_ITERATIONS] = {"iterations", AR_PARAM_INT, 200000, 1, 100000000, 0, NULL, "FISTA's iteration cap", 1},
     [AR_CONVEX_NET_ITERATIONS] = {"net_iterations", AR_PARAM_INT, 5000, 1, 100000000, 0, NULL, "projected-gradient iteration cap per start", 1},
+    [AR_CONVEX_SOFTMAX_STARTS] = {"softmax_starts", AR_PARAM_INT, 0, 0, 100000, 0, NULL,
+     "random starts of the softmax attention network (0: not trained); drawn after everything else, so the "
+     "instance and the other outputs do not depend on it", 1},
+    [AR_CONVEX_POSITIONS] = {"positions", AR_PARAM_CHOICE, AR_CONVEX_POSITIONS_BIAS, 0, 0, 0, positions,
+     "the softmax network's notion of position: none (Eq. 3 as printed: permutation-equivariant, it cannot "
+     "pick positions), or bias: a learned logit bias per key position and head, free like the relaxation's "
+     "attention rows; the same instances either way", 1},
+    [AR_CONVEX_SOFTMAX_ITERATIONS] = {"softmax_iterations", AR_PARAM_INT, 3000, 1, 100000000, 0, NULL, "L-BFGS iteration cap per softmax start", 1},
 };
 
 static int heads_of(const ar_point *p)
@@ -51,12 +68,14 @@ static int check(const ar_point *p, char *why, size_t len)
 }
 
 static int trains(const ar_point *p) { return ar_point_int(p, AR_CONVEX_STARTS) > 0; }
+static int trains_softmax(const ar_point *p) { return ar_point_int(p, AR_CONVEX_SOFTMAX_STARTS) > 0; }
+static int positional(const ar_point *p) { return ar_point_choice(p, AR_CONVEX_POSITIONS) == AR_CONVEX_POSITIONS_BIAS; }
 static int planted(const ar_point *p) { return ar_point_choice(p, AR_CONVEX_TARGETS) == AR_CONVEX_TARGETS_PLANTED; }
 static int token_hist(const ar_point *p) { return ar_point_int(p, AR_CONVEX_TOKENS); }
 
 typedef struct {
-    double *x, *y, *z, *teacher, *solver, *net_work, *objectives;
-    ar_network net, grad, trial;
+    double *x, *y, *z, *teacher, *solver, *net_work, *objectives, *theta, *best_theta, *softmax_work, *sort;
+    ar_network net, grad, trial, best;
     int *order;
 } layout;
 
@@ -81,7 +100,13 @@ static size_t carve(const ar_point *p, char *base, layout *l)
     carve_network(&c, h, n, d, &l->net);
     carve_network(&c, h, n, d, &l->grad);
     carve_network(&c, h, n, d, &l->trial);
+    carve_network(&c, h, n, d, &l->best);
     l->net_work = ar_carve(&c, ar_network_workspace(N, n, d, h) * D);
+    l->sort = ar_carve(&c, (size_t)n * D);
+    int softmax = ar_point_int(p, AR_CONVEX_SOFTMAX_STARTS) > 0, bias = positional(p);
+    l->theta = ar_carve(&c, softmax ? ar_softmax_network_size(n, d, h, bias) * D : 0);
+    l->best_theta = ar_carve(&c, softmax ? ar_softmax_network_size(n, d, h, bias) * D : 0);
+    l->softmax_work = ar_carve(&c, softmax ? ar_softmax_network_workspace(N, n, d, h, bias) * D : 0);
     l->objectives = ar_carve(&c, (size_t)ar_point_int(p, AR_CONVEX_STARTS) * D);
     l->order = ar_carve(&c, (size_t)n * sizeof(int));
     return c.used;
@@ -97,7 +122,50 @@ static double cost(const ar_point *p)
 {
     double N = ar_point_int(p, AR_CONVEX_SAMPLES), n = ar_point_int(p, AR_CONVEX_TOKENS), d = ar_point_int(p, AR_CONVEX_DIM);
     double h = heads_of(p), starts = ar_point_int(p, AR_CONVEX_STARTS);
-    return 2000 * 2 * N * n * d + starts * 500 * 6 * N * n * d * h;
+    double softmax = ar_point_int(p, AR_CONVEX_SOFTMAX_STARTS), per_eval = 8 * N * h * (n * n * d + n * d * d + n * n);
+    return 2000 * 2 * N * n * d + starts * 500 * 6 * N * n * d * h + softmax * 300 * 2 * per_eval;
+}
+
+static void copy_network(int n, int d, const ar_network *from, ar_network *to)
+{
+    memcpy(to->a, from->a, (size_t)from->heads * n * sizeof *to->a);
+    memcpy(to->v, from->v, (size_t)from->heads * d * sizeof *to->v);
+    memcpy(to->b, from->b, (size_t)from->heads * sizeof *to->b);
+}
+
+/* Largest entry of the projected gradient of the relaxed network at net: for the
+ * attention rows a_j - proj_simplex(a_j - grad a_j), for v and b the gradient itself.
+ * Zero exactly at a first-order stationary point (KKT). */
+static double projected_gradient(const ar_convex_problem *prob, const ar_network *net, layout *l, int n, int d)
+{
+    ar_network_objective(prob, net, &l->grad, l->net_work);
+    double top = 0;
+    for (int j = 0; j < net->heads; ++j) {
+        double *row = l->trial.a + (size_t)j * n;
+        for (int k = 0; k < n; ++k)
+            row[k] = net->a[(size_t)j * n + k] - l->grad.a[(size_t)j * n + k];
+        ar_project_simplex(n, row, l->sort);
+        for (int k = 0; k < n; ++k)
+            top = fmax(top, fabs(net->a[(size_t)j * n + k] - row[k]));
+        for (int c = 0; c < d; ++c)
+            top = fmax(top, fabs(l->grad.v[(size_t)j * d + c]));
+        top = fmax(top, fabs(l->grad.b[j]));
+    }
+    return top;
+}
+
+/* A random start of the softmax network: W_Q, W_K, v iid N(0, 1/d), b iid N(0, 1),
+ * the positional bias iid N(0, 1). */
+static void softmax_start(ar_rng *rng, int n, int d, int heads, int bias, double *theta)
+{
+    size_t weights = 2 * (size_t)d * d + d, per_head = weights + 1 + (bias ? n : 0);
+    for (int j = 0; j < heads; ++j) {
+        double *head = theta + (size_t)j * per_head;
+        for (size_t e = 0; e < weights; ++e)
+            head[e] = ar_rng_normal(rng) / sqrt((double)d);
+        for (size_t e = weights; e < per_head; ++e)
+            head[e] = ar_rng_normal(rng);
+    }
 }
 
 static int compare(const void *a, const void *b)
@@ -161,7 +229,7 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
     carve(p, ws, &l);
     int N = ar_point_int(p, AR_CONVEX_SAMPLES), n = ar_point_int(p, AR_CONVEX_TOKENS), d = ar_point_int(p, AR_CONVEX_DIM);
     int planted_at[256];
-    for (int o = 0; o < 10; ++o)
+    for (int o = 0; o < AR_CONVEX_OUT_COUNT; ++o)
         out[o] = NAN;
     draw_instance(p, rng, &l, planted_at);
     ar_convex_problem prob = {N, n, d, l.x, l.y, 0};
@@ -190,23 +258,52 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
     }
     if (ar_network_from_convex(n, d, l.z, &l.net) == 0)
         out[AR_CONVEX_OUT_MAPPED_ERROR] = fabs(ar_network_objective(&prob, &l.net, NULL, l.net_work) - optimum) / unit;
-    int starts = ar_point_int(p, AR_CONVEX_STARTS);
-    if (starts == 0)
-        return 0;
-    int reached = 0;
-    for (int s = 0; s < starts; ++s) {
-        random_start(rng, n, d, &l.net);
-        l.objectives[s] = ar_network_train(&prob, &l.net, &l.grad, &l.trial, ar_point_int(p, AR_CONVEX_NET_ITERATIONS),
-                                           l.net_work);
-        reached += (l.objectives[s] - optimum) / unit <= REACHED;
+    int starts = ar_point_int(p, AR_CONVEX_STARTS), h = heads_of(p);
+    if (starts > 0) {
+        int reached = 0, best = 0;
+        for (int s = 0; s < starts; ++s) {
+            random_start(rng, n, d, &l.net);
+            l.objectives[s] = ar_network_train(&prob, &l.net, &l.grad, &l.trial, ar_point_int(p, AR_CONVEX_NET_ITERATIONS),
+                                               l.net_work);
+            reached += (l.objectives[s] - optimum) / unit <= REACHED;
+            if (s == 0 || l.objectives[s] < l.objectives[best]) {
+                best = s;
+                copy_network(n, d, &l.net, &l.best);
+            }
+        }
+        double stationarity = projected_gradient(&prob, &l.best, &l, n, d) / unit;
+        qsort(l.objectives, (size_t)starts, sizeof *l.objectives, compare);
+        double median = starts % 2 ? l.objectives[starts / 2]
+                                   : 0.5 * (l.objectives[starts / 2 - 1] + l.objectives[starts / 2]);
+        out[AR_CONVEX_OUT_NETWORK_EXCESS] = (l.objectives[0] - optimum) / unit;
+        out[AR_CONVEX_OUT_NETWORK_MEDIAN_EXCESS] = (median - optimum) / unit;
+        out[AR_CONVEX_OUT_FRACTION_REACHED] = (double)reached / starts;
+        out[AR_CONVEX_OUT_CONVEX_MINUS_BEST] = (optimum - l.objectives[0]) / unit;
+        out[AR_CONVEX_OUT_NETWORK_STATIONARITY] = stationarity;
+        /* an unconverged best start is no witness of a gap */
+        out[AR_CONVEX_OUT_STATIONARY_EXCESS] = stationarity <= STATIONARY ? out[AR_CONVEX_OUT_NETWORK_EXCESS] : 0;
     }
-    qsort(l.objectives, (size_t)starts, sizeof *l.objectives, compare);
-    double median = starts % 2 ? l.objectives[starts / 2]
-                               : 0.5 * (l.objectives[starts / 2 - 1] + l.objectives[starts / 2]);
-    out[AR_CONVEX_OUT_NETWORK_EXCESS] = (l.objectives[0] - optimum) / unit;
-    out[AR_CONVEX_OUT_NETWORK_MEDIAN_EXCESS] = (median - optimum) / unit;
-    out[AR_CONVEX_OUT_FRACTION_REACHED] = (double)reached / starts;
-    out[AR_CONVEX_OUT_CONVEX_MINUS_BEST] = (optimum - l.objectives[0]) / unit;
+    int softmax_starts = ar_point_int(p, AR_CONVEX_SOFTMAX_STARTS);
+    double best_objective = INFINITY, best_gradient = NAN;
+    int bias = positional(p);
+    size_t size = ar_softmax_network_size(n, d, h, bias);
+    for (int s = 0; s < softmax_starts; ++s) {
+        double gradient;
+        softmax_start(rng, n, d, h, bias, l.theta);
+        double f = ar_softmax_network_train(&prob, h, bias, l.theta, ar_point_int(p, AR_CONVEX_SOFTMAX_ITERATIONS),
+                                            SOFTMAX_TOL * unit, &gradient, l.softmax_work);
+        if (f < best_objective) {
+            best_objective = f, best_gradient = gradient;
+            memcpy(l.best_theta, l.theta, size * sizeof *l.theta);
+        }
+    }
+    if (softmax_starts > 0 && isfinite(best_objective)) {
+        out[AR_CONVEX_OUT_SOFTMAX_EXCESS] = (best_objective - optimum) / unit;
+        out[AR_CONVEX_OUT_CONVEX_MINUS_SOFTMAX] = (optimum - best_objective) / unit;
+        out[AR_CONVEX_OUT_SOFTMAX_GRADIENT] = best_gradient / unit;
+        out[AR_CONVEX_OUT_SOFTMAX_ACTIVE_TOKENS] =
+            ar_softmax_network_active_tokens(&prob, h, bias, l.best_theta, ACTIVE_SHARE, l.softmax_work);
+    }
     return 0;
 }
 
@@ -222,6 +319,17 @@ static const ar_output outputs[] = {
     [AR_CONVEX_OUT_FRACTION_REACHED] = {"fraction_reached", "fraction of starts within 1e-6 (relative) of P", NULL, trains},
     [AR_CONVEX_OUT_CONVEX_MINUS_BEST] = {"convex_minus_best", "(P - best network objective) / P: how far the network got below the convex optimum",
      NULL, trains},
+    [AR_CONVEX_OUT_NETWORK_STATIONARITY] = {"network_stationarity", "largest entry of the projected gradient at the best start, over P "
+                "(0 at a first-order stationary point)", NULL, trains},
+    [AR_CONVEX_OUT_STATIONARY_EXCESS] = {"stationary_excess", "network_excess where the best start is stationary (network_stationarity <= 1e-6), "
+                "else 0: an unconverged start is no witness", NULL, trains},
+    [AR_CONVEX_OUT_SOFTMAX_EXCESS] = {"softmax_excess", "(best softmax attention network objective over the softmax starts - P) / P; "
+                "negative: softmax attention beats the relaxation", NULL, trains_softmax},
+    [AR_CONVEX_OUT_CONVEX_MINUS_SOFTMAX] = {"convex_minus_softmax", "(P - best softmax objective) / P", NULL, trains_softmax},
+    [AR_CONVEX_OUT_SOFTMAX_GRADIENT] = {"softmax_gradient", "largest gradient entry at the best softmax start, over P (L-BFGS stops at 1e-8)",
+     NULL, trains_softmax},
+    [AR_CONVEX_OUT_SOFTMAX_ACTIVE_TOKENS] = {"softmax_active_tokens", "token positions carrying >= 1% of the best softmax network's "
+                "output weight (sum_j |b_j| ||v_j|| mean_i abar_j(X_i)_k)", token_hist, trains_softmax},
 };
 
 const ar_sim ar_sim_convex_attention = {

@@ -31,6 +31,7 @@ static const double COLLAPSED = 1e-6, RATE_FLOOR = 1e-10;
 static const char *const inits[] = {[AR_MASKDYN_INIT_GAUSSIAN] = "gaussian", [AR_MASKDYN_INIT_ORTHONORMAL] = "orthonormal", [AR_MASKDYN_INIT_HEMISPHERE] = "hemisphere", NULL};
 static const char *const values[] = {[AR_MASKDYN_VALUE_GAUSSIAN] = "gaussian", [AR_MASKDYN_VALUE_ORTHOGONAL] = "orthogonal", [AR_MASKDYN_VALUE_IDENTITY] = "identity", NULL};
 static const char *const norms[] = {[AR_MASKDYN_NORM_NONE] = "none", [AR_MASKDYN_NORM_SPHERE] = "sphere", [AR_MASKDYN_NORM_LAYERNORM] = "layernorm", NULL};
+static const char *const weight_kinds[] = {[AR_MASKDYN_WEIGHTS_SHARED] = "shared", [AR_MASKDYN_WEIGHTS_PER_LAYER] = "per_layer", NULL};
 static const char *const routes[] = {[AR_MASKDYN_ROUTE_AUTO] = "auto", [AR_MASKDYN_ROUTE_DENSE] = "dense", [AR_MASKDYN_ROUTE_SPARSE] = "sparse", NULL};
 
 static const ar_param params[] = {
@@ -57,6 +58,9 @@ static const ar_param params[] = {
     [AR_MASKDYN_ROUTE] = {"route", AR_PARAM_CHOICE, AR_MASKDYN_ROUTE_AUTO, 0, 0, 0, routes,
      "scores by one dense gemm, or at the edges only (auto: dense when edges > n^2/6); same draws, results "
      "agree up to round-off", 1},
+    [AR_MASKDYN_WEIGHTS] = {"weights", AR_PARAM_CHOICE, AR_MASKDYN_WEIGHTS_SHARED, 0, 0, 0, weight_kinds,
+     "shared: one W_Q, W_K, W_V for every layer (one map iterated, the paper's theory); per_layer: fresh ones "
+     "at every layer (a randomly initialised deep model, the paper's Figure 2)"},
 };
 
 static ar_mask_spec mask_spec(const ar_point *p)
@@ -110,6 +114,8 @@ static int rank_max(const ar_point *p)
 typedef struct {
     double *x, *next, *wq, *wk, *wv, *weights, *map_work, *sv, *svd_work, *haar_work;
     double *spread, *least; /* the bound check: spreads per layer and column, epsilon per step */
+    double *product, *sv_product, *svd_product_work; /* the a-priori epsilon: W_Q W_K^T's norm */
+    int *iwork;
     int *radius;       /* the fixed mask's radius (prepare) */
     int *mask_storage, *radius_work;
 } layout;
@@ -133,6 +139,10 @@ static size_t carve(const ar_point *p, char *base, layout *l)
     l->haar_work = ar_carve(&c, ar_haar_rows_workspace((int)(n > d ? n : d), (int)d) * D);
     l->spread = ar_carve(&c, bound ? (layers + 1) * d * D : 0);
     l->least = ar_carve(&c, bound ? layers * D : 0);
+    l->product = ar_carve(&c, bound ? d * d * D : 0);
+    l->sv_product = ar_carve(&c, bound ? d * D : 0);
+    l->svd_product_work = ar_carve(&c, bound ? ar_singular_values_workspace((int)d, (int)d) * D : 0);
+    l->iwork = ar_carve(&c, bound ? 8 * d * sizeof(int) : 0);
     l->radius = ar_carve(&c, sizeof(int));
     l->mask_storage = ar_carve(&c, ar_mask_storage(&spec) * sizeof(int));
     l->radius_work = ar_carve(&c, (5 * n + 2 + edges) * sizeof(int));
@@ -175,6 +185,21 @@ static void gaussian(ar_rng *rng, double sd, double *out, size_t count)
     ar_rng_normals(rng, out, count);
     for (size_t i = 0; i < count; ++i)
         out[i] *= sd;
+}
+
+/* W_Q, W_K with iid N(0, sd^2) entries, and W_V of the point's family. */
+static int draw_weights(ar_rng *rng, int value, int d, double sd, const layout *l)
+{
+    size_t dd = (size_t)d * d;
+    gaussian(rng, sd, l->wq, dd);
+    gaussian(rng, sd, l->wk, dd);
+    if (value == AR_MASKDYN_VALUE_ORTHOGONAL) {
+        ar_rng_normals(rng, l->wv, dd);
+        return ar_haar_rows(d, d, l->wv, l->haar_work) != 0;
+    }
+    if (value == AR_MASKDYN_VALUE_GAUSSIAN)
+        gaussian(rng, 1 / sqrt((double)d), l->wv, dd);
+    return 0;
 }
 
 /* mu(X) = ||X - 1 mean(X)||_F, and ||X||_F. */
@@ -246,6 +271,55 @@ static double bound_ratio(int layers, int d, int n, int radius, const double *sp
     return worst;
 }
 
+static double row_square(int d, const double *row)
+{
+    double sum = 0;
+    for (int c = 0; c < d; ++c)
+        sum += row[c] * row[c];
+    return sum;
+}
+
+/* The same bound with the a-priori eps, in logarithms so that a bound of 1 - 1e-40 is
+ * not read as tight: the largest, over windows of r layers and columns, of the decay
+ * it guarantees, -ln(1 - eps^r), over the decay achieved, -ln(spread_{t+r} / spread_t)
+ * (numerator lowered by the round-off allowance). <= 1: the bound holds; its size says
+ * how much of the real decay the bound accounts for. */
+static double apriori_fraction(int layers, int d, int n, int radius, const double *spread, double eps,
+                               double max_abs)
+{
+    double top = 0, worst = NAN, guaranteed = -log1p(-pow(eps, radius));
+    for (int c = 0; c < d; ++c)
+        top = spread[c] > top ? spread[c] : top;
+    double allowance = 4.0 * radius * n * DBL_EPSILON * max_abs;
+    for (int t = 0; t + radius <= layers; ++t)
+        for (int c = 0; c < d; ++c) {
+            double before = spread[(size_t)t * d + c], after = spread[(size_t)(t + radius) * d + c] - allowance;
+            if (before <= 1e-8 * top)
+                continue;
+            double achieved = after > 0 ? -log(after / before) : INFINITY;
+            double fraction = achieved > 0 ? guaranteed / achieved : guaranteed > 0 ? INFINITY : 0;
+            if (isnan(worst) || fraction > worst)
+                worst = fraction;
+        }
+    return worst;
+}
+
+/* The paper's epsilon, known before the run (W_V = I, no LayerNorm): every token stays
+ * in the convex hull of X_0, so |x_i W_Q W_K^T x_j^T| / sqrt(d) <= C = R^2 ||W_Q W_K^T||_2
+ * / sqrt(d), R the largest row norm of X_0, and a weight on an edge is at least
+ * e^{-2C} / (the largest in-degree). */
+static double apriori_epsilon(int d, const ar_mask *mask, double largest_row, const layout *l)
+{
+    ar_gemm_nt(d, d, d, l->wq, l->wk, l->product);
+    if (ar_singular_values(d, d, l->product, l->sv_product, l->svd_product_work, l->iwork) != 0)
+        return NAN;
+    double c = largest_row * largest_row * l->sv_product[0] / sqrt((double)d);
+    int degree = 1;
+    for (int i = 0; i < mask->n; ++i)
+        degree = mask->row_start[i + 1] - mask->row_start[i] > degree ? mask->row_start[i + 1] - mask->row_start[i] : degree;
+    return exp(-2 * c) / degree;
+}
+
 static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
 {
     layout l;
@@ -253,7 +327,7 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
     ar_mask_spec spec = mask_spec(p);
     int n = spec.n, d = ar_point_int(p, AR_MASKDYN_D), layers = ar_point_int(p, AR_MASKDYN_LAYERS), count = layers + 1;
     int value = ar_point_choice(p, AR_MASKDYN_VALUE), norm = ar_point_choice(p, AR_MASKDYN_NORM), bound = bound_checked(p);
-    size_t nd = (size_t)n * d, dd = (size_t)d * d;
+    size_t nd = (size_t)n * d;
     /* out[] laid out by the output table (per-layer vectors, then the scalars) */
     double *mu = out + ar_output_offset(p, AR_MASKDYN_OUT_MU);
     double *mu_rel = out + ar_output_offset(p, AR_MASKDYN_OUT_MU_REL);
@@ -289,16 +363,9 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
         gaussian(rng, 1 / sqrt((double)d), l.x, nd);
     }
     double sd = sqrt(ar_logit_scale(ar_point_real(p, AR_MASKDYN_SCALE), d)); /* logits' sd = sd^2 */
-    gaussian(rng, sd, l.wq, dd);
-    gaussian(rng, sd, l.wk, dd);
-    if (value == AR_MASKDYN_VALUE_ORTHOGONAL) {
-        ar_rng_normals(rng, l.wv, dd);
-        if (ar_haar_rows(d, d, l.wv, l.haar_work) != 0)
-            return 1;
-    } else if (value == AR_MASKDYN_VALUE_GAUSSIAN) {
-        gaussian(rng, 1 / sqrt((double)d), l.wv, dd);
-    }
-
+    if (draw_weights(rng, value, d, sd, &l))
+        return 1;
+    int per_layer = ar_point_choice(p, AR_MASKDYN_WEIGHTS) == AR_MASKDYN_WEIGHTS_PER_LAYER;
     ar_attention_map map = {.mask = &mask,
                             .d = d,
                             .wq = l.wq,
@@ -306,9 +373,11 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
                             .wv = value == AR_MASKDYN_VALUE_IDENTITY ? NULL : l.wv,
                             .norm = (ar_norm_kind)norm,
                             .dense = dense_route(p)};
-    double max_abs = 0, norm_x;
+    double max_abs = 0, norm_x, largest_row = 0;
     for (size_t i = 0; i < nd; ++i)
         max_abs = fabs(l.x[i]) > max_abs ? fabs(l.x[i]) : max_abs;
+    for (int i = 0; i < n; ++i) /* R: tokens stay in the convex hull of X_0 (W_V = I) */
+        largest_row = fmax(largest_row, sqrt(row_square(d, l.x + (size_t)i * d)));
     for (int t = 0;; ++t) {
         consensus_distance(n, d, l.x, &mu[t], &norm_x);
         mu_rel[t] = norm_x > 0 ? mu[t] / norm_x : 0;
@@ -318,6 +387,8 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
             column_spreads(n, d, l.x, l.spread + (size_t)t * d);
         if (t == layers)
             break;
+        if (per_layer && t > 0 && draw_weights(rng, value, d, sd, &l))
+            return 1; /* a fresh layer: new W_Q, W_K, W_V (the map points at them) */
         least[t] = ar_attention_map_apply(&map, l.x, l.next, l.weights, l.map_work);
         if (bound)
             l.least[t] = least[t];
@@ -335,6 +406,12 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
     scalars[AR_MASKDYN_OUT_COLLAPSED] = isnan(scalars[AR_MASKDYN_OUT_COLLAPSE_LAYER]) ? 0 : 1;
     scalars[AR_MASKDYN_OUT_BOUND_RATIO] =
         bound && radius > 0 ? bound_ratio(layers, d, n, radius, l.spread, l.least, max_abs) : NAN;
+    scalars[AR_MASKDYN_OUT_APRIORI_FRACTION] = scalars[AR_MASKDYN_OUT_APRIORI_RATE] = NAN;
+    if (bound && radius > 0 && !per_layer) {
+        double eps = apriori_epsilon(d, &mask, largest_row, &l);
+        scalars[AR_MASKDYN_OUT_APRIORI_FRACTION] = apriori_fraction(layers, d, n, radius, l.spread, eps, max_abs);
+        scalars[AR_MASKDYN_OUT_APRIORI_RATE] = -log1p(-pow(eps, radius)) / radius;
+    }
     scalars[AR_MASKDYN_OUT_RADIUS] = radius >= 0 ? radius : NAN;
     scalars[AR_MASKDYN_OUT_EDGES] = (double)mask.edges;
     scalars[AR_MASKDYN_OUT_RATE_RATIO] = ar_decay_shape(count, mu_rel, RATE_FLOOR);
@@ -358,6 +435,11 @@ static const ar_output outputs[] = {
      NULL, bound_checked},
     [AR_MASKDYN_OUT_RADIUS] = {"radius", "radius of the mask graph from its best root (NaN: no directed spanning tree)"},
     [AR_MASKDYN_OUT_EDGES] = {"edges", "edges of the mask graph, self-loops included"},
+    [AR_MASKDYN_OUT_APRIORI_FRACTION] = {"apriori_fraction", "M2's bound with the paper's a-priori epsilon = e^{-2C} / (largest in-degree), "
+                "C = R^2 ||W_Q W_K^T||_2 / sqrt(d), R the largest row norm of X_0: the largest, over windows of r layers "
+                "and columns, of the log-decay it guarantees over the log-decay achieved (<= 1: it holds)", NULL, bound_checked},
+    [AR_MASKDYN_OUT_APRIORI_RATE] = {"apriori_rate", "the per-layer collapse rate that bound guarantees, -ln(1 - epsilon^r) / r", NULL,
+     bound_checked},
     [AR_MASKDYN_OUT_RATE_RATIO] = {"rate_ratio", "rate fitted on the second half of the decay window (layers with mu_rel >= 1e-10) over the "
                    "rate on the whole window: 1 for exponential decay, near 0 for a plateau, 0 without decay "
                    "(NaN if the floor is reached within 6 layers)"},

@@ -121,6 +121,19 @@ int ar_eigenvalues(int n, double *a, double *wr, double *wi, double *work)
                                    (lapack_int)ar_eigenvalues_workspace(n));
 }
 
+size_t ar_eigenvectors_workspace(int n)
+{
+    /* dgeev with vectors needs 4n; 66n leaves room for its blocked steps. */
+    return 66u * (size_t)(n > 0 ? n : 1);
+}
+
+int ar_eigenvectors(int n, double *a, double *wr, double *wi, double *v, double *work)
+{
+    /* Row-major a is column-major a^T; dgeev's column-major vectors are v's rows. */
+    return (int)LAPACKE_dgeev_work(LAPACK_COL_MAJOR, 'N', 'V', n, a, n, wr, wi, NULL, 1, v, n, work,
+                                   (lapack_int)ar_eigenvectors_workspace(n));
+}
+
 enum { GRAM_BLOCK_ROWS = 256 };
 
 size_t ar_top_singular_values_workspace(int m, int n, int max_steps)

@@ -1,0 +1,79 @@
+/* equilibrium: fixed points F(X*) = X* of the LayerNorm attention map (dynamics.h, rows
+ * projected onto the unit sphere), certified in extended precision, and what the end
+ * state of a run of the dynamics is: collapsed, metastable or certified non-collapse.
+ *
+ * Why a certificate and not a small residual: with sharp softmax the attention weights
+ * underflow (1e-100 and below) and the dynamics freeze for exponentially many layers
+ * before they collapse (metastability). A residual of 1e-10 at such a state certifies
+ * nothing. A certified equilibrium here is a point X* where
+ *   - F is evaluated in long double (64-bit significands), so the residual is not
+ *     round-off of F;
+ *   - Kantorovich's condition 2 beta K eta <= 1/2 holds, beta = ||(J - I)^{-1}||_2 from
+ *     the smallest singular value, eta the Newton step, K an estimate of the Jacobian's
+ *     Lipschitz constant (4 times the change of J over a step of 1e-3): then an exact
+ *     fixed point lies within 2 eta of X*;
+ *   - every attention weight on an edge is at least AR_WEIGHT_FLOOR;
+ *   - the spectral radius of the Jacobian J (central differences in long double) plus
+ *     Bauer-Fike's sqrt(2) kappa(V) ||E||_F, E the Jacobian's error estimated by
+ *     Richardson (steps h and 2h) plus rounding, is below 1: it attracts.
+ * The Lipschitz constant and the Jacobian's error are estimates with safety factors,
+ * not interval bounds (theory/NOTES.md). Sizes: n, d <= 16. */
+#ifndef ATTNRANK_EQUILIBRIUM_H
+#define ATTNRANK_EQUILIBRIUM_H
+
+#include "attnrank/dynamics.h"
+
+#include <stddef.h>
+
+/* Attention weights below this count as zero: the dynamics are frozen, not settled. */
+#define AR_WEIGHT_FLOOR 1e-12
+/* sigma_2 / sigma_1 below this counts as collapse to a rank-one subspace. */
+#define AR_COLLAPSED 1e-6
+
+typedef struct ar_equilibrium {
+    double residual;     /* ||F(X*) - X*||_F in long double at the polished point */
+    double newton_step;  /* eta, the norm of the Newton step at X* */
+    double kantorovich;  /* beta K eta (<= 1/4 asked: a fixed point within 2 eta) */
+    double distance;     /* ||X - X*||_F from the state that was polished */
+    double min_weight;   /* smallest attention weight on an edge at X* */
+    double radius;       /* spectral radius of the Jacobian at X* */
+    double radius_bound; /* radius + sqrt(2) kappa(V) ||E||_F */
+    double rank;         /* singular values of X* above 1e-8 sigma_1 */
+    int exists;          /* Kantorovich's condition holds */
+    int attracting;      /* radius_bound < 1 */
+    int certified;       /* exists, attracting, min_weight >= AR_WEIGHT_FLOOR */
+} ar_equilibrium;
+
+typedef enum {
+    AR_END_COLLAPSED,  /* rank one: sigma_2 < AR_COLLAPSED sigma_1 (consensus, or +-u) */
+    AR_END_METASTABLE, /* an attention weight below the floor, or the tokens in one open
+                          hemisphere under an isometric W_V (M3: they will collapse) */
+    AR_END_CERTIFIED,  /* within a certified distance of a certified equilibrium of rank >= 2 */
+    AR_END_UNSETTLED   /* none of these: still moving, or no certificate */
+} ar_end_state;
+
+/* Bytes of scratch the functions below need for n tokens of width d. */
+size_t ar_equilibrium_workspace(int n, int d);
+
+/* Polishes x (n x d, updated in place to X*) by Newton's method on F(X) - X in long
+ * double, then certifies X*. The map must project onto the sphere (AR_NORM_SPHERE).
+ * Returns 0, or 1 if LAPACK failed (eq then holds NaNs and nothing certified). */
+int ar_equilibrium_certify(const ar_attention_map *map, double *x, ar_equilibrium *eq, void *work);
+
+/* 1 if the n unit rows of x lie in a common open hemisphere, shown by a direction v
+ * with <v, x_i> > 1e-12 ||v|| for every i (the mean of the rows, else the near-min-norm
+ * point of their convex hull); 0 if no such v was found. work: n^2 + 3n doubles. */
+int ar_open_hemisphere(int n, int d, const double *x, double *work);
+
+/* The end state x of a run (left unchanged): collapsed, metastable, certified (then eq
+ * describes the equilibrium it is near, within `reach`), or unsettled. isometric:
+ * W_V is orthogonal (or the identity), where M3 makes hemisphere states collapse.
+ * The mask must have a directed spanning tree for that rule (connected = 1). */
+ar_end_state ar_classify_end_state(const ar_attention_map *map, const double *x, int isometric, int connected,
+                                   double reach, ar_equilibrium *eq, void *work);
+
+/* The smallest attention weight on an edge at x, in long double (no underflow above
+ * 1e-4900). */
+double ar_min_attention_weight(const ar_attention_map *map, const double *x);
+
+#endif

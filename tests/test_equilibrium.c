@@ -1,0 +1,170 @@
+/* The end-state classifier and the equilibrium certificate (equilibrium.h) on states
+ * whose class is known: consensus and antipodal states (collapsed), frozen states with
+ * underflowing weights and hemisphere states under W_V = I (metastable), and the
+ * two-token construction of Figure 1's setting, whose fixed points are known in
+ * closed form: one attracts (certified), the other repels (unsettled). Then a run of
+ * ln_equilibria where no trial with a weight below the floor may count as escape. */
+#include "attnrank/equilibrium.h"
+#include "attnrank/families/masks.h"
+#include "check.h"
+#include "support.h"
+
+#include <float.h>
+#include <stdlib.h>
+
+static void *workspace(int n, int d) { return calloc(1, ar_equilibrium_workspace(n, d)); }
+
+static void complete_mask(int n, int *storage, ar_mask *mask)
+{
+    ar_mask_spec spec = {AR_MASK_COMPLETE, n, 0, 1, 0, 0};
+    ar_mask_build(&spec, NULL, storage, mask);
+}
+
+static void collapsed_states(void)
+{
+    enum { N = 4, D = 3 };
+    int storage[N * N + N + 1];
+    ar_mask mask;
+    complete_mask(N, storage, &mask);
+    double wq[D * D] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, x[N * D];
+    ar_attention_map map = {&mask, D, wq, wq, NULL, AR_NORM_SPHERE, 1};
+    void *work = workspace(N, D);
+    ar_equilibrium eq;
+    for (int i = 0; i < N; ++i) /* consensus */
+        x[i * D] = 0.6, x[i * D + 1] = 0.8, x[i * D + 2] = 0;
+    CHECK(ar_classify_end_state(&map, x, 1, 1, 1e-4, &eq, work) == AR_END_COLLAPSED);
+    for (int i = 0; i < N; ++i) /* +-u: rank one, not consensus */
+        x[i * D] = i % 2 ? 0.6 : -0.6, x[i * D + 1] = i % 2 ? 0.8 : -0.8;
+    CHECK(ar_classify_end_state(&map, x, 1, 1, 1e-4, &eq, work) == AR_END_COLLAPSED);
+    free(work);
+}
+
+/* Orthonormal tokens under sharp attention (logits 200 apart): the off-diagonal
+ * weights are near e^-200 / ... far below the floor. The state hardly moves in double
+ * precision, yet it is not an equilibrium worth the name. */
+static void frozen_state_is_metastable(void)
+{
+    enum { N = 4, D = 4 };
+    int storage[N * N + N + 1];
+    ar_mask mask;
+    complete_mask(N, storage, &mask);
+    double wq[D * D] = {0}, x[N * D] = {0}, next[N * D], weights[N * N], map_work[3 * N * D + N * N];
+    for (int i = 0; i < D; ++i)
+        wq[i * D + i] = sqrt(200.0 * 2); /* logits x_i W W^T x_j / sqrt(d) = 200 on the diagonal */
+    for (int i = 0; i < N; ++i)
+        x[i * D + i] = 1;
+    ar_attention_map map = {&mask, D, wq, wq, NULL, AR_NORM_SPHERE, 1};
+    void *work = workspace(N, D);
+    ar_equilibrium eq;
+    double least = ar_min_attention_weight(&map, x);
+    printf("frozen: smallest weight %.3g, residual of one step %.3g\n", least,
+           (ar_attention_map_apply(&map, x, next, weights, map_work), fabs(next[0] - x[0])));
+    CHECK(least < 1e-80);
+    CHECK(ar_classify_end_state(&map, x, 1, 1, 1e-4, &eq, work) == AR_END_METASTABLE);
+    free(work);
+}
+
+/* Tokens in the open hemisphere x_1 > 0 with W_V = I and mild attention (every weight
+ * above the floor): M3 says they collapse, so a not yet collapsed state is metastable;
+ * the same state with a non-isometric W_V is not judged by that rule. */
+static void hemisphere_state_is_metastable(void)
+{
+    enum { N = 5, D = 3 };
+    int storage[N * N + N + 1];
+    ar_mask mask;
+    complete_mask(N, storage, &mask);
+    double wq[D * D] = {0.3, 0, 0, 0, 0.3, 0, 0, 0, 0.3}, x[N * D], hull_work[6 * 6 + 3 * 6 + D] /* up to 6 points */;
+    ar_rng rng;
+    ar_rng_init(&rng, 11, 0, 0, 0);
+    ar_rng_normals(&rng, x, N * D);
+    for (int i = 0; i < N; ++i)
+        x[i * D] = fabs(x[i * D]) + 0.1;
+    ar_rows_to_sphere(N, D, x);
+    CHECK(ar_open_hemisphere(N, D, x, hull_work) == 1);
+    ar_attention_map map = {&mask, D, wq, wq, NULL, AR_NORM_SPHERE, 1};
+    void *work = workspace(N, D);
+    ar_equilibrium eq;
+    CHECK(ar_min_attention_weight(&map, x) > 1e-3);
+    CHECK(ar_classify_end_state(&map, x, 1, 1, 1e-4, &eq, work) == AR_END_METASTABLE);
+    CHECK(ar_classify_end_state(&map, x, 0, 1, 1e-4, &eq, work) != AR_END_METASTABLE);
+    /* Gordan's alternative: +-e_1 and the cross-polytope are in no open hemisphere. */
+    double antipodal[2 * D] = {1, 0, 0, -1, 0, 0}, cross[6 * D] = {1, 0, 0, -1, 0, 0, 0, 1, 0, 0, -1, 0, 0, 0, 1, 0, 0, -1};
+    CHECK(ar_open_hemisphere(2, D, antipodal, hull_work) == 0);
+    CHECK(ar_open_hemisphere(6, D, cross, hull_work) == 0);
+    free(work);
+}
+
+/* Two tokens, d = 2, causal mask, W_Q = W_K = 0 (uniform weights 1/2 on the second row)
+ * and W_V = [[1/2, 2], [0, 1]]: token 1 is fixed at e_2, and token 2 = (c, s) is fixed
+ * where (c/4, (2c + 1 + s)/2) is a positive multiple of (c, s): on the line
+ * -s/2 - 2c = 1, at s = (-1 +- sqrt(52)) / 8.5. */
+static void two_token_fixed_points(void)
+{
+    enum { N = 2, D = 2 };
+    ar_mask_spec spec = {AR_MASK_CAUSAL, N, 0, 1, 0, 0};
+    int storage[N * N + N + 1];
+    ar_mask mask;
+    ar_mask_build(&spec, NULL, storage, &mask);
+    double zero[D * D] = {0}, wv[D * D] = {0.5, 2, 0, 1};
+    ar_attention_map map = {&mask, D, zero, zero, wv, AR_NORM_SPHERE, 1};
+    void *work = workspace(N, D);
+    int attracting = 0, repelling = 0;
+    for (int root = 0; root < 2; ++root) {
+        double s = (-1 + (root ? -1 : 1) * sqrt(52.0)) / 8.5, c = -(1 + s / 2) / 2;
+        double x[N * D] = {0, 1, c, s}, exact[N * D] = {0, 1, c, s};
+        ar_equilibrium eq;
+        CHECK(ar_equilibrium_certify(&map, x, &eq, work) == 0);
+        double moved = 0;
+        for (int i = 0; i < N * D; ++i)
+            moved = fmax(moved, fabs(x[i] - exact[i]));
+        printf("two tokens, B = (%.6f, %.6f): residual %.2g, moved %.2g, kantorovich %.2g, radius %.6f (bound %.6f), "
+               "rank %.0f, smallest weight %.2g, certified %d\n",
+               c, s, eq.residual, moved, eq.kantorovich, eq.radius, eq.radius_bound, eq.rank, eq.min_weight, eq.certified);
+        CHECK(eq.exists && eq.residual < 1e-15 && moved < 1e-14 && eq.rank == 2 && eq.min_weight == 0.5);
+        CHECK(eq.radius_bound - eq.radius < 1e-6); /* the margin is small where the state is clean */
+        attracting += eq.certified, repelling += !eq.attracting && eq.radius > 1;
+        ar_equilibrium near;
+        ar_end_state state = ar_classify_end_state(&map, exact, 0, 1, 1e-4, &near, work);
+        CHECK(state == (eq.certified ? AR_END_CERTIFIED : AR_END_UNSETTLED));
+    }
+    CHECK(attracting == 1 && repelling == 1);
+    free(work);
+}
+
+/* ln_equilibria with W_V = I at sharp attention: many starts freeze, none may count as
+ * escape; with any weight below the floor a trial is never escaped. */
+static void no_escape_below_the_floor(void)
+{
+    ar_spec spec;
+    load_spec("seed = 5; experiments = ( { name = \"e\"; simulator = \"ln_equilibria\"; trials = 60; n = 4; "
+              "d = 4; value = \"identity\"; scale = 30.0; layers = 400; } );",
+              &spec);
+    const ar_experiment *x = &spec.experiments[0];
+    long trials = x->trials;
+    double *v = malloc((size_t)trials * ar_engine_values_per_trial(x, 0) * sizeof *v);
+    CHECK(ar_engine_point_values(&spec, x, 0, 2, v) == 0);
+    const double *escaped = v + AR_EQUILIBRIA_OUT_ESCAPED * trials, *metastable = v + AR_EQUILIBRIA_OUT_METASTABLE * trials;
+    const double *least = v + AR_EQUILIBRIA_OUT_END_MIN_WEIGHT * trials;
+    long frozen = 0, escapes = 0, classes = 0;
+    for (long t = 0; t < trials; ++t) {
+        frozen += least[t] < AR_WEIGHT_FLOOR;
+        escapes += escaped[t] == 1;
+        CHECK(!(least[t] < AR_WEIGHT_FLOOR && escaped[t] == 1));
+        classes += (long)(v[AR_EQUILIBRIA_OUT_COLLAPSED * trials + t] + metastable[t] + escaped[t] +
+                          v[AR_EQUILIBRIA_OUT_UNSETTLED * trials + t]);
+    }
+    printf("identity W_V at scale 30: %ld of %ld trials frozen below the floor, %ld escaped\n", frozen, trials, escapes);
+    CHECK(frozen > 0 && escapes == 0 && classes == trials); /* one class per trial */
+    free(v);
+    ar_spec_free(&spec);
+}
+
+int main(void)
+{
+    collapsed_states();
+    frozen_state_is_metastable();
+    hemisphere_state_is_metastable();
+    two_token_fixed_points();
+    no_escape_below_the_floor();
+    return check_report("equilibrium");
+}
