@@ -1,12 +1,14 @@
 #!/usr/bin/python3
-"""Figures of convex attention (C1-C3), from an attnrank result file.
+"""Figures of convex attention (C1-C4), from an attnrank result file.
 
 usage: convex.py RESULT.h5 OUTDIR [EXPERIMENT...]
 
 convex_attention: the best and median network objective over the random starts
 against the convex optimum (both as relative excess, log scale), with the fraction of
 starts that reach it, against beta or the number of heads (C1, C3); the active token
-positions against beta with the N + 1 bound (C2)."""
+positions against beta with the N + 1 bound (C2); the softmax attention network's
+excess over the convex optimum against the heads, one line per positional variant and
+beta (C4), and its active positions beside the convex solution's."""
 import sys
 
 import numpy as np
@@ -58,6 +60,33 @@ def figures_for(exp, outdir):
         ax.legend()
         entries.append(finish(fig, exp, "token sparsity of the convex optimum", ["C2", "C2beta"],
                               f"{exp.name}_sparsity", outdir, "dotted: largest over instances; bound N + 1"))
+    entries += softmax_figures(exp, outdir)
+    return entries
+
+
+def softmax_figures(exp, outdir):
+    """C4: (best softmax - P) / P against h (or beta), a line per other coordinate."""
+    if not exp.has("softmax_excess") or not np.isfinite(exp.get("softmax_excess", "mean")).any():
+        return []
+    sweep = next((a for a in ("h", "beta") if a in exp.axis_names and len(exp.coords[a]) > 1), None)
+    if sweep is None:
+        return []
+    xs = np.asarray(exp.coords[sweep], float)
+    others = [a for a in exp.axis_names if a != sweep]
+    fig, (ax,) = figure(3.6, 2.7)
+    for combo in np.ndindex(*[len(exp.coords[a]) for a in others]):
+        keep = {a: exp.coords[a][i] for a, i in zip(others, combo)}
+        label = ", ".join(f"{a} = {v}" if isinstance(v, str) else f"{a} = {v:g}" for a, v in keep.items()) or "softmax"
+        mean, lo = exp.get("softmax_excess", "mean", **keep), exp.get("softmax_excess", "min", **keep)
+        ax.plot(xs, np.maximum(mean, 1e-12), marker="o", label=label)
+        ax.plot(xs, np.maximum(lo, 1e-12), linestyle=":", color=ax.lines[-1].get_color())
+    ax.set_yscale("log")
+    ax.set_xscale("log" if sweep == "beta" else "linear")
+    ax.set_xlabel({"h": "heads h", "beta": r"$\beta / \beta_{max}$"}[sweep])
+    ax.set_ylabel("(best softmax − convex optimum) / optimum")
+    ax.legend(fontsize=5.5)
+    entries = [finish(fig, exp, "softmax attention against its convex relaxation", ["C4", "C4heads", "C4gap"],
+                      f"{exp.name}_softmax", outdir, "solid: mean over instances, dotted: smallest; below 1e-12 drawn at 1e-12")]
     return entries
 
 

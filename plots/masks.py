@@ -6,8 +6,9 @@ usage: masks.py RESULT.h5 OUTDIR [EXPERIMENT...]
 mask_dynamics: mu / ||X||_F against the layer, log-y, one line per mask, a panel per
 normalisation (M1, M3); the collapse rate against the window's half-width, log-log, with
 the graph's radius on a second axis (M2) or against the logits' scale. ln_equilibria:
-per rank k, the certified witness's residual and the spectral radius of dF at it, and
-where random starts end (M4)."""
+per rank k, the witness's residual and the bound on the spectral radius of dF at it
+(unit checks: each rank has its own W_V), and where random starts end: the fraction
+of trials collapsed, metastable, certified non-collapse and unsettled per point (M4)."""
 import sys
 
 import numpy as np
@@ -78,15 +79,43 @@ def equilibria_figure(exp, outdir):
     axes[1].set_xlabel("rank k of the witness")
     axes[1].set_ylabel("spectral radius")
     axes[1].legend()
-    return [finish(fig, exp, "certified equilibria of every rank with LayerNorm", ["M4", "M4rank"],
-                   f"{exp.name}_equilibria", outdir, "witnesses built per trial; radius band: 95% interval")]
+    axes[1].set_ylabel("spectral radius (upper bound)")
+    return [finish(fig, exp, "witness equilibria of every rank with LayerNorm (unit checks)", ["M4", "M4rank"],
+                   f"{exp.name}_equilibria", outdir, "each witness with its own W_V; radius band: 95% interval")]
+
+
+CLASSES = (("collapsed", "0.6"), ("metastable", "tab:orange"), ("escaped", "tab:green"), ("unsettled", "tab:purple"))
+
+
+def end_state_figure(exp, outdir):
+    """Stacked fractions of the end-state classes, one bar per grid point."""
+    if not exp.has("metastable"):
+        return []
+    combos = list(np.ndindex(*[len(exp.coords[a]) for a in exp.axis_names])) or [()]
+    labels = ["\n".join(f"{a}={exp.coords[a][i]}" if isinstance(exp.coords[a][i], str) else f"{a}={exp.coords[a][i]:g}"
+                         for a, i in zip(exp.axis_names, combo)) or "one point" for combo in combos]
+    fig, (ax,) = figure(max(3.0, 0.55 * len(combos) + 1), 2.8)
+    bottom = np.zeros(len(combos))
+    for name, color in CLASSES:
+        data = np.atleast_1d(exp.get(name, "mean"))
+        values = np.array([data[combo] if combo else data.item() for combo in combos])
+        ax.bar(range(len(combos)), values, bottom=bottom, color=color, label=name.replace("escaped", "certified"))
+        bottom += values
+    ax.set_xticks(range(len(combos)))
+    ax.set_xticklabels(labels, fontsize=5)
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("fraction of starts")
+    ax.legend(fontsize=6, loc="upper right")
+    return [finish(fig, exp, "where random starts end: collapsed, metastable, certified non-collapse", ["M4escape"],
+                   f"{exp.name}_end_states", outdir, "metastable: a weight below 1e-12, or W_V isometric and the tokens "
+                   "in one open hemisphere; only certified counts as escape")]
 
 
 def figures_for(exp, outdir):
     if exp.simulator == "mask_dynamics":
         return dynamics_figures(exp, outdir)
     if exp.simulator == "ln_equilibria":
-        return equilibria_figure(exp, outdir)
+        return equilibria_figure(exp, outdir) + end_state_figure(exp, outdir)
     return []
 
 

@@ -2,8 +2,10 @@
  * whose class is known: consensus and antipodal states (collapsed), frozen states with
  * underflowing weights and hemisphere states under W_V = I (metastable), and the
  * two-token construction of Figure 1's setting, whose fixed points are known in
- * closed form: one attracts (certified), the other repels (unsettled). Then a run of
- * ln_equilibria where no trial with a weight below the floor may count as escape. */
+ * closed form: one attracts (certified), the other repels (unsettled); a state near a
+ * slow node with a saddle close by, which a certificate of the node alone would pass
+ * but which collapses (the referee's example); then a run of ln_equilibria where no
+ * trial with a weight below the floor may count as escape. */
 #include "attnrank/equilibrium.h"
 #include "attnrank/families/masks.h"
 #include "check.h"
@@ -131,6 +133,56 @@ static void two_token_fixed_points(void)
     free(work);
 }
 
+/* Two tokens, causal mask, uniform attention, W_V = L^{-1} diag(1, r) L with L's rows
+ * (1, 0) and (c, s), s = (1 - r)(1 - 1e-9): token 2 has a node and a saddle 9e-5 apart,
+ * and the node attracts with radius 1 - 4.5e-5. Rotating token 1 by 3e-5 leaves the
+ * residual below 1e-4 and Newton returns to the node, yet the map takes that state to
+ * collapse: token 1 relaxes slowly (rate 0.99) and token 2 slides past the saddle
+ * meanwhile. The contracting-ball test must reject it. */
+static void slow_node_near_a_saddle(void)
+{
+    enum { N = 2, D = 2 };
+    ar_mask_spec spec = {AR_MASK_CAUSAL, N, 0, 1, 0, 0};
+    int storage[N * N + N + 1];
+    ar_mask mask;
+    ar_mask_build(&spec, NULL, storage, &mask);
+    double r = 0.99, s = (1 - r) * (1 - 1e-9), c = sqrt(1 - s * s);
+    double inverse[4] = {1, 0, -c / s, 1 / s}, scaled[4], l[4] = {1, 0, c, s}, wv[4], zero[4] = {0};
+    for (int i = 0; i < 2; ++i)
+        for (int j = 0; j < 2; ++j)
+            scaled[i * 2 + j] = inverse[i * 2 + j] * (j == 0 ? 1 : r); /* L^{-1} diag(1, r) */
+    for (int i = 0; i < 2; ++i)
+        for (int j = 0; j < 2; ++j)
+            wv[i * 2 + j] = scaled[i * 2] * l[j] + scaled[i * 2 + 1] * l[2 + j];
+    ar_attention_map map = {&mask, D, zero, zero, wv, AR_NORM_SPHERE, 1};
+    void *work = workspace(N, D);
+    double a = -1 / (1 - r), disc = a * a * c * c - (a * a - 1), node[4] = {0};
+    int nodes = 0;
+    for (int k = 0; k < 2; ++k) {
+        double b = -a * c + (k ? -1 : 1) * sqrt(disc), x[4] = {1, 0, a + b * c, b * s};
+        ar_equilibrium eq;
+        ar_equilibrium_certify(&map, x, &eq, work);
+        if (eq.certified)
+            memcpy(node, x, sizeof node), nodes++;
+    }
+    CHECK(nodes == 1);
+    double shift = 3e-5, start[4] = {cos(shift), -sin(shift), node[2], node[3]}, x[4], next[4], weights[4], map_work[3 * N * D + N * N];
+    ar_equilibrium eq;
+    ar_end_state state = ar_classify_end_state(&map, start, 0, 1, 1e-4, &eq, work);
+    memcpy(x, start, sizeof x);
+    for (int t = 0; t < 2000; ++t) {
+        ar_attention_map_apply(&map, x, next, weights, map_work);
+        memcpy(x, next, sizeof x);
+    }
+    ar_equilibrium later;
+    ar_end_state after = ar_classify_end_state(&map, x, 0, 1, 1e-4, &later, work);
+    printf("slow node, saddle 9e-5 away: start %.2g from the node, radius bound %.8f, class %d; after 2000 layers "
+           "class %d\n", eq.distance, eq.radius_bound, state, after);
+    CHECK(eq.attracting && eq.distance < 1e-4 && !eq.basin);
+    CHECK(state == AR_END_UNSETTLED && after == AR_END_COLLAPSED);
+    free(work);
+}
+
 /* ln_equilibria with W_V = I at sharp attention: many starts freeze, none may count as
  * escape; with any weight below the floor a trial is never escaped. */
 static void no_escape_below_the_floor(void)
@@ -165,6 +217,7 @@ int main(void)
     frozen_state_is_metastable();
     hemisphere_state_is_metastable();
     two_token_fixed_points();
+    slow_node_near_a_saddle();
     no_escape_below_the_floor();
     return check_report("equilibrium");
 }

@@ -16,9 +16,11 @@
  * of the end state (equilibrium.h): collapsed to a rank-one subspace (sigma_2 < 1e-6
  * sigma_1: consensus, or the antipodal states the sphere allows), metastable (an
  * attention weight below 1e-12, or the tokens in one open hemisphere with W_V the
- * identity or orthogonal, where M3 makes them collapse), certified non-collapse
- * (within 1e-4 of a certified attracting equilibrium of rank >= 2 whose weights all
- * exceed 1e-12), or unsettled. Only certified non-collapse counts as escape. */
+ * identity or orthogonal, where M3 makes them collapse), certified non-collapse (in
+ * the contracting ball of a certified attracting equilibrium of rank >= 2 whose
+ * weights all exceed 1e-12), or unsettled. Only certified non-collapse counts as
+ * escape. "Certified" rests on estimated error terms with safety factors
+ * (equilibrium.h), not on interval arithmetic. */
 #include "attnrank/attention.h"
 #include "attnrank/families/masks.h"
 #include "attnrank/dynamics.h"
@@ -32,8 +34,8 @@
 #include <string.h>
 
 
-/* An end state farther than REACH from a fixed point (residual) is not polished. */
-static const double REACH = 1e-4, MAX_CONDITION = 1e3;
+/* An end state whose residual ||F(X) - X|| is above POLISH_BELOW is not polished. */
+static const double POLISH_BELOW = 1e-4, MAX_CONDITION = 1e3;
 enum { WITNESS_DRAWS = 100 };
 
 static const char *const values[] = {[AR_EQUILIBRIA_VALUE_WITNESS] = "witness", [AR_EQUILIBRIA_VALUE_IDENTITY] = "identity", [AR_EQUILIBRIA_VALUE_ORTHOGONAL] = "orthogonal", [AR_EQUILIBRIA_VALUE_GAUSSIAN] = "gaussian", [AR_EQUILIBRIA_VALUE_TWO_TOKEN] = "two_token", NULL};
@@ -287,7 +289,7 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
     }
     int isometric = value == AR_EQUILIBRIA_VALUE_IDENTITY || value == AR_EQUILIBRIA_VALUE_ORTHOGONAL ||
                     (value == AR_EQUILIBRIA_VALUE_WITNESS && !has_witness(p));
-    ar_end_state end = ar_classify_end_state(&map, l.x, isometric, connected, REACH, &eq, l.certify_work);
+    ar_end_state end = ar_classify_end_state(&map, l.x, isometric, connected, POLISH_BELOW, &eq, l.certify_work);
     out[AR_EQUILIBRIA_OUT_COLLAPSED] = end == AR_END_COLLAPSED;
     out[AR_EQUILIBRIA_OUT_METASTABLE] = end == AR_END_METASTABLE;
     out[AR_EQUILIBRIA_OUT_ESCAPED] = end == AR_END_CERTIFIED;
@@ -309,24 +311,24 @@ static const ar_output outputs[] = {
      has_witness},
     [AR_EQUILIBRIA_OUT_WITNESS_RANK] = {"witness_rank", "numerical rank of the witness (singular values above 1e-8 sigma_1)", rank_hist, has_witness,
      .definition = "singular values of the witness above 1e-8 sigma_1 (SVD)"},
-    [AR_EQUILIBRIA_OUT_WITNESS_RADIUS] = {"witness_radius", "upper bound on the spectral radius of the Jacobian of F at the witness "
-                "(long-double central differences plus Bauer-Fike's margin for their error)", NULL, has_witness},
+    [AR_EQUILIBRIA_OUT_WITNESS_RADIUS] = {"witness_radius", "estimated upper bound on the spectral radius of the Jacobian of F at the "
+                "witness (long-double central differences plus Bauer-Fike's margin for their estimated error)", NULL, has_witness},
     [AR_EQUILIBRIA_OUT_WITNESS_ATTRACTING] = {"witness_attracting", "1 if that bound is below 1 (the witness attracts), else 0", NULL,
      has_witness},
     [AR_EQUILIBRIA_OUT_WITNESS_MIN_WEIGHT] = {"witness_min_weight", "smallest attention weight at the witness", NULL, has_witness},
     [AR_EQUILIBRIA_OUT_WITNESS_CERTIFIED] = {"witness_certified", "1 if the witness is a certified attracting equilibrium: a fixed point within "
-                "2 eta (Kantorovich), radius bound < 1, every weight >= 1e-12", NULL, has_witness},
+                "2 eta (Kantorovich), radius bound < 1, every weight >= 1e-12 (error terms estimated)", NULL, has_witness},
     [AR_EQUILIBRIA_OUT_COLLAPSED] = {"collapsed", "1 if the end state of the dynamics from a random start has collapsed to a rank-one subspace "
                 "(sigma_2 < 1e-6 sigma_1: consensus or +-u), else 0"},
     [AR_EQUILIBRIA_OUT_METASTABLE] = {"metastable", "1 if it has not, but an attention weight is below 1e-12 or (W_V isometric) the tokens lie in "
-                "one open hemisphere, where M3 says they collapse: frozen, not settled"},
-    [AR_EQUILIBRIA_OUT_ESCAPED] = {"escaped", "1 if it is certified non-collapse: within 1e-4 of a certified attracting equilibrium of "
-                "rank >= 2 whose weights all exceed 1e-12; the only class that counts as escape"},
+                "one open hemisphere, where M3 says they collapse: frozen or doomed, not counted as escape"},
+    [AR_EQUILIBRIA_OUT_ESCAPED] = {"escaped", "1 if it is certified non-collapse: in the contracting ball of a certified attracting "
+                "equilibrium of rank >= 2 whose weights all exceed 1e-12; the only class that counts as escape"},
     [AR_EQUILIBRIA_OUT_UNSETTLED] = {"unsettled", "1 if none of these: not collapsed, not frozen, no certified equilibrium nearby"},
     [AR_EQUILIBRIA_OUT_END_MIN_WEIGHT] = {"end_min_weight", "smallest attention weight at the end state (long double: no underflow above 1e-4900)"},
     [AR_EQUILIBRIA_OUT_LIMIT_RANK] = {"limit_rank", "rank of the certified equilibrium (escaped trials)", rank_hist,
      .definition = "singular values above 1e-8 sigma_1 (SVD)"},
-    [AR_EQUILIBRIA_OUT_LIMIT_RADIUS] = {"limit_radius", "upper bound on the spectral radius of the Jacobian there (escaped trials)"},
+    [AR_EQUILIBRIA_OUT_LIMIT_RADIUS] = {"limit_radius", "estimated upper bound on the spectral radius of the Jacobian there (escaped trials)"},
     [AR_EQUILIBRIA_OUT_LIMIT_RESIDUAL] = {"limit_residual", "||F(X*) - X*||_F there, long double (escaped trials)"},
     [AR_EQUILIBRIA_OUT_LIMIT_DISTANCE] = {"limit_distance", "||X_T - X*||_F from the end state to that equilibrium (escaped trials)"},
 };

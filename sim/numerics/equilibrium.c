@@ -16,6 +16,10 @@ enum { MAX_SIDE = 16, MAX_ND = MAX_SIDE * MAX_SIDE, NEWTON_STEPS = 40, HULL_STEP
 static const long double STEP = 1e-5L;       /* central differences of F */
 static const double PROBE = 1e-3, LIPSCHITZ_SAFETY = 4, KANTOROVICH_MAX = 0.25, HEMISPHERE_MARGIN = 1e-12;
 
+static const ar_equilibrium no_equilibrium = {.residual = NAN, .newton_step = NAN, .kantorovich = NAN,
+                                               .lipschitz = NAN, .condition = NAN, .distance = NAN,
+                                               .min_weight = NAN, .radius = NAN, .radius_bound = NAN, .rank = NAN};
+
 typedef struct {
     long double *x, *fx, *plus, *f1, *f2;
     double *jac, *jac2, *a, *v, *wr, *wi, *rhs, *sv, *lapack;
@@ -199,6 +203,17 @@ static double radius_and_condition(int nd, const double *jac, const scratch *s, 
     return radius;
 }
 
+/* A bound on the logits |x_i W_Q W_K^T x_j| / sqrt(d) at unit rows: the rounding of F's
+ * differences grows with it. */
+static double logit_bound(const ar_attention_map *map)
+{
+    int d = map->d;
+    double q = 0, k = 0;
+    for (int i = 0; i < d * d; ++i)
+        q += map->wq[i] * map->wq[i], k += map->wk[i] * map->wk[i];
+    return sqrt(q * k / d);
+}
+
 static void certify(const ar_attention_map *map, const double *start, ar_equilibrium *eq, const scratch *s)
 {
     int n = map->mask->n, d = map->d, nd = n * d;
@@ -210,21 +225,14 @@ static void certify(const ar_attention_map *map, const double *start, ar_equilib
         distance += (s->x[i] - start[i]) * (s->x[i] - start[i]);
     eq->distance = (double)sqrtl(distance);
     jacobian(map, s->x, STEP, s->jac, s);
-    jacobian(map, s->x, 2 * STEP, s->jac2, s);
-    /* beta = 1 / sigma_min(J - I) */
-    memcpy(s->a, s->jac, nn * sizeof *s->a);
-    for (int i = 0; i < nd; ++i)
-        s->a[(size_t)i * nd + i] -= 1;
-    if (ar_singular_values(nd, nd, s->a, s->sv, s->lapack, s->iwork) != 0)
-        return;
-    double beta = s->sv[nd - 1] > 0 ? 1 / s->sv[nd - 1] : INFINITY;
     if (newton_step(nd, s->jac, s->x, s->fx, s))
         return;
     double eta = 0;
     for (int i = 0; i < nd; ++i)
         eta += s->rhs[i] * s->rhs[i];
     eq->newton_step = eta = sqrt(eta);
-    /* K: the change of J over a probe step in a fixed direction, with a safety factor */
+    /* K: the change of J over a probe step in one fixed direction, with a safety factor
+     * (an estimate, not a bound) */
     long double probe = 0;
     for (int i = 0; i < nd; ++i)
         probe += (long double)(((i * 7919) % 17) - 8) * (((i * 7919) % 17) - 8);
@@ -232,31 +240,44 @@ static void certify(const ar_attention_map *map, const double *start, ar_equilib
     for (int i = 0; i < nd; ++i)
         s->fx[i] = s->x[i] + PROBE * ((((i * 7919) % 17) - 8) / probe);
     jacobian(map, s->fx, STEP, s->a, s);
-    double lipschitz = LIPSCHITZ_SAFETY * frobenius_difference(nn, s->a, s->jac) / PROBE;
-    eq->kantorovich = beta * lipschitz * eta;
-    eq->exists = eq->kantorovich <= KANTOROVICH_MAX;
-    /* The Jacobian's error: truncation (Richardson: J_h - J_2h is 3 times J_h's), the
-     * rounding of F's differences and of storing J in double, and the distance to the
-     * exact fixed point (K times 2 eta). */
+    eq->lipschitz = LIPSCHITZ_SAFETY * frobenius_difference(nn, s->a, s->jac) / PROBE;
+    /* The Jacobian's error E: truncation (Richardson: J_h - J_2h is 3 times J_h's), the
+     * rounding of F's differences (growing with the logits) and of storing J in double,
+     * and the distance to the exact fixed point (K times 2 eta). */
     jacobian(map, s->x, 2 * STEP, s->jac2, s);
     double jnorm = 0;
     for (size_t i = 0; i < nn; ++i)
         jnorm += s->jac[i] * s->jac[i];
     jnorm = sqrt(jnorm);
-    double error = frobenius_difference(nn, s->jac, s->jac2) + nd * (64.0 * nd * LDBL_EPSILON / STEP) +
-                   jnorm * DBL_EPSILON * nd + lipschitz * 2 * eta;
-    double condition;
-    eq->radius = radius_and_condition(nd, s->jac, s, &condition);
-    eq->radius_bound = eq->radius + sqrt(2.0) * condition * error;
+    double rounding = nd * (64.0 * nd * LDBL_EPSILON * (1 + logit_bound(map)) / STEP);
+    double error = frobenius_difference(nn, s->jac, s->jac2) + rounding + jnorm * DBL_EPSILON * nd +
+                   eq->lipschitz * 2 * eta;
+    /* beta = 1 / sigma_min(J - I), sigma_min lowered by ||E|| (Weyl) */
+    memcpy(s->a, s->jac, nn * sizeof *s->a);
+    for (int i = 0; i < nd; ++i)
+        s->a[(size_t)i * nd + i] -= 1;
+    if (ar_singular_values(nd, nd, s->a, s->sv, s->lapack, s->iwork) != 0)
+        return;
+    double beta = s->sv[nd - 1] > error ? 1 / (s->sv[nd - 1] - error) : INFINITY;
+    eq->kantorovich = beta * eq->lipschitz * eta;
+    eq->exists = eq->kantorovich <= KANTOROVICH_MAX;
+    eq->radius = radius_and_condition(nd, s->jac, s, &eq->condition);
+    eq->radius_bound = eq->radius + sqrt(2.0) * eq->condition * error;
     eq->attracting = eq->radius_bound < 1;
-    /* rank of X* */
+    /* The start is in the basin if the ball around X* that holds it is contracting in
+     * the eigenvector norm: there ||J||_V <= radius_bound + kappa K r, and the ball of
+     * 2-norm radius r = distance + 2 eta sits inside a V-ball of kappa r. */
+    double reach = eq->distance + 2 * eta;
+    eq->basin = eq->attracting && eq->condition * eq->condition * eq->lipschitz * reach < (1 - eq->radius_bound) / 2;
+    /* rank of X*: singular values above 1e-6 sigma_1 (the collapse threshold) and well
+     * above the distances involved */
     for (int i = 0; i < nd; ++i)
         s->a[i] = (double)s->x[i];
     int m = n < d ? n : d;
     if (ar_singular_values(n, d, s->a, s->sv, s->lapack, s->iwork) == 0) {
         int rank = 0;
         for (int i = 0; i < m; ++i)
-            rank += s->sv[i] > 1e-8 * s->sv[0];
+            rank += s->sv[i] > fmax(AR_COLLAPSED * s->sv[0], 10 * reach);
         eq->rank = s->sv[0] > 0 ? rank : 0;
     }
     eq->certified = eq->exists && eq->attracting && eq->min_weight >= AR_WEIGHT_FLOOR;
@@ -267,7 +288,7 @@ int ar_equilibrium_certify(const ar_attention_map *map, double *x, ar_equilibriu
     scratch s;
     int n = map->mask->n, d = map->d, nd = n * d;
     carve(n, d, work, &s);
-    *eq = (ar_equilibrium){NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, 0, 0, 0};
+    *eq = no_equilibrium;
     for (int i = 0; i < nd; ++i)
         s.x[i] = x[i];
     polish(map, &s);
@@ -327,10 +348,10 @@ int ar_open_hemisphere(int n, int d, const double *x, double *work)
 }
 
 ar_end_state ar_classify_end_state(const ar_attention_map *map, const double *x, int isometric, int connected,
-                                   double reach, ar_equilibrium *eq, void *work)
+                                   double polish_below, ar_equilibrium *eq, void *work)
 {
     int n = map->mask->n, d = map->d;
-    *eq = (ar_equilibrium){NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, 0, 0, 0};
+    *eq = no_equilibrium;
     scratch s;
     carve(n, d, work, &s);
     /* Collapsed: to a rank-one subspace (sigma_2 < 1e-6 sigma_1), which takes in the
@@ -346,9 +367,9 @@ ar_end_state ar_classify_end_state(const ar_attention_map *map, const double *x,
         return AR_END_METASTABLE;
     for (int i = 0; i < n * d; ++i)
         s.x[i] = x[i];
-    if (!(residual(map, s.x, s.fx) < reach))
+    if (!(residual(map, s.x, s.fx) < polish_below))
         return AR_END_UNSETTLED; /* too far from any fixed point for Newton to mean it */
     polish(map, &s);
     certify(map, x, eq, &s);
-    return eq->certified && eq->rank >= 2 && eq->distance <= reach ? AR_END_CERTIFIED : AR_END_UNSETTLED;
+    return eq->certified && eq->basin && eq->rank >= 2 ? AR_END_CERTIFIED : AR_END_UNSETTLED;
 }

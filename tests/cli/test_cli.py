@@ -515,8 +515,9 @@ def case_masks_layout(tmp):
              "--set", "temperature.n=16", "--set", "temperature.layers=20", "--set", "bound.n=16",
              "--set", "bound.layers=30", "--set", "bound.p=0.3", "--set", "equilibria.n=3", "--set", "equilibria.d=3",
              "--set", "equilibria.rank=[1,2,3]", "--set", "equilibria.layers=50", "--set", "escape.n=3",
-             "--set", "escape.d=3", "--set", "escape.layers=300", "--set", "escape_scan.n=3",
-             "--set", "escape_scan.d=3", "--set", "escape_scan.layers=50"]
+             "--set", "escape.d=3", "--set", "escape.layers=300", "--set", "figure1.trials=60",
+             "--set", "figure1.layers=500", "--set", "figure2.n=8", "--set", "figure2.d=4",
+             "--set", "figure2.layers=30"]
     proc = run(["run", spec, "-o", out, "-q"] + small, expect=None)
     check(proc.returncode in (0, 1, 4), f"masks spec runs (exit {proc.returncode}): {proc.stderr}")
     with h5py.File(out) as f:
@@ -545,6 +546,22 @@ def case_masks_layout(tmp):
         check(list(e["witness_rank/mean"][...]) == [1, 2, 3], "witness of every rank")
         check(e["witness_rank/hist"].shape == (3, 4), "rank histogram over 0..min(n, d)")
         check(("equilibria", "M4", "HOLDS") in rows and ("equilibria", "M4rank", "HOLDS") in rows, "M4 verdicts")
+        # Every trial's end state is in exactly one class; nothing frozen counts as escape.
+        for name in ["equilibria", "escape", "figure1"]:
+            g = f[name]
+            total = sum(g[f"{c}/mean"][...] for c in ["collapsed", "metastable", "escaped", "unsettled"])
+            check(np.allclose(total, 1), f"{name}: the four end-state classes partition the trials")
+        esc = f["escape"]
+        check([x.decode() for x in esc["value"][...]] == ["identity", "orthogonal", "gaussian"], "escape's W_V axis")
+        check((esc["escaped/mean"][...][0] == 0).all(), "W_V = I: no certified escape")
+        fig1 = f["figure1"]
+        check(fig1["escaped/mean"][...][0, 0] > 0 and (fig1["limit_rank/min"][...][0, 0] == 2),
+              "Figure 1's setting: certified rank-2 escapes under the causal mask")
+        check(("figure1", "M4escape", "HOLDS") in rows, "M4escape holds on a certified witness")
+        check(("figure2", "M4fig2", "VIOLATED") in rows, "Figure 2's claim is VIOLATED here")
+        m = f["bound"]
+        check(np.nanmax(m["apriori_fraction/max"][...]) <= 1 and np.nanmin(m["apriori_rate/min"][...]) > 0,
+              "the a-priori bound holds and guarantees a positive rate")
     # Bad input names the field.
     bad = write(f"{tmp}/bad.cfg", 'seed = 1;\nexperiments = ( { name = "e"; simulator = "mask_dynamics";\n'
                 'trials = 4; n = 16; d = 8; init = "orthonormal"; } );\n')
@@ -558,9 +575,11 @@ def case_masks_layout(tmp):
 def case_convex_layout(tmp):
     spec = os.path.join(os.environ["ATTNRANK_SOURCE_ROOT"], "runs", "convex.cfg")
     out = f"{tmp}/c.h5"
-    small = ["--set", "trials=5", "--set", "equal.N=[3,4]", "--set", "equal.starts=20", "--set", "sparsity.N=12",
+    small = ["--set", "trials=5", "--set", "equal.N=[3,4]", "--set", "equal.starts=20", "--set", "sparsity.N=4",
              "--set", "sparsity.n=8", "--set", "sparsity.d=4", "--set", "heads.N=4", "--set", "heads.h=[1,5]",
-             "--set", "heads.starts=10", "--set", "random_y.N=4", "--set", "random_y.starts=10"]
+             "--set", "heads.starts=10", "--set", "random_y.N=4", "--set", "random_y.starts=10",
+             "--set", "softmax.h=[1,2]", "--set", "softmax.beta=0.2", "--set", "softmax.softmax_starts=2",
+             "--set", "softmax_tokens.beta=0.2", "--set", "softmax_tokens.softmax_starts=2"]
     proc = run(["run", spec, "-o", out, "-q"] + small, expect=None)
     check(proc.returncode in (0, 1, 4), f"convex spec runs (exit {proc.returncode}): {proc.stderr}")
     with h5py.File(out) as f:
@@ -580,6 +599,13 @@ def case_convex_layout(tmp):
         rows = [(r["experiment"].decode(), r["claim"].decode(), r["verdict"].decode()) for r in f["verdicts"][...]]
         check(("equal", "C1", "HOLDS") in rows and ("equal", "C1lower", "HOLDS") in rows, f"C1 verdicts: {rows}")
         check(("sparsity", "C2", "HOLDS") in rows, "C2 verdict")
+        sm = f["softmax"]
+        check(sm["softmax_excess/mean"].shape == (2, 2, 2) and np.isfinite(sm["softmax_excess/mean"][...]).all(),
+              "softmax excess over (h, targets, positions)")
+        check(np.isnan(sm["network_excess/mean"][...]).all(), "starts = 0: no relaxed network")
+        check((sm["convex_minus_softmax/max"][...] <= 1e-6).all(), "softmax attention stays above the relaxation")
+        check(f["softmax_tokens/softmax_active_tokens/hist"].shape == (11,), "softmax active tokens over 0..n")
+        check(any(e == "softmax" and c == "C4" for e, c, _ in rows), "C4 judged")
         check(any(e == "heads" and c == "C3" for e, c, _ in rows), "C3 judged at h = 1")
     bad = write(f"{tmp}/bad.cfg", 'seed = 1;\nexperiments = ( { name = "e"; simulator = "convex_attention";\n'
                 'trials = 4; n = 3; planted = 5; } );\n')
