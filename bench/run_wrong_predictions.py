@@ -7,7 +7,7 @@ its own build folder, so the checkout is never touched. Prints one row per wrong
 prediction: the verdicts of the edited claim and verify's exit status. A bench (about
 a minute per row), not a test.
 
-    bench/run_wrong_predictions.py [--keep DIR]
+    bench/run_wrong_predictions.py [--keep DIR] [--claims ID,ID...]
 """
 import argparse
 import os
@@ -51,6 +51,14 @@ WRONG = [
      "return keyquery_moderate(p) && full_head(p) ? 1 + r * r - (r * r - log1p(r * r)) : NAN;"),
     ("H5b rank d_h instead of d_h + 1", "H5b", "theory/hardmax.c",
      "return dh1 < n_of(p) ? dh1 : NAN;", "return dh1 < n_of(p) ? dh1 - 1 : NAN;"),
+    ("C2 at most N positions instead of N + 1", "C2", "theory/convex.c",
+     "? samples(p) + 1 : NAN;", "? samples(p) : NAN;"),
+    ("C2 at most N - 1 positions", "C2", "theory/convex.c",
+     "? samples(p) + 1 : NAN;", "? samples(p) - 1 : NAN;"),
+    ("M4fig2 mu above 1e-12 instead of 1e-6", "M4fig2", "theory/masks.c",
+     "AR_MASKDYN_VALUE_GAUSSIAN ? 1e-6 : NAN;", "AR_MASKDYN_VALUE_GAUSSIAN ? 1e-12 : NAN;"),
+    ("C4 the relaxation bounds softmax within 5%", "C4", "theory/convex.c",
+     "return softmax_trained(p) ? 1e-8 : NAN;", "return softmax_trained(p) ? 0.05 : NAN;"),
 ]
 
 
@@ -61,7 +69,9 @@ def sh(args, cwd, quiet=True):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--keep", help="work in this folder and leave it")
+    ap.add_argument("--claims", help="only the rows of these claims (comma-separated ids)")
     args = ap.parse_args()
+    only = set(args.claims.split(",")) if args.claims else None
     work = args.keep or tempfile.mkdtemp(prefix="attnrank-wrong-")
     tree = os.path.join(work, "tree")
     if not os.path.isdir(tree):
@@ -71,7 +81,8 @@ def main():
         sh(["meson", "setup", build, "-Dtests=false"], tree)
     print(f"{'wrong prediction':52s} {'claim':6s} {'verdicts of the claim':34s} exit")
     try:
-        for label, claim, path, old, new in WRONG + [("(none: the theory as it is)", "", "", "", "")]:
+        rows = [w for w in WRONG if only is None or w[1] in only]
+        for label, claim, path, old, new in rows + [("(none: the theory as it is)", "", "", "", "")]:
             source = os.path.join(tree, path) if path else None
             original = open(source).read() if source else None
             if source:

@@ -75,9 +75,9 @@ static double m3_shape(const ar_point *p) { return isnan(m3_rate(p)) ? NAN : 0.5
  * paper's own W_V could not be recovered (its text is not in the stored pages), so the
  * second part is not judged (README). The witness of rank k (ln_equilibria) builds its
  * own W_V per rank: its residual and rank check the construction (unit checks). The
- * first part is an existence claim, judged on certified non-collapse only: a start
- * within a certified distance of an attracting equilibrium of rank >= 2, all weights
- * above the floor, has a basin of positive measure (equilibrium.h). */
+ * first part is an existence claim, judged on certified non-collapse only: a start in
+ * the contracting ball of an attracting equilibrium of rank >= 2, all weights above
+ * the floor, shows a basin of positive measure (equilibrium.h). */
 static int witness(const ar_point *p)
 {
     return ar_point_choice(p, AR_EQUILIBRIA_VALUE) == AR_EQUILIBRIA_VALUE_WITNESS &&
@@ -143,7 +143,8 @@ const ar_claim ar_masks_claims[] = {
      .predict = m4_rank, .rel_tol = 0.5, .identity = 1},
     {.id = "M4escape", .sim = &ar_sim_ln_equilibria, .output = AR_EQUILIBRIA_OUT_ESCAPED,
      .statement = "for some W_V a set of inputs of positive measure does not collapse: a random start ends "
-                  "certified non-collapse (near an attracting equilibrium of rank >= 2, weights >= 1e-12)",
+                  "certified non-collapse (in the contracting ball of an attracting equilibrium of rank >= 2, "
+                  "weights >= 1e-12)",
      .formula = "> 0.5 somewhere", .rule = AR_RULE_WITNESS, .predict = m4_escape},
 };
 const int ar_masks_claim_count = AR_COUNT(ar_masks_claims);

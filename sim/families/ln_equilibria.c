@@ -309,8 +309,8 @@ static int rank_hist(const ar_point *p) { return rank_max(p); }
 static const ar_output outputs[] = {
     [AR_EQUILIBRIA_OUT_WITNESS_RESIDUAL] = {"witness_residual", "||F(X*) - X*||_F of the rank-k witness in long double after the polish (value = witness, complete mask)", NULL,
      has_witness},
-    [AR_EQUILIBRIA_OUT_WITNESS_RANK] = {"witness_rank", "numerical rank of the witness (singular values above 1e-8 sigma_1)", rank_hist, has_witness,
-     .definition = "singular values of the witness above 1e-8 sigma_1 (SVD)"},
+    [AR_EQUILIBRIA_OUT_WITNESS_RANK] = {"witness_rank", "numerical rank of the witness (singular values above 1e-6 sigma_1)", rank_hist, has_witness,
+     .definition = "singular values of the witness above max(1e-6 sigma_1, 10 (distance + 2 eta)) (SVD)"},
     [AR_EQUILIBRIA_OUT_WITNESS_RADIUS] = {"witness_radius", "estimated upper bound on the spectral radius of the Jacobian of F at the "
                 "witness (long-double central differences plus Bauer-Fike's margin for their estimated error)", NULL, has_witness},
     [AR_EQUILIBRIA_OUT_WITNESS_ATTRACTING] = {"witness_attracting", "1 if that bound is below 1 (the witness attracts), else 0", NULL,
@@ -327,7 +327,7 @@ static const ar_output outputs[] = {
     [AR_EQUILIBRIA_OUT_UNSETTLED] = {"unsettled", "1 if none of these: not collapsed, not frozen, no certified equilibrium nearby"},
     [AR_EQUILIBRIA_OUT_END_MIN_WEIGHT] = {"end_min_weight", "smallest attention weight at the end state (long double: no underflow above 1e-4900)"},
     [AR_EQUILIBRIA_OUT_LIMIT_RANK] = {"limit_rank", "rank of the certified equilibrium (escaped trials)", rank_hist,
-     .definition = "singular values above 1e-8 sigma_1 (SVD)"},
+     .definition = "singular values above max(1e-6 sigma_1, 10 (distance + 2 eta)) (SVD)"},
     [AR_EQUILIBRIA_OUT_LIMIT_RADIUS] = {"limit_radius", "estimated upper bound on the spectral radius of the Jacobian there (escaped trials)"},
     [AR_EQUILIBRIA_OUT_LIMIT_RESIDUAL] = {"limit_residual", "||F(X*) - X*||_F there, long double (escaped trials)"},
     [AR_EQUILIBRIA_OUT_LIMIT_DISTANCE] = {"limit_distance", "||X_T - X*||_F from the end state to that equilibrium (escaped trials)"},
