@@ -22,6 +22,16 @@ static void complete_mask(int n, int *storage, ar_mask *mask)
     ar_mask_build(&spec, NULL, storage, mask);
 }
 
+/* Two tokens under the causal mask with W_Q = W_K = 0: the second row's weights are
+ * 1/2 and 1/2. storage: 7 ints. */
+static ar_attention_map two_tokens_uniform(int *storage, ar_mask *mask, const double *wv)
+{
+    static const double zero[4] = {0};
+    ar_mask_spec spec = {AR_MASK_CAUSAL, 2, 0, 1, 0, 0};
+    ar_mask_build(&spec, NULL, storage, mask);
+    return (ar_attention_map){mask, 2, zero, zero, wv, AR_NORM_SPHERE, 1};
+}
+
 static void collapsed_states(void)
 {
     enum { N = 4, D = 3 };
@@ -103,12 +113,10 @@ static void hemisphere_state_is_metastable(void)
 static void two_token_fixed_points(void)
 {
     enum { N = 2, D = 2 };
-    ar_mask_spec spec = {AR_MASK_CAUSAL, N, 0, 1, 0, 0};
     int storage[N * N + N + 1];
     ar_mask mask;
-    ar_mask_build(&spec, NULL, storage, &mask);
-    double zero[D * D] = {0}, wv[D * D] = {0.5, 2, 0, 1};
-    ar_attention_map map = {&mask, D, zero, zero, wv, AR_NORM_SPHERE, 1};
+    double wv[D * D] = {0.5, 2, 0, 1};
+    ar_attention_map map = two_tokens_uniform(storage, &mask, wv);
     void *work = workspace(N, D);
     int attracting = 0, repelling = 0;
     for (int root = 0; root < 2; ++root) {
@@ -142,19 +150,17 @@ static void two_token_fixed_points(void)
 static void slow_node_near_a_saddle(void)
 {
     enum { N = 2, D = 2 };
-    ar_mask_spec spec = {AR_MASK_CAUSAL, N, 0, 1, 0, 0};
     int storage[N * N + N + 1];
     ar_mask mask;
-    ar_mask_build(&spec, NULL, storage, &mask);
     double r = 0.99, s = (1 - r) * (1 - 1e-9), c = sqrt(1 - s * s);
-    double inverse[4] = {1, 0, -c / s, 1 / s}, scaled[4], l[4] = {1, 0, c, s}, wv[4], zero[4] = {0};
+    double inverse[4] = {1, 0, -c / s, 1 / s}, scaled[4], l[4] = {1, 0, c, s}, wv[4];
     for (int i = 0; i < 2; ++i)
         for (int j = 0; j < 2; ++j)
             scaled[i * 2 + j] = inverse[i * 2 + j] * (j == 0 ? 1 : r); /* L^{-1} diag(1, r) */
     for (int i = 0; i < 2; ++i)
         for (int j = 0; j < 2; ++j)
             wv[i * 2 + j] = scaled[i * 2] * l[j] + scaled[i * 2 + 1] * l[2 + j];
-    ar_attention_map map = {&mask, D, zero, zero, wv, AR_NORM_SPHERE, 1};
+    ar_attention_map map = two_tokens_uniform(storage, &mask, wv);
     void *work = workspace(N, D);
     double a = -1 / (1 - r), disc = a * a * c * c - (a * a - 1), node[4] = {0};
     int nodes = 0;
