@@ -59,6 +59,12 @@ static double m2_bound(const ar_point *p)
     return no_layernorm(p) && identity && ar_mask_connected(p) > 0 ? 1.0 : NAN;
 }
 
+/* M2apriori: the same, with the a-priori epsilon of one W_Q, W_K (weights shared). */
+static double m2_apriori(const ar_point *p)
+{
+    return ar_point_choice(p, AR_MASKDYN_WEIGHTS) == AR_MASKDYN_WEIGHTS_SHARED ? m2_bound(p) : NAN;
+}
+
 /* M3: with LayerNorm (onto the sphere) and orthogonal W_V, inputs in a common open
  * hemisphere still collapse exponentially. */
 static double m3_rate(const ar_point *p)
@@ -122,7 +128,7 @@ const ar_claim ar_masks_claims[] = {
      .statement = "M2's bound as the paper states it (W_V = I, no LayerNorm): with eps = e^{-2C}/degree known "
                   "before the run, each column's spread falls by (1 - eps^r) over any r = radius layers (ratio of "
                   "log-decays, guaranteed / achieved)",
-     .formula = "1", .rule = AR_RULE_EVERY_TRIAL, .predict = m2_bound},
+     .formula = "1", .rule = AR_RULE_EVERY_TRIAL, .predict = m2_apriori},
     {.id = "M3", .sim = &ar_sim_mask_dynamics, .output = AR_MASKDYN_OUT_RATE_RATIO,
      .statement = "with LayerNorm (onto the sphere) and orthogonal W_V, hemisphere inputs still collapse "
                   "exponentially: the decay does not slow",

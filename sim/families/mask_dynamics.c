@@ -103,6 +103,12 @@ static int bound_checked(const ar_point *p)
     return ar_point_choice(p, AR_MASKDYN_VALUE) == AR_MASKDYN_VALUE_IDENTITY && ar_point_choice(p, AR_MASKDYN_NORM) == AR_MASKDYN_NORM_NONE;
 }
 
+/* The a-priori epsilon bounds the logits of one W_Q, W_K: weights shared by the layers. */
+static int apriori_checked(const ar_point *p)
+{
+    return bound_checked(p) && ar_point_choice(p, AR_MASKDYN_WEIGHTS) == AR_MASKDYN_WEIGHTS_SHARED;
+}
+
 static int per_layer(const ar_point *p) { return ar_point_int(p, AR_MASKDYN_LAYERS) + 1; }
 static int per_step(const ar_point *p) { return ar_point_int(p, AR_MASKDYN_LAYERS); }
 static int rank_max(const ar_point *p)
@@ -407,7 +413,7 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
     scalars[AR_MASKDYN_OUT_BOUND_RATIO] =
         bound && radius > 0 ? bound_ratio(layers, d, n, radius, l.spread, l.least, max_abs) : NAN;
     scalars[AR_MASKDYN_OUT_APRIORI_FRACTION] = scalars[AR_MASKDYN_OUT_APRIORI_RATE] = NAN;
-    if (bound && radius > 0 && !per_layer) {
+    if (apriori_checked(p) && radius > 0) {
         double eps = apriori_epsilon(d, &mask, largest_row, &l);
         scalars[AR_MASKDYN_OUT_APRIORI_FRACTION] = apriori_fraction(layers, d, n, radius, l.spread, eps, max_abs);
         scalars[AR_MASKDYN_OUT_APRIORI_RATE] = -log1p(-pow(eps, radius)) / radius;
@@ -437,9 +443,9 @@ static const ar_output outputs[] = {
     [AR_MASKDYN_OUT_EDGES] = {"edges", "edges of the mask graph, self-loops included"},
     [AR_MASKDYN_OUT_APRIORI_FRACTION] = {"apriori_fraction", "M2's bound with the paper's a-priori epsilon = e^{-2C} / (largest in-degree), "
                 "C = R^2 ||W_Q W_K^T||_2 / sqrt(d), R the largest row norm of X_0: the largest, over windows of r layers "
-                "and columns, of the log-decay it guarantees over the log-decay achieved (<= 1: it holds)", NULL, bound_checked},
+                "and columns, of the log-decay it guarantees over the log-decay achieved (<= 1: it holds)", NULL, apriori_checked},
     [AR_MASKDYN_OUT_APRIORI_RATE] = {"apriori_rate", "the per-layer collapse rate that bound guarantees, -ln(1 - epsilon^r) / r", NULL,
-     bound_checked},
+     apriori_checked},
     [AR_MASKDYN_OUT_RATE_RATIO] = {"rate_ratio", "rate fitted on the second half of the decay window (layers with mu_rel >= 1e-10) over the "
                    "rate on the whole window: 1 for exponential decay, near 0 for a plateau, 0 without decay "
                    "(NaN if the floor is reached within 6 layers)"},
