@@ -45,7 +45,7 @@ typedef struct ar_equilibrium {
     double min_weight;   /* smallest attention weight on an edge at X* */
     double radius;       /* spectral radius of the Jacobian at X* */
     double radius_bound; /* radius + sqrt(2) kappa(V) ||E||_F */
-    double rank;         /* singular values of X* above 1e-8 sigma_1 */
+    double rank;         /* singular values of X* above max(1e-6 sigma_1, 10 (distance + 2 eta)) */
     int exists;          /* Kantorovich's condition holds */
     int attracting;      /* radius_bound < 1 */
     int certified;       /* exists, attracting, min_weight >= AR_WEIGHT_FLOOR */
@@ -65,8 +65,9 @@ typedef enum {
 size_t ar_equilibrium_workspace(int n, int d);
 
 /* Polishes x (n x d, updated in place to X*) by Newton's method on F(X) - X in long
- * double, then certifies X*. The map must project onto the sphere (AR_NORM_SPHERE).
- * Returns 0, or 1 if LAPACK failed (eq then holds NaNs and nothing certified). */
+ * double, then certifies X*. The map must project onto the sphere (AR_NORM_SPHERE),
+ * with n, d <= 16. Returns 0, or 1 if it does not, if x is not finite or if LAPACK
+ * failed (eq then holds NaNs and nothing certified). */
 int ar_equilibrium_certify(const ar_attention_map *map, double *x, ar_equilibrium *eq, void *work);
 
 /* 1 if the n unit rows of x lie in a common open hemisphere, shown by a direction v
@@ -78,12 +79,13 @@ int ar_open_hemisphere(int n, int d, const double *x, double *work);
  * describes the equilibrium whose contracting ball holds it), or unsettled. Newton is
  * tried only where ||F(x) - x|| < polish_below. isometric: W_V is orthogonal (or the
  * identity), where M3 makes hemisphere states collapse; the mask must have a directed
- * spanning tree for that rule (connected = 1). */
+ * spanning tree for that rule (connected = 1). A state with a non-finite entry, or a
+ * map this module does not handle, is unsettled. */
 ar_end_state ar_classify_end_state(const ar_attention_map *map, const double *x, int isometric, int connected,
                                    double polish_below, ar_equilibrium *eq, void *work);
 
 /* The smallest attention weight on an edge at x, in long double (no underflow above
- * 1e-4900). */
+ * 1e-4900); NaN for a map this module does not handle. */
 double ar_min_attention_weight(const ar_attention_map *map, const double *x);
 
 #endif

@@ -57,6 +57,8 @@ void ar_mask_build(const ar_mask_spec *spec, ar_rng *rng, int *storage, ar_mask 
  * steps), or -1 if no token reaches all (no directed spanning tree); *root gets the
  * root. work: ar_mask_radius_workspace ints. */
 size_t ar_mask_radius_workspace(const ar_mask *mask);
+/* The same for any mask the spec can build (its largest edge count), before building. */
+size_t ar_mask_spec_radius_workspace(const ar_mask_spec *spec);
 int ar_mask_radius(const ar_mask *mask, int *root, int *work);
 
 #endif

@@ -123,7 +123,10 @@ static double cost(const ar_point *p)
     double N = ar_point_int(p, AR_CONVEX_SAMPLES), n = ar_point_int(p, AR_CONVEX_TOKENS), d = ar_point_int(p, AR_CONVEX_DIM);
     double h = heads_of(p), starts = ar_point_int(p, AR_CONVEX_STARTS);
     double softmax = ar_point_int(p, AR_CONVEX_SOFTMAX_STARTS), per_eval = 8 * N * h * (n * n * d + n * d * d + n * n);
-    return 2000 * 2 * N * n * d + starts * 500 * 6 * N * n * d * h + softmax * 300 * 2 * per_eval;
+    /* L-BFGS often runs to its cap: with the free positional bias the optimum can lie at
+     * infinity; two evaluations an iteration on average */
+    double iterations = fmin(ar_point_int(p, AR_CONVEX_SOFTMAX_ITERATIONS), 1000);
+    return 2000 * 2 * N * n * d + starts * 500 * 6 * N * n * d * h + softmax * iterations * 2 * per_eval;
 }
 
 static void copy_network(int n, int d, const ar_network *from, ar_network *to)

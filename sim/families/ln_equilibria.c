@@ -94,7 +94,7 @@ static ar_mask_spec mask_spec(const ar_point *p)
 }
 
 typedef struct {
-    double *wq, *wk, *wv, *x, *fx, *plus, *wr, *weights, *map_work;
+    double *wq, *wk, *wv, *x, *fx, *plus, *column, *weights, *map_work;
     double *v, *gram, *mix, *haar_work;
     void *certify_work;
     int *ipiv, *mask_storage, *radius_work;
@@ -113,7 +113,7 @@ static size_t carve(const ar_point *p, char *base, layout *l)
     l->x = ar_carve(&c, nd * D);
     l->fx = ar_carve(&c, nd * D);
     l->plus = ar_carve(&c, nd * D);
-    l->wr = ar_carve(&c, nd * D);
+    l->column = ar_carve(&c, nd * D);
     l->weights = ar_carve(&c, (size_t)ar_mask_max_edges(&spec) * D);
     l->map_work = ar_carve(&c, (3 * nd + n * n) * D);
     l->v = ar_carve(&c, k * d * D);
@@ -122,7 +122,7 @@ static size_t carve(const ar_point *p, char *base, layout *l)
     l->certify_work = ar_carve(&c, ar_equilibrium_workspace((int)n, (int)d));
     l->ipiv = ar_carve(&c, nd * sizeof(int));
     l->mask_storage = ar_carve(&c, ar_mask_storage(&spec) * sizeof(int));
-    l->radius_work = ar_carve(&c, (5 * n + 2 + (size_t)ar_mask_max_edges(&spec)) * sizeof(int));
+    l->radius_work = ar_carve(&c, ar_mask_spec_radius_workspace(&spec) * sizeof(int));
     return c.used;
 }
 
@@ -180,7 +180,7 @@ static int build_witness(const problem *pr, int k, ar_rng *rng)
 {
     const layout *l = pr->l;
     int n = pr->n, d = pr->d;
-    double *b = l->mix, *b_inv = b + (size_t)k * k, *p = b_inv + (size_t)k * k, *column = l->wr;
+    double *b = l->mix, *b_inv = b + (size_t)k * k, *p = b_inv + (size_t)k * k, *column = l->column;
     /* Existence needs one witness: draw until B is well conditioned (cond_1 <= 1e3),
      * so that W_V's norm, and with it the round-off floor of the certificate, stays
      * small. A trial that finds none in WITNESS_DRAWS draws fails (and is counted). */

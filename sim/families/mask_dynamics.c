@@ -151,7 +151,7 @@ static size_t carve(const ar_point *p, char *base, layout *l)
     l->iwork = ar_carve(&c, bound ? 8 * d * sizeof(int) : 0);
     l->radius = ar_carve(&c, sizeof(int));
     l->mask_storage = ar_carve(&c, ar_mask_storage(&spec) * sizeof(int));
-    l->radius_work = ar_carve(&c, (5 * n + 2 + edges) * sizeof(int));
+    l->radius_work = ar_carve(&c, ar_mask_spec_radius_workspace(&spec) * sizeof(int));
     return c.used;
 }
 
@@ -371,7 +371,7 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
     double sd = sqrt(ar_logit_scale(ar_point_real(p, AR_MASKDYN_SCALE), d)); /* logits' sd = sd^2 */
     if (draw_weights(rng, value, d, sd, &l))
         return 1;
-    int per_layer = ar_point_choice(p, AR_MASKDYN_WEIGHTS) == AR_MASKDYN_WEIGHTS_PER_LAYER;
+    int fresh_weights = ar_point_choice(p, AR_MASKDYN_WEIGHTS) == AR_MASKDYN_WEIGHTS_PER_LAYER;
     ar_attention_map map = {.mask = &mask,
                             .d = d,
                             .wq = l.wq,
@@ -393,7 +393,7 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
             column_spreads(n, d, l.x, l.spread + (size_t)t * d);
         if (t == layers)
             break;
-        if (per_layer && t > 0 && draw_weights(rng, value, d, sd, &l))
+        if (fresh_weights && t > 0 && draw_weights(rng, value, d, sd, &l))
             return 1; /* a fresh layer: new W_Q, W_K, W_V (the map points at them) */
         least[t] = ar_attention_map_apply(&map, l.x, l.next, l.weights, l.map_work);
         if (bound)

@@ -118,8 +118,24 @@ static double residual(const ar_attention_map *map, const long double *x, long d
     return (double)sqrtl(total);
 }
 
+/* What the long-double map handles: rows onto the sphere, n and d up to MAX_SIDE. */
+static int supported(const ar_attention_map *map)
+{
+    return map->norm == AR_NORM_SPHERE && map->mask->n <= MAX_SIDE && map->d <= MAX_SIDE;
+}
+
+static int finite_state(int count, const double *x)
+{
+    for (int i = 0; i < count; ++i)
+        if (!isfinite(x[i]))
+            return 0;
+    return 1;
+}
+
 double ar_min_attention_weight(const ar_attention_map *map, const double *x)
 {
+    if (!supported(map))
+        return NAN;
     long double xl[MAX_ND], y[MAX_ND];
     for (int i = 0; i < map->mask->n * map->d; ++i)
         xl[i] = x[i];
@@ -203,6 +219,9 @@ static double radius_and_condition(int nd, const double *jac, const scratch *s, 
     return radius;
 }
 
+/* The probe direction for K: fixed, spread over every coordinate, no randomness. */
+static int probe_entry(int i) { return ((i * 7919) % 17) - 8; }
+
 /* A bound on the logits |x_i W_Q W_K^T x_j| / sqrt(d) at unit rows: the rounding of F's
  * differences grows with it. */
 static double logit_bound(const ar_attention_map *map)
@@ -233,13 +252,12 @@ static void certify(const ar_attention_map *map, const double *start, ar_equilib
     eq->newton_step = eta = sqrt(eta);
     /* K: the change of J over a probe step in one fixed direction, with a safety factor
      * (an estimate, not a bound) */
-    long double probe = 0;
+    long double norm = 0, *probed = s->fx; /* fx is free again: F(X*) is no longer needed */
     for (int i = 0; i < nd; ++i)
-        probe += (long double)(((i * 7919) % 17) - 8) * (((i * 7919) % 17) - 8);
-    probe = sqrtl(probe);
+        norm += (long double)probe_entry(i) * probe_entry(i);
     for (int i = 0; i < nd; ++i)
-        s->fx[i] = s->x[i] + PROBE * ((((i * 7919) % 17) - 8) / probe);
-    jacobian(map, s->fx, STEP, s->a, s);
+        probed[i] = s->x[i] + PROBE * (probe_entry(i) / sqrtl(norm));
+    jacobian(map, probed, STEP, s->a, s);
     eq->lipschitz = LIPSCHITZ_SAFETY * frobenius_difference(nn, s->a, s->jac) / PROBE;
     /* The Jacobian's error E: truncation (Richardson: J_h - J_2h is 3 times J_h's), the
      * rounding of F's differences (growing with the logits) and of storing J in double,
@@ -287,8 +305,10 @@ int ar_equilibrium_certify(const ar_attention_map *map, double *x, ar_equilibriu
 {
     scratch s;
     int n = map->mask->n, d = map->d, nd = n * d;
-    carve(n, d, work, &s);
     *eq = no_equilibrium;
+    if (!supported(map) || !finite_state(nd, x))
+        return 1;
+    carve(n, d, work, &s);
     for (int i = 0; i < nd; ++i)
         s.x[i] = x[i];
     polish(map, &s);
@@ -352,6 +372,8 @@ ar_end_state ar_classify_end_state(const ar_attention_map *map, const double *x,
 {
     int n = map->mask->n, d = map->d;
     *eq = no_equilibrium;
+    if (!supported(map) || !finite_state(n * d, x))
+        return AR_END_UNSETTLED; /* nothing this module can certify */
     scratch s;
     carve(n, d, work, &s);
     /* Collapsed: to a rank-one subspace (sigma_2 < 1e-6 sigma_1), which takes in the

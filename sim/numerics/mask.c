@@ -81,10 +81,14 @@ void ar_mask_build(const ar_mask_spec *spec, ar_rng *rng, int *storage, ar_mask 
     mask->edges = e;
 }
 
-size_t ar_mask_radius_workspace(const ar_mask *mask)
+/* distances, queue, root order, degree counts, and the transposed graph (out-edges) */
+static size_t radius_workspace(int n, long edges) { return 5 * (size_t)n + 2 + (size_t)edges; }
+
+size_t ar_mask_radius_workspace(const ar_mask *mask) { return radius_workspace(mask->n, mask->edges); }
+
+size_t ar_mask_spec_radius_workspace(const ar_mask_spec *spec)
 {
-    /* distances, queue, root order, degree counts, and the transposed graph (out-edges). */
-    return 5 * (size_t)mask->n + 2 + (size_t)mask->edges;
+    return radius_workspace(spec->n, ar_mask_max_edges(spec));
 }
 
 int ar_mask_radius(const ar_mask *mask, int *root, int *work)

@@ -183,6 +183,51 @@ static double largest(size_t count, const double *a)
     return top;
 }
 
+/* dir = -H g by the two-loop recursion over the `stored` newest pairs (s, y) of the
+ * ring, newest at slot `newest`, scaled by gamma = s.y / y.y of the newest. */
+static void two_loop(size_t size, int stored, int newest, const double *s, const double *y, const double *rho,
+                     double *alpha, const double *g, double *dir)
+{
+    for (size_t e = 0; e < size; ++e)
+        dir[e] = -g[e];
+    for (int m = 0; m < stored; ++m) {
+        int slot = (newest - m + PAIRS) % PAIRS;
+        alpha[slot] = rho[slot] * dot(size, s + slot * size, dir);
+        for (size_t e = 0; e < size; ++e)
+            dir[e] -= alpha[slot] * y[slot * size + e];
+    }
+    if (stored > 0) {
+        const double *s_last = s + newest * size, *y_last = y + newest * size;
+        double gamma = dot(size, s_last, y_last) / dot(size, y_last, y_last);
+        for (size_t e = 0; e < size; ++e)
+            dir[e] *= gamma;
+    }
+    for (int m = stored - 1; m >= 0; --m) {
+        int slot = (newest - m + PAIRS) % PAIRS;
+        double correction = rho[slot] * dot(size, y + slot * size, dir);
+        for (size_t e = 0; e < size; ++e)
+            dir[e] += (alpha[slot] - correction) * s[slot * size + e];
+    }
+}
+
+/* Armijo backtracking along dir from theta, halving *step from its value until the
+ * objective falls by 1e-4 step slope or the step is below 1e-20; the trial point and
+ * its gradient are left in trial, grad. Returns the trial objective. */
+static double armijo(const ar_convex_problem *p, int heads, int positional, const double *theta, const double *dir,
+                     double f, double slope, double *step, double *trial, double *grad, double *scratch)
+{
+    size_t size = ar_softmax_network_size(p->tokens, p->dim, heads, positional);
+    double f_new = INFINITY;
+    for (; *step > 1e-20; *step /= 2) {
+        for (size_t e = 0; e < size; ++e)
+            trial[e] = theta[e] + *step * dir[e];
+        f_new = ar_softmax_network_objective(p, heads, positional, trial, grad, scratch);
+        if (f_new <= f + 1e-4 * *step * slope)
+            break;
+    }
+    return f_new;
+}
+
 double ar_softmax_network_train(const ar_convex_problem *p, int heads, int positional, double *theta,
                                 int max_iterations, double tol, double *grad_max, double *work)
 {
@@ -195,26 +240,7 @@ double ar_softmax_network_train(const ar_convex_problem *p, int heads, int posit
     double f = ar_softmax_network_objective(p, heads, positional, theta, g, scratch);
     int stored = 0, newest = -1;
     for (int it = 0; it < max_iterations && largest(size, g) > tol; ++it) {
-        /* the two-loop recursion: dir = -H g */
-        for (size_t e = 0; e < size; ++e)
-            dir[e] = -g[e];
-        for (int m = 0; m < stored; ++m) {
-            int slot = (newest - m + PAIRS) % PAIRS;
-            alpha[slot] = rho[slot] * dot(size, s + slot * size, dir);
-            for (size_t e = 0; e < size; ++e)
-                dir[e] -= alpha[slot] * y[slot * size + e];
-        }
-        if (stored > 0) {
-            double *sy = s + newest * size, *yy = y + newest * size, gamma = dot(size, sy, yy) / dot(size, yy, yy);
-            for (size_t e = 0; e < size; ++e)
-                dir[e] *= gamma;
-        }
-        for (int m = stored - 1; m >= 0; --m) {
-            int slot = (newest - m + PAIRS) % PAIRS;
-            double beta = rho[slot] * dot(size, y + slot * size, dir);
-            for (size_t e = 0; e < size; ++e)
-                dir[e] += (alpha[slot] - beta) * s[slot * size + e];
-        }
+        two_loop(size, stored, newest, s, y, rho, alpha, g, dir);
         double slope = dot(size, g, dir);
         if (!(slope < 0)) { /* not a descent direction: restart from the gradient */
             stored = 0;
@@ -222,26 +248,31 @@ double ar_softmax_network_train(const ar_convex_problem *p, int heads, int posit
                 dir[e] = -g[e];
             slope = dot(size, g, dir);
         }
-        double step = stored == 0 ? fmin(1, 1 / sqrt(-slope)) : 1, f_new = INFINITY;
-        for (; step > 1e-20; step /= 2) { /* Armijo backtracking */
+        double step = stored == 0 ? fmin(1, 1 / sqrt(-slope)) : 1, f_new = armijo(p, heads, positional, theta, dir, f, slope, &step, trial, g_new, scratch);
+        if (!(step > 1e-20) && stored > 0) { /* the quasi-Newton direction failed: once more along -g */
+            stored = 0;
             for (size_t e = 0; e < size; ++e)
-                trial[e] = theta[e] + step * dir[e];
-            f_new = ar_softmax_network_objective(p, heads, positional, trial, g_new, scratch);
-            if (f_new <= f + 1e-4 * step * slope)
-                break;
+                dir[e] = -g[e];
+            slope = dot(size, g, dir);
+            step = fmin(1, 1 / sqrt(-slope));
+            f_new = armijo(p, heads, positional, theta, dir, f, slope, &step, trial, g_new, scratch);
         }
         if (!(step > 1e-20))
             break; /* no descent left at any step size */
+        /* the new pair, kept only with positive curvature; a full memory drops its oldest
+         * pair first, since the new one is written over it */
         int slot = (newest + 1) % PAIRS;
+        double *s_new = s + slot * size, *y_new = y + slot * size;
         for (size_t e = 0; e < size; ++e) {
-            s[slot * size + e] = trial[e] - theta[e];
-            y[slot * size + e] = g_new[e] - g[e];
+            s_new[e] = trial[e] - theta[e];
+            y_new[e] = g_new[e] - g[e];
         }
-        double sy = dot(size, s + slot * size, y + slot * size);
-        if (sy > 1e-12 * sqrt(dot(size, s + slot * size, s + slot * size) * dot(size, y + slot * size, y + slot * size))) {
-            rho[slot] = 1 / sy;
+        stored = stored < PAIRS ? stored : PAIRS - 1;
+        double curvature = dot(size, s_new, y_new);
+        if (curvature > 1e-12 * sqrt(dot(size, s_new, s_new) * dot(size, y_new, y_new))) {
+            rho[slot] = 1 / curvature;
             newest = slot;
-            stored = stored < PAIRS ? stored + 1 : PAIRS;
+            stored++;
         }
         memcpy(theta, trial, size * sizeof *theta);
         double *swap = g;
