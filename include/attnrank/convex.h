@@ -63,6 +63,8 @@ typedef struct ar_network {
 } ar_network;
 
 size_t ar_network_workspace(int samples, int tokens, int dim, int heads);
+/* to = from, for networks of the same heads, n tokens and dimension d. */
+void ar_network_copy(int n, int d, const ar_network *from, ar_network *to);
 /* Objective of the network; if grad is not NULL, also its gradient (same layout). */
 double ar_network_objective(const ar_convex_problem *p, const ar_network *net, ar_network *grad, double *work);
 /* Projected gradient descent with Armijo backtracking from the given start; returns

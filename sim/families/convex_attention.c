@@ -129,13 +129,6 @@ static double cost(const ar_point *p)
     return 2000 * 2 * N * n * d + starts * 500 * 6 * N * n * d * h + softmax * iterations * 2 * per_eval;
 }
 
-static void copy_network(int n, int d, const ar_network *from, ar_network *to)
-{
-    memcpy(to->a, from->a, (size_t)from->heads * n * sizeof *to->a);
-    memcpy(to->v, from->v, (size_t)from->heads * d * sizeof *to->v);
-    memcpy(to->b, from->b, (size_t)from->heads * sizeof *to->b);
-}
-
 /* Largest entry of the projected gradient of the relaxed network at net: for the
  * attention rows a_j - proj_simplex(a_j - grad a_j), for v and b the gradient itself.
  * Zero exactly at a first-order stationary point (KKT). */
@@ -271,7 +264,7 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
             reached += (l.objectives[s] - optimum) / unit <= REACHED;
             if (s == 0 || l.objectives[s] < l.objectives[best]) {
                 best = s;
-                copy_network(n, d, &l.net, &l.best);
+                ar_network_copy(n, d, &l.net, &l.best);
             }
         }
         double stationarity = projected_gradient(&prob, &l.best, &l, n, d) / unit;

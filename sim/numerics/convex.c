@@ -312,7 +312,7 @@ double ar_network_objective(const ar_convex_problem *p, const ar_network *net, a
     return objective;
 }
 
-static void copy_network(int n, int d, const ar_network *from, ar_network *to)
+void ar_network_copy(int n, int d, const ar_network *from, ar_network *to)
 {
     memcpy(to->a, from->a, (size_t)from->heads * n * sizeof *to->a);
     memcpy(to->v, from->v, (size_t)from->heads * d * sizeof *to->v);
@@ -350,7 +350,7 @@ double ar_network_train(const ar_convex_problem *p, ar_network *net, ar_network 
         }
         if (!(f_trial < f))
             break; /* no descent left at any step size */
-        copy_network(n, d, trial, net);
+        ar_network_copy(n, d, trial, net);
         double f_old = f;
         f = ar_network_objective(p, net, grad, work);
         step *= 2;
