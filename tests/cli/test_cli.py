@@ -1038,22 +1038,29 @@ def case_xarray(tmp):
         check(float(rank["mean"].sel(n=16, d_h=8)) == f["e/argmax_rank/mean"][1, 2], "values through xarray")
 
 
-CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}
-
-
-def main():
+def main(cases=None):
+    """Run the case named on the command line; other test scripts (hostile_*.py) pass
+    their own case table and share this module's helpers."""
     global EXE
-    if len(sys.argv) != 3 or sys.argv[2] not in CASES:
-        sys.exit(f"usage: {sys.argv[0]} ATTNRANK CASE, CASE one of {', '.join(CASES)}")
+    cases = CASES if cases is None else cases
+    if len(sys.argv) != 3 or sys.argv[2] not in cases:
+        sys.exit(f"usage: {sys.argv[0]} ATTNRANK CASE, CASE one of {', '.join(cases)}")
     EXE = os.path.abspath(sys.argv[1])
     with tempfile.TemporaryDirectory(prefix="attnrank_cli_") as tmp:
         try:
-            CASES[sys.argv[2]](tmp)
+            cases[sys.argv[2]](tmp)
         except Failure as failure:
             print(f"FAIL {sys.argv[2]}: {failure}", file=sys.stderr)
             sys.exit(1)
     print(f"ok {sys.argv[2]}")
 
+
+def cases_of(namespace):
+    """The case_* functions of a module's globals, by name without the prefix."""
+    return {name[5:]: fn for name, fn in namespace.items() if name.startswith("case_")}
+
+
+CASES = cases_of(globals())
 
 if __name__ == "__main__":
     main()
