@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Hostile-user CLI tests: the environment: memory and thread limits, parameters at the ends of their ranges, plan.
+"""Hostile-user CLI tests: the environment: memory and thread limits, hostile OMP/OpenBLAS settings, plan against measured runs.
 
 usage: hostile_env.py ATTNRANK CASE     (meson registers one test per case)
 """
