@@ -11,6 +11,7 @@
 #include "support.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static void summarize_point(const char *text, long point, ar_summary *s)
 {
@@ -167,8 +168,82 @@ static void first_order_rank_at_every_tau(void)
     ar_spec_free(&spec);
 }
 
+/* One trial of a point from a fixed stream: what the engine would compute for trial 0
+ * of a point keyed 7. */
+static void trial_outputs(const ar_point *p, double *out)
+{
+    size_t bytes = (p->sim->workspace_bytes(p) + 63) & ~(size_t)63;
+    void *workspace = aligned_alloc(64, bytes);
+    ar_rng rng;
+    ar_rng_init(&rng, 31, 7, 0, 0);
+    CHECK(p->sim->trial(p, &rng, workspace, out) == 0);
+    free(workspace);
+}
+
+static void hardmax_point(const ar_sim *sim, int dh, int weights, int sampler, double sigma, double tau, ar_point *p)
+{
+    ar_point_defaults(sim, p);
+    p->value[AR_HARDMAX_N] = 16, p->value[AR_HARDMAX_D_H] = dh, p->value[AR_HARDMAX_WEIGHTS] = weights;
+    p->value[AR_HARDMAX_SAMPLER] = sampler, p->value[AR_HARDMAX_SIGMA] = sigma;
+    if (sim == &ar_sim_softmax_rank)
+        p->value[AR_HARDMAX_TAU] = tau;
+}
+
+/* sigma scales both weight matrices, so the scores by sigma^2: the argmax cannot see it
+ * and softmax sees only tau / sigma^2. From one stream every sigma in the range gives
+ * hardmax's outputs bit for bit (scores scaled by 1e-200 once underflowed to a tie of
+ * zeros, rank 1, and H3 read VIOLATED), and softmax at (sigma, tau) gives those at
+ * (1, tau / sigma^2) wherever that quotient is exact. */
+static void weight_scale_is_exact(void)
+{
+    const double sigmas[] = {5e-324, 1e-200, 0x1p-600, 1, 1e100};
+    const int n_sigmas = 5;
+    for (int weights = AR_HARDMAX_WEIGHTS_INDEPENDENT; weights <= AR_HARDMAX_WEIGHTS_CORRELATED; ++weights)
+        for (int sampler = AR_HARDMAX_SAMPLER_AUTO; sampler <= AR_HARDMAX_SAMPLER_FAITHFUL; ++sampler)
+            for (int dh = 1; dh <= 8; dh *= 2) {
+                double unit[AR_MAX_OUTPUTS], soft_unit[AR_MAX_OUTPUTS], out[AR_MAX_OUTPUTS];
+                ar_point p;
+                hardmax_point(&ar_sim_hardmax_rank, dh, weights, sampler, 1, 1, &p);
+                trial_outputs(&p, unit);
+                hardmax_point(&ar_sim_softmax_rank, dh, weights, sampler, 1, 1, &p);
+                trial_outputs(&p, soft_unit);
+                for (int s = 0; s < n_sigmas; ++s) {
+                    hardmax_point(&ar_sim_hardmax_rank, dh, weights, sampler, sigmas[s], 1, &p);
+                    trial_outputs(&p, out);
+                    CHECK(memcmp(out, unit, ar_values_per_trial(&p) * sizeof *out) == 0);
+                    hardmax_point(&ar_sim_softmax_rank, dh, weights, sampler, sigmas[s], 1, &p);
+                    trial_outputs(&p, out);
+                    CHECK(out[AR_SOFTMAX_OUT_ARGMAX_RANK] == soft_unit[AR_SOFTMAX_OUT_ARGMAX_RANK]);
+                    for (int v = 0; v < ar_values_per_trial(&p); ++v)
+                        CHECK(isfinite(out[v]) || v == AR_SOFTMAX_OUT_NUMRANK_FIRST_ORDER);
+                }
+                /* (sigma, tau) and (1, tau / sigma^2), the quotient exact in powers of 2 */
+                const double pairs[][3] = {{2, 4, 1}, {0x1p-600, 0x1p-1000, 0x1p200}, {0x1p300, 0x1p500, 0x1p-100}};
+                for (int k = 0; k < 3; ++k) {
+                    double scaled[AR_MAX_OUTPUTS];
+                    hardmax_point(&ar_sim_softmax_rank, dh, weights, sampler, pairs[k][0], pairs[k][1], &p);
+                    trial_outputs(&p, scaled);
+                    hardmax_point(&ar_sim_softmax_rank, dh, weights, sampler, 1, pairs[k][2], &p);
+                    trial_outputs(&p, out);
+                    CHECK(memcmp(out, scaled, ar_values_per_trial(&p) * sizeof *out) == 0);
+                }
+            }
+    /* the ends: scores that would overflow the temperature's quotient to 0 give hardmax's
+     * one-hot rows, and ones that would underflow to 0 give the uniform 11^T/n */
+    double out[AR_MAX_OUTPUTS];
+    ar_point p;
+    hardmax_point(&ar_sim_softmax_rank, 4, AR_HARDMAX_WEIGHTS_INDEPENDENT, AR_HARDMAX_SAMPLER_AUTO, 1e100, 1e-300, &p);
+    trial_outputs(&p, out);
+    CHECK(out[AR_SOFTMAX_OUT_NUMRANK_ABS] == out[AR_SOFTMAX_OUT_ARGMAX_RANK] && out[AR_SOFTMAX_OUT_ARGMAX_RANK] > 1);
+    hardmax_point(&ar_sim_softmax_rank, 4, AR_HARDMAX_WEIGHTS_INDEPENDENT, AR_HARDMAX_SAMPLER_AUTO, 1e-200, 1, &p);
+    trial_outputs(&p, out);
+    CHECK(out[AR_SOFTMAX_OUT_NUMRANK_ABS] == 1 && out[AR_SOFTMAX_OUT_ARGMAX_RANK] > 1);
+    CHECK_NEAR(out[AR_SOFTMAX_OUT_STABLE_RANK], 1, 1e-12);
+}
+
 int main(void)
 {
+    weight_scale_is_exact();
     deficit_is_the_rank_rescaled();
     first_order_rank_at_every_tau();
     claims_keep_to_their_assumptions();

@@ -7,7 +7,9 @@
 
 static double n_of(const ar_point *p) { return ar_point_int(p, AR_HARDMAX_N); }
 static double dh_of(const ar_point *p) { return ar_point_int(p, AR_HARDMAX_D_H); }
-static double tau_of(const ar_point *p) { return ar_point_real(p, AR_HARDMAX_TAU); }
+/* The temperature the softmax claims' regimes are stated in: tau / sigma^2, since the law
+ * of A depends on tau and sigma only through it (equal to tau at the default sigma = 1). */
+static double tau_of(const ar_point *p) { return ar_hardmax_unit_tau(p); }
 
 /* The theorems' assumptions: orthonormal inputs and independent query and key weights.
  * Outside them H1-H3 and H5a are silent; H4 states H1's bound there on purpose, as a
@@ -62,8 +64,7 @@ static double h5a_small_tau(const ar_point *p)
  * <= n): silent there rather than a HOLDS that cannot fail. */
 static double h5b_large_tau(const ar_point *p)
 {
-    double sigma = ar_point_real(p, AR_HARDMAX_SIGMA);
-    if (!(tau_of(p) >= 1e6 && tau_of(p) >= AR_SOFTMAX_FIRST_ORDER_TAU * sigma * sigma))
+    if (!(tau_of(p) >= 1e6))
         return NAN;
     double dh1 = dh_of(p) + 1;
     return dh1 < n_of(p) ? dh1 : NAN;

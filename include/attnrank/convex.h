@@ -38,10 +38,15 @@ void ar_project_simplex(int n, double *v, double *work);
 /* beta_max = max_k ||(D^T y)_k||: the smallest beta at which Z = 0 is optimal. */
 double ar_convex_beta_max(const ar_convex_problem *p, double *work);
 
+/* A relative measure of the program divides by max(P, AR_CONVEX_GAP_FLOOR P(0)), P(0) =
+ * |y|^2 / 2: the dual bound is rounded to about eps P(0), so where the optimum is near 0
+ * (beta -> 0 with interpolating data) a finer denominator would judge round-off. */
+#define AR_CONVEX_GAP_FLOOR 1e-6
+
 typedef struct ar_convex_result {
     double primal;   /* P(z) */
     double dual;     /* the dual bound from the scaled residual */
-    double gap;      /* (primal - dual) / max(primal, 1e-6 P(0)): relative duality gap */
+    double gap;      /* (primal - dual) / max(primal, AR_CONVEX_GAP_FLOOR P(0)): relative duality gap */
     int iterations;
     int active;      /* token positions with z_k != 0 */
 } ar_convex_result;

@@ -9,7 +9,13 @@
  * Sampling shortcut ("sampler = auto"): for orthonormal rows X X^T = I, so X W_q and
  * X W_k have iid N(0, sigma^2) entries with the same coupling as W_q and W_k. Drawing
  * them directly is exact in distribution and skips the QR and two products; "faithful"
- * builds X and the weights as the model states them. */
+ * builds X and the weights as the model states them.
+ *
+ * Scale-free: the weights are drawn at unit scale (sigma = 1), so S holds the scores
+ * over sigma^2. The argmax of sigma^2 S is that of S for every sigma > 0, and softmax
+ * sees sigma only through its temperature tau / sigma^2 (ar_hardmax_unit_tau): no
+ * sigma in (0, 1e100] can underflow the scores to ties or overflow them, and sigma = 1
+ * draws and computes exactly what a sigma-scaled draw would. */
 #include "attnrank/attention.h"
 #include "attnrank/linalg.h"
 #include "attnrank/rank.h"
@@ -34,7 +40,8 @@ static const char *const samplers[] = {[AR_HARDMAX_SAMPLER_AUTO] = "auto", [AR_H
     [AR_HARDMAX_WEIGHTS] = {"weights", AR_PARAM_CHOICE, AR_HARDMAX_WEIGHTS_INDEPENDENT, 0, 0, 0, weight_laws,                   \
      "W_q, W_k: independent; tied (W_k = W_q); correlated (W_k = rho W_q + sqrt(1-rho^2) W')"},\
     [AR_HARDMAX_RHO] = {"rho", AR_PARAM_REAL, 0.5, -1, 1, 0, NULL, "correlation of W_q and W_k (weights = correlated)"}, \
-    [AR_HARDMAX_SIGMA] = {"sigma", AR_PARAM_REAL, 1, 0, 1e100, 1, NULL, "standard deviation of the weight entries"}, \
+    [AR_HARDMAX_SIGMA] = {"sigma", AR_PARAM_REAL, 1, 0, 1e100, 1, NULL, "standard deviation of the weight entries; the outputs are computed scale-free (argmax_rank and "    \
+     "hull_vertices do not depend on it, softmax only through tau / sigma^2)"}, \
     [AR_HARDMAX_SAMPLER] = {"sampler", AR_PARAM_CHOICE, AR_HARDMAX_SAMPLER_AUTO, 0, 0, 0, samplers,                             \
      "auto = draw X W_q, X W_k directly when that is exact in distribution (orthonormal "     \
      "inputs); faithful = build X by QR and multiply"}
@@ -55,13 +62,18 @@ static int model_d(const ar_point *p)
 
 static int hist_to_n(const ar_point *p) { return ar_point_int(p, AR_HARDMAX_N); }
 static int only_dh2(const ar_point *p) { return ar_point_int(p, AR_HARDMAX_D_H) == 2; }
-static int first_order_regime(const ar_point *p)
-{
-    double sigma = ar_point_real(p, AR_HARDMAX_SIGMA);
-    return ar_point_real(p, AR_HARDMAX_TAU) >= AR_SOFTMAX_FIRST_ORDER_TAU * sigma * sigma;
-}
+static int first_order_regime(const ar_point *p) { return ar_hardmax_unit_tau(p) >= AR_SOFTMAX_FIRST_ORDER_TAU; }
 
 double ar_hardmax_h2_bound(int n) { return n * -expm1(n * log1p(-1.0 / n)); }
+
+/* Divided in two steps: sigma^2 alone underflows to 0 below sigma = 1e-162; the quotient
+ * may still reach 0 or inf, which softmax takes exactly (one-hot or uniform rows, as the
+ * rounded exact logits would give). */
+double ar_hardmax_unit_tau(const ar_point *p)
+{
+    double sigma = ar_point_real(p, AR_HARDMAX_SIGMA);
+    return ar_point_real(p, AR_HARDMAX_TAU) / sigma / sigma;
+}
 
 /* Largest |S_ij - mean_j S_ij| / tau: the size of the first-order term of softmax's
  * expansion A = 11^T/n + (1/n)(S/tau centred) + O(eps^2). */
@@ -157,15 +169,12 @@ static size_t softmax_workspace(const ar_point *p)
     return carve(p, 1, NULL, &sizing);
 }
 
-/* Draw W (rows x dh) pairs with the coupling of the weights parameter; k may end up
- * pointing at q (tied). */
+/* Draw W (rows x dh) pairs at unit scale with the coupling of the weights parameter; k
+ * may end up pointing at q (tied). */
 static void draw_pair(const ar_point *p, ar_rng *rng, size_t count, double *q, double **k,
                       double *scratch)
 {
-    double sigma = ar_point_real(p, AR_HARDMAX_SIGMA);
     ar_rng_normals(rng, q, count);
-    for (size_t i = 0; i < count; ++i)
-        q[i] *= sigma;
     switch (ar_point_choice(p, AR_HARDMAX_WEIGHTS)) {
     case AR_HARDMAX_WEIGHTS_TIED:
         *k = q;
@@ -174,17 +183,15 @@ static void draw_pair(const ar_point *p, ar_rng *rng, size_t count, double *q, d
         double rho = ar_point_real(p, AR_HARDMAX_RHO), other = sqrt(1.0 - rho * rho);
         ar_rng_normals(rng, scratch, count);
         for (size_t i = 0; i < count; ++i)
-            (*k)[i] = rho * q[i] + other * sigma * scratch[i];
+            (*k)[i] = rho * q[i] + other * scratch[i];
         break;
     }
     default:
         ar_rng_normals(rng, *k, count);
-        for (size_t i = 0; i < count; ++i)
-            (*k)[i] *= sigma;
     }
 }
 
-/* Fills l->scores with S = Q K^T and returns K (which may alias Q). */
+/* Fills l->scores with S = Q K^T at unit weight scale and returns K (which may alias Q). */
 static const double *draw_scores(const ar_point *p, ar_rng *rng, const layout *l, int *failed)
 {
     int n = ar_point_int(p, AR_HARDMAX_N), d = model_d(p), dh = ar_point_int(p, AR_HARDMAX_D_H);
@@ -243,7 +250,7 @@ static int softmax_trial(const ar_point *p, ar_rng *rng, void *workspace, double
         return 1;
     ar_argmax_rows(n, n, l.scores, l.argmax);
     out[AR_SOFTMAX_OUT_ARGMAX_RANK] = ar_argmax_rank(n, l.argmax, n, l.seen);
-    double tau = ar_point_real(p, AR_HARDMAX_TAU) * sqrt((double)ar_point_int(p, AR_HARDMAX_D_H));
+    double tau = ar_hardmax_unit_tau(p) * sqrt((double)ar_point_int(p, AR_HARDMAX_D_H));
     double eps = first_order_regime(p) ? centred_logit_max(n, l.scores, tau) : NAN;
     ar_softmax_rows(n, n, l.scores, tau, l.scores);
     if (ar_singular_values(n, n, l.scores, l.sv, l.svd_work, l.iwork) != 0)

@@ -43,7 +43,9 @@ static const char *const values[] = {[AR_EQUILIBRIA_VALUE_WITNESS] = "witness", 
 static const ar_param params[] = {
     [AR_EQUILIBRIA_N] = {"n", AR_PARAM_INT, 4, 2, 16, 0, NULL, "tokens"},
     [AR_EQUILIBRIA_D] = {"d", AR_PARAM_INT, 4, 1, 16, 0, NULL, "width (n d <= 256: the Jacobian is dense)"},
-    [AR_EQUILIBRIA_RANK] = {"rank", AR_PARAM_INT, 1, 1, 16, 0, NULL, "k: the rank of the witness equilibrium (value = witness)"},
+    [AR_EQUILIBRIA_RANK] = {"rank", AR_PARAM_INT, 1, 1, 16, 0, NULL, "k: the rank of the witness equilibrium (value = witness); the witness needs the "
+     "weights between its k token groups well conditioned (<= 1e3), which small logits (scale 0 = 1/d) deny at k = n: "
+     "such trials fail (counted in failed)"},
     [AR_EQUILIBRIA_MASK] = {"mask", AR_PARAM_CHOICE, 0, 0, 0, 0, ar_mask_names,
      "mask graph (mask_dynamics' masks with their defaults w = 2, stride = 2, globals = 1, p = 0.5); the "
      "witness needs the complete mask"},
@@ -326,11 +328,11 @@ static const ar_output outputs[] = {
                 "equilibrium of rank >= 2 whose weights all exceed 1e-12; the only class that counts as escape"},
     [AR_EQUILIBRIA_OUT_UNSETTLED] = {"unsettled", "1 if none of these: not collapsed, not frozen, no certified equilibrium nearby"},
     [AR_EQUILIBRIA_OUT_END_MIN_WEIGHT] = {"end_min_weight", "smallest attention weight at the end state (long double: no underflow above 1e-4900)"},
-    [AR_EQUILIBRIA_OUT_LIMIT_RANK] = {"limit_rank", "rank of the certified equilibrium (escaped trials)", rank_hist,
+    [AR_EQUILIBRIA_OUT_LIMIT_RANK] = {"limit_rank", "rank of the certified equilibrium (escaped trials; NaN in the others)", rank_hist,
      .definition = "singular values above max(1e-6 sigma_1, 10 (distance + 2 eta)) (SVD)"},
-    [AR_EQUILIBRIA_OUT_LIMIT_RADIUS] = {"limit_radius", "estimated upper bound on the spectral radius of the Jacobian there (escaped trials)"},
-    [AR_EQUILIBRIA_OUT_LIMIT_RESIDUAL] = {"limit_residual", "||F(X*) - X*||_F there, long double (escaped trials)"},
-    [AR_EQUILIBRIA_OUT_LIMIT_DISTANCE] = {"limit_distance", "||X_T - X*||_F from the end state to that equilibrium (escaped trials)"},
+    [AR_EQUILIBRIA_OUT_LIMIT_RADIUS] = {"limit_radius", "estimated upper bound on the spectral radius of the Jacobian there (escaped trials; NaN in the others)"},
+    [AR_EQUILIBRIA_OUT_LIMIT_RESIDUAL] = {"limit_residual", "||F(X*) - X*||_F there, long double (escaped trials; NaN in the others)"},
+    [AR_EQUILIBRIA_OUT_LIMIT_DISTANCE] = {"limit_distance", "||X_T - X*||_F from the end state to that equilibrium (escaped trials; NaN in the others)"},
 };
 
 const ar_sim ar_sim_ln_equilibria = {

@@ -47,8 +47,13 @@ static const ar_param params[] = {
     [AR_SPECTRUM_SPECTRUM] = {"spectrum", AR_PARAM_CHOICE, AR_SPECTRUM_SPECTRUM_FULL, 0, 0, 0, spectra,
      "full: every singular value (LAPACK dgesdd); top2: sigma_1, sigma_2 and the stable rank by Lanczos"},
     [AR_SPECTRUM_D_H] = {"d_h", AR_PARAM_INT, 64, 0, 16384, 0, NULL, "head width (entries = keyquery); 0 means d_h = n"},
-    [AR_SPECTRUM_SCALE] = {"scale", AR_PARAM_REAL, 1, 0, 1e4, 1, NULL,
-     "standard deviation of the logits q_i . k_j / sqrt(d_h) (entries = keyquery): Q, K entries iid N(0, scale)"},
+    /* The spectrum is stored in units of the matched model's s/m = sqrt(e^(scale^2) - 1):
+     * below 1e-6 the logits vanish in exp's rounding (A is 11^T/n to the last bit, s/m
+     * rounds to 0), above 26.6 e^(scale^2) overflows. */
+    [AR_SPECTRUM_SCALE] = {"scale", AR_PARAM_REAL, 1, 1e-6, 25, 0, NULL,
+     "standard deviation of the logits q_i . k_j / sqrt(d_h) (entries = keyquery): Q, K entries iid N(0, scale); "
+     "within [1e-6, 25], where the matched model's s/m = sqrt(e^(scale^2) - 1) is neither lost to rounding nor "
+     "infinite"},
     [AR_SPECTRUM_EIGENVALUES] = {"eigenvalues", AR_PARAM_CHOICE, 0, 0, 0, 0, no_yes,
      "yes: also the eigenvalues of sqrt(n) A (LAPACK dgeev, about 3x an SVD's cost) for the disc law"},
 };

@@ -21,7 +21,10 @@ static const char *const gaps[] = {[AR_MARKOV_GAP_KEEP] = "keep", [AR_MARKOV_GAP
 
 static const ar_param params[] = {
     [AR_WIDTH_N] = {"n", AR_PARAM_INT, 256, 2, 8192, 0, NULL, "tokens"},
-    [AR_WIDTH_GAMMA] = {"gamma", AR_PARAM_REAL, 1, 0, 1, 1, NULL, "n / d: the width is d = ceil(n / gamma) >= n"},
+    /* Below 1e-3 the width n / gamma outgrows any memory (and, near 0, every integer):
+     * bounded here, the memory check sizes every admissible point. */
+    [AR_WIDTH_GAMMA] = {"gamma", AR_PARAM_REAL, 1, 1e-3, 1, 0, NULL,
+     "n / d: the width is d = ceil(n / gamma) >= n; at least 1e-3 (d <= 1000 n), so that d is a size memory can hold"},
     [AR_WIDTH_ENTRIES] = {"entries", AR_PARAM_CHOICE, 0, 0, 0, 0, laws, "law of A's entries before row normalisation (as markov_spectrum)"},
     [AR_WIDTH_GAP] = {"gap", AR_PARAM_CHOICE, 0, 0, 0, 0, gaps, "keep: A; remove: A - 11^T/n"},
 };

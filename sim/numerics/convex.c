@@ -197,7 +197,7 @@ int ar_convex_solve(const ar_convex_problem *p, double tol, int max_iterations, 
             double theta_scale;
             result->primal = objective;
             result->dual = dual_bound(p, r, g, &theta_scale);
-            result->gap = (objective - result->dual) / fmax(objective, 1e-6 * scale);
+            result->gap = (objective - result->dual) / fmax(objective, AR_CONVEX_GAP_FLOOR * scale);
             if (result->gap < tol || it == max_iterations)
                 break;
             int before = alive;

@@ -34,6 +34,10 @@ enum {
 /* H2's bound n (1 - (1 - 1/n)^n), the expected number of distinct winners when every key
  * is equally likely to win. */
 double ar_hardmax_h2_bound(int n);
+/* softmax_rank's temperature for scores drawn at unit weight scale: tau / sigma^2 (in
+ * units of sqrt(d_h)), since softmax(sigma^2 S / tau) = softmax(S / (tau / sigma^2)).
+ * The claims' temperature regimes are stated in it. */
+double ar_hardmax_unit_tau(const ar_point *p);
 
 extern const ar_sim ar_sim_hardmax_rank, ar_sim_softmax_rank;
 
