@@ -2,7 +2,8 @@
 """Every figure a result file supports: runs, on each experiment, the figure script
 its claim family names (the group's `plot_script` attribute, written from attnrank's
 registry) and writes OUTDIR/figures.tsv, one line a figure: experiment, claims
-(space-separated), title, SVG path, caption. `attnrank report` reads it.
+(space-separated), title, SVG path (relative to OUTDIR, so the folder can move),
+caption. `attnrank report` reads it.
 
 usage: plot_all.py [--svg-only] RESULT.h5 OUTDIR"""
 import importlib
@@ -44,7 +45,7 @@ def run(argv):
         return 2
     with open(os.path.join(outdir, "figures.tsv"), "w") as out:
         for e in entries:
-            fields = [e["experiment"], " ".join(e["claims"]), e["title"], os.path.abspath(e["files"]["svg"]),
+            fields = [e["experiment"], " ".join(e["claims"]), e["title"], os.path.relpath(e["files"]["svg"], outdir),
                       e["caption"]]
             out.write("\t".join(x.replace("\t", " ").replace("\n", " ") for x in fields) + "\n")
     print(f"{len(entries)} figures in {outdir}")

@@ -1,11 +1,19 @@
 /* engine: results independent of thread count and of the grid around a point;
  * the direct sampler agrees in distribution with the faithful one. */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include "attnrank/engine.h"
+#include "attnrank/output.h"
+#include "attnrank/plan.h"
 #include "attnrank/stats.h"
 #include "check.h"
 #include "support.h"
 
+#include <hdf5.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static double *values_of(const ar_spec *spec, int e, long point, int threads)
 {
@@ -126,8 +134,163 @@ static void samplers_agree(void)
     }
 }
 
+/* The names a writer makes beside its output: refused up front when they cannot exist. */
+static void output_names(void)
+{
+    char err[AR_ERR_LEN], name[300];
+    CHECK(ar_output_check_name("", ".partial.tmp", err) < 0);
+    CHECK_CONTAINS(err, "empty");
+    CHECK(ar_output_check_name("out/", ".partial.tmp", err) < 0);
+    memset(name, 'a', 243), name[243] = '\0';
+    CHECK(ar_output_check_name(name, ".partial.tmp", err) == 0); /* 255 with the suffix */
+    strcat(name, "a");
+    CHECK(ar_output_check_name(name, ".partial.tmp", err) < 0);
+    CHECK_CONTAINS(err, "NAME_MAX");
+    CHECK(ar_output_check_name(name, ".partial", err) == 0);
+}
+
+/* One holder at a time, another process is told who it is; the file goes with the
+ * lock, and a stale one (its holder killed) is taken over. */
+static void output_lock(void)
+{
+    char err[AR_ERR_LEN], path[64], lock_path[80];
+    snprintf(path, sizeof path, "/tmp/attnrank_test_lock_%ld.h5", (long)getpid());
+    snprintf(lock_path, sizeof lock_path, "%s.lock", path);
+    ar_output_lock *lock = ar_output_lock_take(path, err);
+    CHECK(lock != NULL);
+    /* POSIX locks are per process, and closing any descriptor of the file drops them:
+     * only another process is refused, and it reads the holder's line */
+    pid_t child = fork();
+    if (child == 0) {
+        char why[AR_ERR_LEN], want[64];
+        snprintf(want, sizeof want, "PID %ld on host", (long)getppid());
+        _exit(ar_output_lock_take(path, why) == NULL && strstr(why, want) ? 0 : 1);
+    }
+    int status = -1;
+    waitpid(child, &status, 0);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    ar_output_lock_release(lock);
+    CHECK(access(lock_path, F_OK) != 0);
+    FILE *f = fopen(lock_path, "w");
+    if (f)
+        fputs("999999 elsewhere\n", f), fclose(f);
+    lock = ar_output_lock_take(path, err);
+    CHECK(lock != NULL);
+    ar_output_lock_release(lock);
+    CHECK(access(lock_path, F_OK) != 0);
+}
+
+/* A shard's "I/N" (the --shard value and a file's shard attribute): digits only,
+ * 0 <= I < N <= INT_MAX, nothing around them. */
+static void shard_text(void)
+{
+    int i = -7, n = -7;
+    CHECK(ar_shard_parse("2/3", &i, &n) == 0 && i == 2 && n == 3);
+    CHECK(ar_shard_parse("0/2147483647", &i, &n) == 0 && n == 2147483647);
+    static const char *const bad[] = {"0/-1", "-1/3", "5/3", "3/3", "1/3x", " 1/3", "1/3 ", "1/", "/3", "",
+                                      "1/2147483648", "99999999999/3", "+1/3", "1//3", "1/3/4", "0/0"};
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; ++k) {
+        i = n = -7;
+        CHECK(ar_shard_parse(bad[k], &i, &n) == -1 && i == -7 && n == -7);
+    }
+}
+
+/* Sizes carry the unit that shows their digits (--max-memory 1 printed "0.00 GiB"). */
+static void bytes_for_people(void)
+{
+    char buf[32];
+    ar_format_bytes(1, buf, sizeof buf);
+    CHECK(strcmp(buf, "1 B") == 0);
+    ar_format_bytes(1023, buf, sizeof buf);
+    CHECK(strcmp(buf, "1023 B") == 0);
+    ar_format_bytes(1536, buf, sizeof buf);
+    CHECK(strcmp(buf, "1.5 KiB") == 0);
+    ar_format_bytes(1000 * 1024.0, buf, sizeof buf);
+    CHECK(strcmp(buf, "1000 KiB") == 0);
+    ar_format_bytes(3.25 * 1073741824.0, buf, sizeof buf);
+    CHECK(strcmp(buf, "3.25 GiB") == 0);
+}
+
+/* OpenMP's variables as libgomp reads them, checked before a team is asked for:
+ * malformed or too large ones are refused with their name, legal ones give the team. */
+static void omp_environment(void)
+{
+    char err[AR_ERR_LEN];
+    static const char *const bad[] = {"abc", "-1", "0", "", "3abc", "2,", ",2", "1,,2", "1,0"};
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; ++k) {
+        setenv("OMP_NUM_THREADS", bad[k], 1);
+        err[0] = '\0';
+        CHECK(ar_plan_team(0, err) == -1);
+        CHECK_CONTAINS(err, "OMP_NUM_THREADS");
+    }
+    setenv("OMP_NUM_THREADS", "99999999999", 1); /* libgomp wraps it to 1215752191 */
+    CHECK(ar_plan_team(0, err) == -1);
+    CHECK_CONTAINS(err, "at most 4096");
+    setenv("OMP_NUM_THREADS", " 3 , 1", 1);
+    CHECK(ar_plan_team(0, err) == 3);
+    CHECK(ar_plan_team(2, err) == 2); /* --threads wins */
+    setenv("OMP_THREAD_LIMIT", "2", 1);
+    CHECK(ar_plan_team(0, err) == 2);
+    setenv("OMP_THREAD_LIMIT", "two", 1);
+    CHECK(ar_plan_team(0, err) == -1);
+    CHECK_CONTAINS(err, "OMP_THREAD_LIMIT");
+    unsetenv("OMP_THREAD_LIMIT");
+    setenv("OMP_STACKSIZE", "16M", 1);
+    CHECK(ar_plan_team(1, err) == 1 && ar_plan_thread_stack_bytes() == 16.0 * 1048576);
+    setenv("OMP_STACKSIZE", "16Q", 1);
+    CHECK(ar_plan_team(1, err) == -1);
+    CHECK_CONTAINS(err, "OMP_STACKSIZE");
+    unsetenv("OMP_STACKSIZE");
+    unsetenv("OMP_NUM_THREADS");
+}
+
+/* A layout that cannot be written (a file-size limit reached at any of several
+ * points of it) leaves no HDF5 object open and no file behind. */
+static void failed_create_closes_everything(void)
+{
+    ar_spec spec;
+    load_spec("seed = 1; experiments = ( { name = \"e\"; simulator = \"hardmax_rank\"; trials = 2; n = [4, 8];"
+              " d_h = [1, 2]; }, { name = \"m\"; simulator = \"mask_dynamics\"; trials = 2; n = 4; d = 2;"
+              " layers = 3; mask = [\"causal\"]; } );",
+              &spec);
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/attnrank-test-create-%d.h5", (int)getpid());
+    for (rlim_t limit = 4096; limit <= 256 * 1024; limit += 6144) {
+        unlink(path);
+        pid_t child = fork();
+        if (child == 0) {
+            struct rlimit r = {limit, limit};
+            signal(SIGXFSZ, SIG_IGN);
+            setrlimit(RLIMIT_FSIZE, &r);
+            char err[AR_ERR_LEN];
+            ar_store *store = ar_store_create(path, &spec, "test", err);
+            if (store)
+                _exit(ar_store_close(store) == 0 ? 0 : 3);
+            /* the file itself may stay open: libhdf5 1.10 keeps the id of a file whose
+             * closing flush failed */
+            ssize_t open = H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_DATASET | H5F_OBJ_GROUP | H5F_OBJ_DATATYPE |
+                                                             H5F_OBJ_ATTR);
+            _exit(open != 0 ? 1 : access(path, F_OK) == 0 ? 2 : 0);
+        }
+        int status = -1;
+        waitpid(child, &status, 0);
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+            fprintf(stderr, "file-size limit %lu: status %d (1: objects left open, 2: a file left)\n",
+                    (unsigned long)limit, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+        CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    }
+    unlink(path);
+    ar_spec_free(&spec);
+}
+
 int main(void)
 {
+    failed_create_closes_everything();
+    bytes_for_people();
+    omp_environment();
+    shard_text();
+    output_names();
+    output_lock();
     threads_do_not_matter();
     vector_outputs();
     points_are_keyed_by_values();

@@ -1,10 +1,16 @@
-/* linalg: the Haar-orthonormal sampler is orthonormal and Haar. */
+/* linalg: the Haar-orthonormal sampler is orthonormal and Haar; OpenBLAS's buffer is
+ * the size the address-space pre-flight counts. */
+#define _GNU_SOURCE /* setenv, execl */
 #include "attnrank/linalg.h"
 #include "attnrank/rng.h"
 #include "check.h"
 
 #include <gsl/gsl_cdf.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static int compare_doubles(const void *a, const void *b)
 {
@@ -66,8 +72,68 @@ static void rows_are_haar(void)
     free(x), free(work), free(sq);
 }
 
-int main(void)
+/* The bytes of the mappings in /proc/self/maps that are not among `before` (a list of
+ * "start-end" ranges; NULL: none); with `save`, the current ranges are kept there. */
+static double new_mappings(char (*before)[40], int n_before, char (*save)[40], int *n_save)
 {
+    FILE *maps = fopen("/proc/self/maps", "r");
+    char line[512], range[40];
+    double bytes = 0;
+    int n = 0;
+    while (maps && fgets(line, sizeof line, maps)) {
+        unsigned long lo, hi;
+        if (sscanf(line, "%39s", range) != 1 || sscanf(range, "%lx-%lx", &lo, &hi) != 2)
+            continue;
+        int known = 0;
+        for (int k = 0; k < n_before && !known; ++k)
+            known = strcmp(before[k], range) == 0;
+        if (!known)
+            bytes += (double)(hi - lo);
+        if (save && n < 4096)
+            strcpy(save[n++], range);
+    }
+    if (maps)
+        fclose(maps);
+    if (n_save)
+        *n_save = n;
+    return bytes;
+}
+
+/* The address-space pre-flight counts ar_blas_buffer_bytes() per thread: what a
+ * thread's first BLAS call maps. Measured in a fresh process without OpenBLAS's pool
+ * (whose idle buffers a caller would reuse), as attnrank runs under a limit. An
+ * OpenBLAS built with another BUFFER_SIZE fails here, not in a hung run. */
+static int measure_blas_buffer(void)
+{
+    static double a[64 * 64], b[64 * 64], c[64 * 64];
+    static char ranges[4096][40];
+    int n;
+    new_mappings(NULL, 0, ranges, &n);
+    ar_gemm_nn(64, 64, 64, a, b, c);
+    double grown = new_mappings(ranges, n, NULL, NULL), want = ar_blas_buffer_bytes();
+    int ok = grown >= want && grown <= want + 1048576;
+    if (!ok)
+        fprintf(stderr, "the first BLAS call mapped %.0f bytes; ar_blas_buffer_bytes() says %.0f\n", grown, want);
+    return ok ? 0 : 1;
+}
+
+static void blas_buffer_is_counted(void)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        setenv("OPENBLAS_NUM_THREADS", "1", 1);
+        execl("/proc/self/exe", "test_linalg", "--blas-buffer", (char *)NULL);
+        _exit(2);
+    }
+    int status = -1;
+    CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 2 && strcmp(argv[1], "--blas-buffer") == 0)
+        return measure_blas_buffer();
+    blas_buffer_is_counted();
     rows_are_orthonormal(8, 8);
     rows_are_orthonormal(64, 64);
     rows_are_orthonormal(30, 100);

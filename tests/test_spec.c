@@ -5,7 +5,80 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+/* Allocation failures on demand: tests/meson.build links this test with --wrap, so the
+ * library's malloc, calloc, realloc, strdup and free come here. fail_at = k makes the
+ * k-th call from now return NULL; `live` counts blocks handed out and not yet freed. */
+void *__real_malloc(size_t size);
+void *__real_calloc(size_t count, size_t size);
+void *__real_realloc(void *p, size_t size);
+char *__real_strdup(const char *s);
+void __real_free(void *p);
+
+enum { MAX_TRACKED = 1 << 14 };
+static long alloc_calls, fail_at = -1, live;
+static void *tracked[MAX_TRACKED];
+
+static int injected_failure(void)
+{
+    return fail_at > 0 && ++alloc_calls == fail_at;
+}
+
+static void *track(void *p)
+{
+    for (int i = 0; p && i < MAX_TRACKED; ++i)
+        if (!tracked[i]) {
+            tracked[i] = p;
+            live++;
+            break;
+        }
+    return p;
+}
+
+static void untrack(void *p)
+{
+    for (int i = 0; p && i < MAX_TRACKED; ++i)
+        if (tracked[i] == p) {
+            tracked[i] = NULL;
+            live--;
+            return;
+        }
+}
+
+void *__wrap_malloc(size_t size)
+{
+    return injected_failure() ? NULL : track(__real_malloc(size));
+}
+
+void *__wrap_calloc(size_t count, size_t size)
+{
+    return injected_failure() ? NULL : track(__real_calloc(count, size));
+}
+
+void *__wrap_realloc(void *p, size_t size)
+{
+    if (injected_failure())
+        return NULL;
+    void *q = __real_realloc(p, size);
+    if (q) {
+        untrack(p);
+        track(q);
+    }
+    return q;
+}
+
+char *__wrap_strdup(const char *s)
+{
+    return injected_failure() ? NULL : track(__real_strdup(s));
+}
+
+void __wrap_free(void *p)
+{
+    untrack(p);
+    __real_free(p);
+}
 
 #define HEAD "seed = 3;\nexperiments = (\n  { name = \"e\"; simulator = \"hardmax_rank\"; trials = 10;\n"
 #define TAIL "  }\n);\n"
@@ -163,8 +236,250 @@ static void files(void)
     CHECK(strchr(err, '\n') == NULL);
     printf("self-include: %s\n", err);
     CHECK(ar_spec_load("/tmp", NULL, 0, &spec, err) == -1);
-    CHECK_CONTAINS(err, "/tmp: cannot read the spec");
+    CHECK_CONTAINS(err, "/tmp: cannot read the spec: it is a directory");
     unlink(path);
+}
+
+/* Loads text (and overrides) and expects success; the spec is the caller's to free. */
+static int loads(const char *text, const char *const *sets, int n_sets, ar_spec *spec)
+{
+    char err[AR_ERR_LEN] = "";
+    int status = ar_spec_load_text(text, "t.cfg", NULL, sets, n_sets, spec, err);
+    if (status)
+        fprintf(stderr, "unexpected: %s\n", err);
+    CHECK(status == 0);
+    return status == 0;
+}
+
+#define ONE "experiments = ( { name = \"e\"; simulator = \"hardmax_rank\"; trials = 10; } );\n"
+
+/* libconfig 1.5 wraps an integer literal without L to 32 bits; none may wrap. */
+static void integer_literals(void)
+{
+    static const struct {
+        const char *seed;
+        unsigned long long want;
+    } seeds[] = {{"4294967297", 4294967297ULL}, {"2147483648", 2147483648ULL}, {"0x100000001", 4294967297ULL},
+                 {"0xFFFFFFFF", 4294967295ULL}, {"4294967297L", 4294967297ULL}, {"+7", 7},
+                 {"9223372036854775807", 9223372036854775807ULL}, {"0x7FFFFFFFFFFFFFFFLL", 9223372036854775807ULL},
+                 {"000000000000000000000000000000000000000000000000000000000000000000000000042", 42}};
+    for (size_t i = 0; i < sizeof seeds / sizeof seeds[0]; ++i) {
+        char text[512];
+        snprintf(text, sizeof text, "seed = %s;\n" ONE, seeds[i].seed);
+        ar_spec spec;
+        if (loads(text, NULL, 0, &spec)) {
+            if (spec.seed != seeds[i].want)
+                fprintf(stderr, "seed = %s read as %llu\n", seeds[i].seed, (unsigned long long)spec.seed);
+            CHECK(spec.seed == seeds[i].want);
+            ar_spec_free(&spec);
+        }
+    }
+    /* Outside int64, with or without L: refused at the line, naming the field. */
+    expect_error("seed = 99999999999999999999;\n" ONE, NULL, 0,
+                 "t.cfg:1: seed: 99999999999999999999 does not fit in a 64-bit integer");
+    expect_error("seed = 9223372036854775808L;\n" ONE, NULL, 0, "seed: 9223372036854775808 does not fit");
+    expect_error("seed = 0xFFFFFFFFFFFFFFFFL;\n" ONE, NULL, 0, "seed: 0xFFFFFFFFFFFFFFFF does not fit");
+    expect_error("seed = 1;\nexperiments = (\n { name = \"e\"; simulator = \"hardmax_rank\";\n"
+                 "   n = [8, -99999999999999999999]; } );\n", NULL, 0, "t.cfg:4: n: -99999999999999999999 does not fit");
+    /* Each of these read as a legal value before: 100 trials, n = 8, n = 8, d_h = 1. */
+    expect_error("seed = 3;\nexperiments = (\n  { name = \"e\"; simulator = \"hardmax_rank\";\n    trials = 4294967396; }\n);\n",
+                 NULL, 0, "t.cfg:4: trials: 4294967396 is out of range [2,");
+    expect_error(HEAD "    n = 4294967304;\n" TAIL, NULL, 0, "t.cfg:4: n: 4294967304 is out of range [2, 16384]");
+    expect_error(HEAD "    n = -4294967288;\n" TAIL, NULL, 0, "n: -4294967288 is out of range");
+    expect_error(HEAD "    n = [8, 4294967312];\n" TAIL, NULL, 0, "n: 4294967312 is out of range");
+    expect_error(HEAD "    d_h = (2, 0x100000001);\n" TAIL, NULL, 0, "d_h: 4294967297 is out of range");
+    expect_error(HEAD "    d_h = -2147483649;\n" TAIL, NULL, 0, "d_h: -2147483649 is out of range");
+
+    /* Strings and comments pass untouched; floats stay floats. */
+    ar_spec spec;
+    if (loads("# seed = 99999999999999999999;\n// 99999999999999999999\n/* 99999999999999999999\n"
+              " 0x1FFFFFFFFFFFFFFFFF */ title = \"n = 99999999999999999999 # not a comment\";\n"
+              "experiments = ( { name = \"e\"; simulator = \"hardmax_rank\"; trials = 10;\n"
+              "  sigma = [1e5, 2.5, .5, 3., 1.e2, +1.5e-3, 7E+1]; } ); # a last line without newline",
+              NULL, 0, &spec)) {
+        CHECK(strcmp(spec.title, "n = 99999999999999999999 # not a comment") == 0);
+        const ar_axis *sigma = &spec.experiments[0].axes[0];
+        CHECK(sigma->count == 7 && sigma->values[0] == 1e5 && sigma->values[2] == 0.5 && sigma->values[3] == 3.0 &&
+              sigma->values[4] == 100 && sigma->values[5] == 1.5e-3 && sigma->values[6] == 70);
+        ar_spec_free(&spec);
+    }
+    /* An escaped quote does not end a string: what follows it is no literal. */
+    expect_error("title = \"a\\\" 99999999999999999999\";\n" ONE, NULL, 0,
+                 "title: must not contain quotes or backslashes");
+    /* Mixed arrays are refused as before; integers of one array stay one type. */
+    expect_error(HEAD "    sigma = [1, 0.5];\n" TAIL, NULL, 0, "an array [...] holds one type");
+    if (loads(HEAD "    n = [8, 16L, 0x20];\n" TAIL, NULL, 0, &spec)) {
+        CHECK(spec.experiments[0].axes[0].values[2] == 32);
+        ar_spec_free(&spec);
+    }
+    /* A UTF-8 byte-order mark (editors on Windows write one) is skipped. */
+    if (loads("\xEF\xBB\xBF" HEAD TAIL, NULL, 0, &spec))
+        ar_spec_free(&spec);
+    expect_error("\xEF\xBB\xBF" HEAD "    bogus = 1;\n" TAIL, NULL, 0, "t.cfg:4: bogus");
+    /* '@' means only an @include line, which a text (no file, no folder) cannot use. */
+    expect_error(HEAD "  @include \"x.cfg\"\n" TAIL, NULL, 0, "t.cfg:4: @include \"x.cfg\": only a spec read from a file");
+    expect_error(HEAD "    n = @8;\n" TAIL, NULL, 0, "t.cfg:4: '@' starts only an @include line");
+    /* The experiment's group sits at the result file's root beside /verdicts. */
+    expect_error("seed = 1;\nexperiments = ( { name = \"verdicts\"; simulator = \"hardmax_rank\"; } );\n", NULL, 0,
+                 "t.cfg:2: name: 'verdicts' is reserved");
+}
+
+static void overrides(void)
+{
+    ar_spec spec;
+    const char *big_seed[] = {"seed=4294967297", "e.n=[8, 0x10]", "trials=12;"};
+    if (loads(HEAD TAIL, big_seed, 3, &spec)) {
+        CHECK(spec.seed == 4294967297ULL && spec.experiments[0].trials == 12);
+        CHECK(spec.experiments[0].axes[0].values[1] == 16);
+        ar_spec_free(&spec);
+    }
+    const char *wraps[] = {"e.n=4294967304"};
+    expect_error(HEAD TAIL, wraps, 1, "--set e.n=4294967304: n: 4294967304 is out of range");
+    const char *huge[] = {"seed=99999999999999999999"};
+    expect_error(HEAD TAIL, huge, 1, "--set seed=99999999999999999999: seed: 99999999999999999999 does not fit");
+    /* One assignment per --set: what follows a ';' was silently dropped. */
+    const char *two[] = {"e.n=8; seed=9"};
+    expect_error(HEAD TAIL, two, 1, "--set: e.n=8; seed=9: one assignment per --set");
+    const char *three[] = {"e.n=8;;"};
+    expect_error(HEAD TAIL, three, 1, "--set: e.n=8;;: cannot read the value");
+    const char *no_field[] = {"e.=8"};
+    expect_error(HEAD TAIL, no_field, 1, "--set: e.=8: the field name after 'e.' is missing");
+    const char *no_experiment[] = {".n=8"};
+    expect_error(HEAD TAIL, no_experiment, 1, "--set: .n=8: the experiment's name before '.' is missing");
+    /* Names libconfig cannot hold (it returned NULL, and the override crashed). */
+    const char *digit_first[] = {"1x=8"};
+    expect_error(HEAD TAIL, digit_first, 1, "--set: 1x=8: '1x' is not a field name");
+    const char *dash_first[] = {"e.-n=8"};
+    expect_error(HEAD TAIL, dash_first, 1, "--set: e.-n=8: '-n' is not a field name");
+    const char *include[] = {"e.n=@include \"/etc/passwd\""};
+    expect_error(HEAD TAIL, include, 1, "'@' starts only an @include line");
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+/* @include, expanded by spec_source: file:line in every message, the size cap over all. */
+static void includes(void)
+{
+    char dir[] = "/tmp/attnrank_inc_XXXXXX", path[256], main_path[256], err[AR_ERR_LEN];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(main_path, sizeof main_path, "%s/main.cfg", dir);
+    snprintf(path, sizeof path, "%s/part.cfg", dir);
+    write_file(path, "  { name = \"e\"; simulator = \"hardmax_rank\";\n    trials = 10;\n    n = 4294967304; }\n");
+    write_file(main_path, "seed = 1;\nexperiments = (\n@include \"part.cfg\"\n);\n");
+    ar_spec spec;
+    CHECK(ar_spec_load(main_path, NULL, 0, &spec, err) == -1);
+    CHECK_CONTAINS(err, "/part.cfg:3: n: 4294967304 is out of range"); /* wrapped to n = 8 before */
+
+    /* Lines after an include, and the rest of the include's own line, are the includer's. */
+    write_file(path, "  { name = \"e\"; simulator = \"hardmax_rank\"; trials = 10; }"); /* no newline */
+    write_file(main_path, "seed = 1;\nexperiments = (\n  @include \"part.cfg\" , { name = \"f\"; bogus = 1;\n"
+                          "  simulator = \"hardmax_rank\"; }\n);\n");
+    CHECK(ar_spec_load(main_path, NULL, 0, &spec, err) == -1);
+    CHECK_CONTAINS(err, "main.cfg:3: bogus: unknown field");
+    write_file(main_path, "seed = 1;\nexperiments = (\n  @include \"part.cfg\"\n , { name = \"f\";\n"
+                          "  simulator = \"hardmax_rank\"; trials = 99999999999999999999; }\n);\n");
+    CHECK(ar_spec_load(main_path, NULL, 0, &spec, err) == -1);
+    CHECK_CONTAINS(err, "main.cfg:5: trials: 99999999999999999999 does not fit");
+    write_file(main_path, "seed = 1;\nexperiments = (\n  @include \"part.cfg\"\n , { name = \"f\";\n"
+                          "  simulator = \"hardmax_rank\"; } );\n");
+    if (ar_spec_load(main_path, NULL, 0, &spec, err) == 0) {
+        CHECK(spec.n_experiments == 2 && spec.experiments[0].trials == 10);
+        ar_spec_free(&spec);
+    } else {
+        fprintf(stderr, "unexpected: %s\n", err);
+        CHECK(0);
+    }
+    /* A syntax error inside an included file names it. */
+    write_file(path, "  { name = \"e\";\n simulator = ; }\n");
+    write_file(main_path, "seed = 1;\nexperiments = (\n@include \"part.cfg\"\n);\n");
+    CHECK(ar_spec_load(main_path, NULL, 0, &spec, err) == -1);
+    CHECK_CONTAINS(err, "/part.cfg:2: syntax error");
+    /* An included file may not leave a string or comment open for its includer. */
+    write_file(path, "  { name = \"e\"; simulator = \"hardmax_rank\"; } /* open\n");
+    CHECK(ar_spec_load(main_path, NULL, 0, &spec, err) == -1);
+    CHECK_CONTAINS(err, "/part.cfg:2: the file ends inside a comment");
+
+    /* A directory, a missing file, a binary one: one line at the @include. */
+    snprintf(path, sizeof path, "%s/sub", dir);
+    CHECK(mkdir(path, 0700) == 0);
+    write_file(main_path, "seed = 1;\n@include \"sub\"\nexperiments = ();\n");
+    CHECK(ar_spec_load(main_path, NULL, 0, &spec, err) == -1);
+    CHECK_CONTAINS(err, "main.cfg:2: @include \"sub\": cannot read ");
+    CHECK_CONTAINS(err, "/sub: it is a directory");
+    write_file(main_path, "seed = 1;\n   @include \"missing.cfg\"\nexperiments = ();\n");
+    CHECK(ar_spec_load(main_path, NULL, 0, &spec, err) == -1);
+    CHECK_CONTAINS(err, "main.cfg:2: @include \"missing.cfg\": cannot open ");
+    /* The cap covers the spec and everything it includes (a 20 MiB line took minutes). */
+    snprintf(path, sizeof path, "%s/big.cfg", dir);
+    FILE *f = fopen(path, "w");
+    fputs("seed = 1; # ", f);
+    for (int i = 0; i < (1 << 20); ++i)
+        fputc('x', f);
+    fclose(f);
+    write_file(main_path, "@include \"big.cfg\"\nexperiments = ();\n");
+    CHECK(ar_spec_load(main_path, NULL, 0, &spec, err) == -1);
+    CHECK_CONTAINS(err, "main.cfg:1: @include \"big.cfg\": the spec and the files it includes exceed 1048576 bytes");
+    unlink(path);
+    snprintf(path, sizeof path, "%s/sub", dir);
+    rmdir(path);
+    snprintf(path, sizeof path, "%s/part.cfg", dir);
+    unlink(path);
+    unlink(main_path);
+    rmdir(dir);
+}
+
+/* Every allocation the spec module makes, failed in turn: one line saying so, no crash,
+ * no leak (the hook realloc, the axes, the names, the include buffers, ...). */
+static void allocation_failures(void)
+{
+    char dir[] = "/tmp/attnrank_oom_XXXXXX", part[256], main_path[256];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(part, sizeof part, "%s/part.cfg", dir);
+    snprintf(main_path, sizeof main_path, "%s/main.cfg", dir);
+    write_file(part, "  { name = \"e\"; simulator = \"hardmax_rank\"; trials = 10; n = [8, 16, 32];\n"
+                     "    d_h = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12); claims = [\"H1\"]; expect = { H1 = \"HOLDS\"; }; }\n");
+    write_file(main_path, "seed = 1; title = \"t\";\nexperiments = (\n@include \"part.cfg\"\n,"
+                          " { name = \"s\"; simulator = \"softmax_rank\"; tau = [1e-6, 1.0]; } );\n");
+    const char *sets[] = {"e.trials=12", "sigma=2.0", "seed=5", "e.n=[8, 16]"};
+    long k = 1, failures = 0;
+    for (;; ++k) {
+        ar_spec spec;
+        char err[AR_ERR_LEN] = "";
+        long live_before = live;
+        alloc_calls = 0;
+        fail_at = k;
+        int status = ar_spec_load(main_path, sets, 4, &spec, err);
+        fail_at = -1;
+        if (status == 0) {
+            ar_spec_free(&spec);
+            CHECK(live == live_before);
+            if (alloc_calls >= k) /* a failed allocation went unnoticed */
+                fprintf(stderr, "allocation %ld failed, yet the spec loaded\n", k);
+            CHECK(alloc_calls < k);
+            break;
+        }
+        failures++;
+        CHECK(strchr(err, '\n') == NULL);
+        if (!strstr(err, "out of memory"))
+            fprintf(stderr, "allocation %ld failed: %s\n", k, err);
+        CHECK_CONTAINS(err, "out of memory");
+        if (live != live_before)
+            fprintf(stderr, "allocation %ld failed: %ld blocks leaked (%s)\n", k, live - live_before, err);
+        CHECK(live == live_before);
+    }
+    printf("%ld allocations, each failed in turn\n", failures);
+    CHECK(failures > 20);
+    unlink(part);
+    unlink(main_path);
+    rmdir(dir);
 }
 
 int main(void)
@@ -172,5 +487,9 @@ int main(void)
     bad_inputs();
     grids_and_overrides();
     files();
+    integer_literals();
+    overrides();
+    includes();
+    allocation_failures();
     return check_report("spec");
 }

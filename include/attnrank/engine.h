@@ -17,6 +17,7 @@
 
 #include "attnrank/spec.h"
 #include "attnrank/judge.h"
+#include "attnrank/plan.h"
 #include "attnrank/store.h"
 
 typedef struct ar_run_options {
@@ -29,6 +30,8 @@ typedef struct ar_run_options {
     double max_memory;         /* bytes; 0: 80% of physical memory */
     int shard, shards;         /* shards > 1: only the points g with g mod shards == shard,
                                   g counting the points of all experiments in spec order */
+    int no_resume;             /* a merge: nothing to resume, so an output.partial it leaves
+                                  unfinished (failed, interrupted) is removed */
 } ar_run_options;
 
 /* What a run, a merge or a judgement comes to; the command line maps these to exit
@@ -88,8 +91,13 @@ double ar_engine_trial_seconds(const ar_spec *spec, const ar_experiment *exp, lo
 /* The simulator's cost model at point p (1 without one): plan scales timings by it. */
 double ar_engine_point_cost(const ar_experiment *exp, long point);
 
-/* Estimated size of the result file for spec, in bytes. */
-double ar_engine_output_bytes(const ar_spec *spec);
+/* The first call of a program: where memory is limited (ulimit -v or -d, strict
+ * overcommit), starts the program again without OpenBLAS's thread pool, whose threads
+ * would otherwise hang it (preflight.c says why). Returns where nothing needs doing. */
+void ar_engine_start_without_blas_pool(char **argv);
+/* Under ulimit -v: whether the plan's team (stacks, malloc arenas, OpenBLAS buffers)
+ * and its largest point fit; -1 with a one-line refusal naming the spec if not. */
+int ar_engine_check_address_space(const ar_run_plan *plan, char *err);
 
 
 #endif

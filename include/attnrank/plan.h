@@ -25,10 +25,27 @@ typedef struct ar_run_plan {
     double *memory;                    /* per point: bytes, workspaces for the team and per-trial values */
     long largest;                      /* the point that needs the most memory, -1 if none */
     double output_bytes;               /* the result file, estimated */
+    double layout_bytes;               /* memory of the process and of the open file's layout */
+    double overhead_seconds;           /* CPU time beside the trials: starting, creating the
+                                          layout, writing and flushing each point */
 } ar_run_plan;
 
-/* Threads a team gets for `requested` (0: OpenMP's default). */
+/* The most threads one team may have, whoever asks (--threads, OMP_NUM_THREADS). */
+enum { AR_MAX_THREADS = 4096 };
+
+/* Threads a team gets for `requested` (0: OpenMP's default), at most OMP_THREAD_LIMIT. */
 int ar_plan_threads(int requested);
+/* The same, checked before a run or plan uses it: OMP_NUM_THREADS, OMP_THREAD_LIMIT and
+ * OMP_STACKSIZE/GOMP_STACKSIZE must be well formed (libgomp only warns and ignores a bad
+ * one, or wraps a huge one), and the team no larger than AR_MAX_THREADS or than the
+ * threads this system lets a process start (libgomp aborts, or crashes, when it cannot
+ * create them). Returns the team, or -1 with a one-line reason in err. */
+int ar_plan_team(int requested, char *err);
+/* The stack each OpenMP thread gets: OMP_STACKSIZE or GOMP_STACKSIZE, else the pthread
+ * default (ulimit -s). */
+double ar_plan_thread_stack_bytes(void);
+/* A size for people, in the unit that shows its digits: "512 B", "1.5 KiB", "3.2 GiB". */
+void ar_format_bytes(double bytes, char *buf, size_t len);
 /* Returns 0, or -1 when out of memory (the plan is then empty and may be freed). */
 int ar_plan_make(const ar_spec *spec, int threads, ar_run_plan *plan);
 void ar_plan_free(ar_run_plan *plan);

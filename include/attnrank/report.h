@@ -10,10 +10,17 @@
 
 #include <stddef.h>
 
+#include "attnrank/engine.h"
+
 /* Writes DIR/report.html (and DIR/figures/) for the result file; plots: the folder of
- * the figure scripts. On success returns 0 and, if figures could not be drawn, says why
- * in note (else note is ""). */
-int ar_report_write(const char *result, const char *dir, const char *plots, char *note, size_t note_len,
-                    char *err);
+ * the figure scripts. DIR is written as a whole, as a run writes its file: under
+ * DIR.lock (one writer, output.h), built in DIR.partial, renamed to DIR when complete,
+ * removed if it fails or SIGINT/SIGTERM (ar_stop_signal) stops it; a DIR already there
+ * is replaced only if it holds nothing but a report. The figure scripts are started
+ * with an argument vector, no shell. On success returns AR_OK and, if figures could
+ * not be drawn, says why in note (else note is ""); otherwise AR_ERR_INPUT (the result
+ * file, DIR or its lock), AR_ERR_IO (a failed write) or AR_ERR_INTERRUPTED, err set. */
+ar_status ar_report_write(const char *result, const char *dir, const char *plots, char *note, size_t note_len,
+                          char *err);
 
 #endif

@@ -15,8 +15,11 @@
  *   );
  *
  * `--set key=value` overrides: `seed=7`, `trials=100` (every experiment),
- * `bound.n=[8,16]` (one experiment). Every field is validated against the simulator's
- * parameter table; errors name the file, line and field. */
+ * `bound.n=[8,16]` (one experiment), one assignment each. Every field is validated
+ * against the simulator's parameter table; errors name the file, line and field.
+ * Integers are read whole (64 bits, a literal beyond that refused), @include lines are
+ * expanded with their files' lines kept for messages, and a spec with all it includes
+ * is at most 1 MiB (sim/core/spec_source.h). */
 #ifndef ATTNRANK_SPEC_H
 #define ATTNRANK_SPEC_H
 
@@ -68,8 +71,9 @@ int ar_spec_load(const char *path, const char *const *overrides, int n_overrides
 int ar_spec_load_text(const char *text, const char *label, const char *include_dir,
                       const char *const *overrides, int n_overrides, ar_spec *spec, char *err);
 void ar_spec_free(ar_spec *spec);
-/* Multiply every experiment's trial count (at least 2 remain); updates the hash. */
-void ar_spec_scale_trials(ar_spec *spec, double factor);
+/* Multiply every experiment's trial count (at least 2 remain); updates the hash.
+ * Returns 0, or -1 when out of memory (the spec is then only fit to be freed). */
+int ar_spec_scale_trials(ar_spec *spec, double factor);
 
 /* Index of the axis that sweeps parameter param, or -1 if it is fixed. */
 int ar_experiment_axis_of(const ar_experiment *exp, int param);

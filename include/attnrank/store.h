@@ -16,7 +16,12 @@
  * run afterwards only writes raw data: a process killed at any moment leaves a file
  * whose structure is intact and whose `done` ledger names exactly the points whose
  * data were flushed. The file is written as PATH.partial and renamed to PATH when
- * complete; the name PATH never holds a half-written result. */
+ * complete; the name PATH never holds a half-written result.
+ *
+ * A file read back is untrusted: opening it checks that every dataset its stored spec
+ * implies is there, of the type and every dimension that spec gives, and every read
+ * and write goes through the same check; attributes are read as one value of the
+ * class expected. Anything else is refused in one line naming the file and dataset. */
 #ifndef ATTNRANK_STORE_H
 #define ATTNRANK_STORE_H
 
@@ -83,8 +88,19 @@ int ar_store_read_summaries(ar_store *store, int experiment, int output, int ele
 int ar_store_read_theory(ar_store *store, int experiment, const ar_claim *claim, double *out, char *err);
 int ar_store_write_verdicts(ar_store *store, const ar_verdict_row *rows, int n_rows, char *err);
 int ar_store_read_verdicts(ar_store *store, ar_verdict_row **rows, int *n_rows, char *err);
-/* Named root attribute as text ("" if absent); setting one replaces it. */
-void ar_store_attribute(ar_store *store, const char *name, char *buf, size_t len);
+/* A name the layout keeps at the root beside the experiments' groups (/verdicts): the
+ * spec refuses it as an experiment's name. */
+int ar_store_reserved_name(const char *name);
+/* Named root attribute as text, whole, in a malloc'd string the caller frees ("" if
+ * absent or not text; an integer attribute as its decimal text); NULL: out of memory.
+ * Setting one replaces it. */
+char *ar_store_attribute(ar_store *store, const char *name);
+/* The shard a file holds (its `shard` attribute, "I/N"): 0/1 for a whole run, which has
+ * none; -1, with err naming the file, for an attribute that is not I/N with 0 <= I < N
+ * and N >= 2. */
+int ar_store_shard(ar_store *store, int *index, int *count, char *err);
+/* "I/N", decimal digits only, 0 <= I < N <= INT_MAX, nothing around them: 0, else -1. */
+int ar_shard_parse(const char *text, int *index, int *count);
 int ar_store_set_attribute(ar_store *store, const char *name, const char *value, char *err);
 /* Copy every point that src has done and dst has not (data, histograms, then the done
  * ledger, flushed) from src into dst; both hold the same spec. The merge of shards. */

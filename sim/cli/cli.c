@@ -18,9 +18,12 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <omp.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,7 +110,10 @@ static const char merge_help[] =
     "Joins the files written by `attnrank run SPEC --shard I/N` for I = 0..N-1 into FILE:\n"
     "the same datasets, bit for bit, as one unsharded run, and its verdicts. Refuses\n"
     "shards of different specs or seeds, a shard given twice, a missing shard, and a\n"
-    "shard that is not complete (finish it with --resume).\n"
+    "shard that is not complete (finish it with --resume). Like a run it writes\n"
+    "FILE.partial and renames it to FILE; a merge that fails or is interrupted removes\n"
+    "it (there is nothing to resume: run the merge again). A whole run (written without\n"
+    "--shard, or with --shard 0/1) is merged alone, as the one shard of itself.\n"
     "\n"
     "  -o, --output FILE     the merged result file\n"
     "  -f, --force           replace an existing FILE\n";
@@ -235,12 +241,60 @@ static int parse_size(const char *text, double *bytes)
     return 0;
 }
 
+/* The one place that writes a message on stderr: "attnrank: " and the message on one
+ * line, whatever the names in it hold (a newline or other control character in a path
+ * is written as \n, \t, \r or \xHH). */
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+    char text[2 * AR_ERR_LEN];
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(text, sizeof text, fmt, args);
+    va_end(args);
+    fprintf(stderr, "%s: ", program);
+    for (const unsigned char *c = (const unsigned char *)text; *c; ++c) {
+        if (*c == '\n' || *c == '\t' || *c == '\r')
+            fprintf(stderr, "\\%c", *c == '\n' ? 'n' : *c == '\t' ? 't' : 'r');
+        else if (*c < 0x20 || *c == 0x7f)
+            fprintf(stderr, "\\x%02x", *c);
+        else
+            fputc(*c, stderr);
+    }
+    fputc('\n', stderr);
+}
+
 static int bad_usage(const char *fmt, const char *arg)
 {
-    fprintf(stderr, "%s: ", program);
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, " (see `attnrank help`)\n");
+    char text[AR_ERR_LEN];
+    snprintf(text, sizeof text, fmt, arg);
+    say("%s (see `attnrank help`)", text);
     return AR_EXIT_BAD_INPUT;
+}
+
+/* getopt's complaint in words (its option string starts with ':'): c is ':' for an
+ * option missing its argument, '?' for one it does not know. */
+static int option_error(const char *prefix, int c, char **argv)
+{
+    const char *arg = argv[optind - 1];
+    char name[64], text[128];
+    if (!optopt || (c == ':' && strncmp(arg, "--", 2) == 0))
+        snprintf(name, sizeof name, "%.*s", (int)strcspn(arg, "="), arg); /* a long option */
+    else
+        snprintf(name, sizeof name, "-%c", optopt); /* a short one, perhaps inside a cluster such as -qx */
+    snprintf(text, sizeof text, c == ':' ? "%soption '%s' needs an argument" : "%sunknown option '%s'", prefix, name);
+    return bad_usage("%s", text);
+}
+
+/* The last word of every command: what it printed must have reached stdout (a full
+ * disk, /dev/full, a closed pipe); if not, one line and the I/O status. */
+static int check_stdout(int status)
+{
+    int failed = ferror(stdout), closed = fclose(stdout);
+    if (!failed && !closed)
+        return status;
+    say("standard output: cannot write: %s", closed ? strerror(errno) : "a write failed");
+    return AR_EXIT_IO;
 }
 
 typedef struct {
@@ -266,14 +320,14 @@ static int parse_run_options(int argc, char **argv, int verify, cli_options *o)
     optind = 1;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "o:s:t:rfqm:h", longs, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":o:s:t:rfqm:h", longs, NULL)) != -1) {
         switch (c) {
         case 'o': o->run.output = optarg; break;
         case 's': o->sets[o->n_sets++] = optarg; break;
         case 't': {
             char *end;
             long t = strtol(optarg, &end, 10);
-            if (*end || t < 1 || t > 4096)
+            if (*end || t < 1 || t > AR_MAX_THREADS)
                 return bad_usage("--threads: '%s' is not a thread count in 1..4096", optarg);
             o->run.threads = (int)t;
             break;
@@ -286,11 +340,10 @@ static int parse_run_options(int argc, char **argv, int verify, cli_options *o)
                 return bad_usage("--max-memory: '%s' is not a size like 512M or 4G", optarg);
             break;
         case 'S': {
-            int index, count, used = 0;
-            if (verify || sscanf(optarg, "%d/%d%n", &index, &count, &used) != 2 || optarg[used] || count < 1 ||
-                index < 0 || index >= count)
+            int index, count;
+            if (verify || ar_shard_parse(optarg, &index, &count) < 0) /* as a file's shard attribute */
                 return bad_usage(verify ? "--shard: only for `attnrank run`, not '%s'"
-                                        : "--shard: '%s' is not I/N with 0 <= I < N",
+                                        : "--shard: '%s' is not I/N with 0 <= I < N <= 2147483647",
                                  optarg);
             o->run.shard = index;
             o->run.shards = count;
@@ -317,11 +370,9 @@ static int parse_run_options(int argc, char **argv, int verify, cli_options *o)
             break;
         case 'h':
             fputs(verify ? verify_help : run_help, stdout);
-            exit(0);
+            exit(check_stdout(0));
         default:
-            if (optopt)
-                return bad_usage("unknown or incomplete option '-%c'", (char[]){(char)optopt, 0});
-            return bad_usage("unknown option '%s'", argv[optind - 1]);
+            return option_error("", c, argv);
         }
     }
     if (o->quick && o->full)
@@ -344,7 +395,7 @@ static int run_spec(ar_spec *spec, cli_options *o)
     ar_install_signal_handlers();
     int status = exit_status(ar_engine_run(spec, &o->run, &rows, &n_rows, err));
     if (status != AR_EXIT_OK) {
-        fprintf(stderr, "%s: %s\n", program, err);
+        say("%s", err);
         return status;
     }
     if (n_rows > 0)
@@ -391,7 +442,7 @@ static int cmd_run(int argc, char **argv, char *command_line)
     ar_spec spec;
     char err[AR_ERR_LEN];
     if (ar_spec_load(o.spec_path, o.sets, o.n_sets, &spec, err) != 0) {
-        fprintf(stderr, "%s: %s\n", program, err);
+        say("%s", err);
         status = AR_EXIT_BAD_INPUT;
     } else {
         status = run_spec(&spec, &o);
@@ -409,6 +460,8 @@ static const char report_help[] =
     "table, a section per claim with its figures (drawn from FILE by the scripts in\n"
     "plots/, embedded as SVG: the page needs no network), the spec and the provenance.\n"
     "Without Python and matplotlib the page still has the table and says what is missing.\n"
+    "DIR is built as DIR.partial and renamed when complete; a report already there is\n"
+    "replaced, a folder holding other files is refused.\n"
     "ATTNRANK_PLOTS names another folder of figure scripts.\n";
 
 static const char *plots_folder(void)
@@ -432,13 +485,14 @@ static char *default_report_dir(const char *result)
 static int write_report(const char *result, const char *dir)
 {
     char err[AR_ERR_LEN], note[512];
-    if (ar_report_write(result, dir, plots_folder(), note, sizeof note, err) != 0) {
-        fprintf(stderr, "%s: %s\n", program, err);
-        return AR_EXIT_IO;
+    ar_status status = ar_report_write(result, dir, plots_folder(), note, sizeof note, err);
+    if (status != AR_OK) {
+        say("%s", err);
+        return exit_status(status);
     }
     printf("report: %s/report.html\n", dir);
     if (note[0])
-        fprintf(stderr, "%s: %s\n", program, note);
+        say("%s", note);
     return AR_EXIT_OK;
 }
 
@@ -522,14 +576,13 @@ static int print_file_mutants(const char *path)
     char err[AR_ERR_LEN];
     ar_store *store = ar_store_open(path, 0, err);
     if (!store) {
-        fprintf(stderr, "%s: %s\n", program, err);
+        say("%s", err);
         return AR_EXIT_BAD_INPUT;
     }
     const ar_spec *spec = ar_store_spec(store);
     for (int e = 0; e < spec->n_experiments; ++e)
         if (ar_store_done_count(store, e) < spec->experiments[e].n_points) {
-            fprintf(stderr, "%s: %s: incomplete run (experiment %s): mutants need every point\n", program, path,
-                    spec->experiments[e].name);
+            say("%s: incomplete run (experiment %s): mutants need every point", path, spec->experiments[e].name);
             ar_store_close(store);
             return AR_EXIT_BAD_INPUT;
         }
@@ -537,7 +590,7 @@ static int print_file_mutants(const char *path)
     ar_mutant_row *rows = calloc((size_t)(n ? n : 1), sizeof *rows);
     int status = AR_EXIT_OK;
     if (!rows || ar_engine_mutants(store, rows, err) < 0) {
-        fprintf(stderr, "%s: %s\n", program, rows ? err : "out of memory");
+        say("%s", rows ? err : "out of memory");
         status = AR_EXIT_BAD_INPUT;
     } else {
         print_mutants(rows, n);
@@ -589,20 +642,26 @@ static int cmd_verify(int argc, char **argv, char *command_line)
     const char *label = o.quick ? "verify.cfg (built in, --quick)" : o.full ? "verify.cfg (built in, --full)"
                                                                            : "verify.cfg (built in)";
     if (ar_spec_load_text(ar_verify_spec, label, NULL, o.sets, o.n_sets, &spec, err) != 0) {
-        fprintf(stderr, "%s: %s\n", program, err);
+        say("%s", err);
         free(o.sets);
         return AR_EXIT_BAD_INPUT;
     }
-    if (o.quick || o.full)
-        ar_spec_scale_trials(&spec, o.quick ? 0.1 : 10.0);
+    if ((o.quick || o.full) && ar_spec_scale_trials(&spec, o.quick ? 0.1 : 10.0) != 0) {
+        say("%s: out of memory", label);
+        ar_spec_free(&spec);
+        free(o.sets);
+        return AR_EXIT_BAD_INPUT;
+    }
     if (!o.run.quiet)
-        fprintf(stderr, "attnrank verify: %s, writing %s\n", label, o.run.output);
+        say("verify: %s, writing %s", label, o.run.output);
     status = run_spec(&spec, &o);
     if (status == AR_EXIT_OK || status == AR_EXIT_VERIFY_FAILED || status == AR_EXIT_UNDECIDED) {
         if (!o.no_report) {
             char *dir = default_report_dir(o.run.output); /* the report, next to the file */
-            write_report(o.run.output, dir);
+            int report_status = write_report(o.run.output, dir);
             free(dir);
+            if (report_status != AR_EXIT_OK) /* said why; a failed write or a signal outranks the verdicts */
+                status = report_status;
         }
         if (o.mutants) {
             printf("\n");
@@ -700,7 +759,7 @@ static int cmd_info(int argc, char **argv)
     char err[AR_ERR_LEN];
     ar_store *store = ar_store_open(argv[1], 0, err);
     if (!store) {
-        fprintf(stderr, "%s: %s\n", program, err);
+        say("%s", err);
         return AR_EXIT_BAD_INPUT;
     }
     static const char *const attrs[] = {"attnrank_version", "git_revision", "created", "command_line", "host",
@@ -708,10 +767,10 @@ static int cmd_info(int argc, char **argv)
                                         "gsl_version"};
     printf("%s\n", argv[1]);
     for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; ++i) {
-        char value[1024];
-        ar_store_attribute(store, attrs[i], value, sizeof value);
-        if (value[0])
+        char *value = ar_store_attribute(store, attrs[i]);
+        if (value && value[0])
             printf("  %-17s %s\n", attrs[i], value);
+        free(value);
     }
     const ar_spec *spec = ar_store_spec(store);
     printf("  %-17s %llu\n", "seed", (unsigned long long)spec->seed);
@@ -754,7 +813,7 @@ static int cmd_info(int argc, char **argv)
             print_verdicts(stdout, rows, n);
         free(rows);
     } else {
-        fprintf(stderr, "%s: %s\n", program, err);
+        say("%s", err);
         status = AR_EXIT_BAD_INPUT;
     }
     ar_store_close(store);
@@ -771,12 +830,12 @@ static int cmd_merge(int argc, char **argv, char *command_line)
     int force = 0, c;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "o:fh", longs, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":o:fh", longs, NULL)) != -1) {
         switch (c) {
         case 'o': output = optarg; break;
         case 'f': force = 1; break;
         case 'h': fputs(merge_help, stdout); return 0;
-        default: return bad_usage("merge: unknown option '%s'", argv[optind - 1]);
+        default: return option_error("merge: ", c, argv);
         }
     }
     if (!output)
@@ -786,11 +845,12 @@ static int cmd_merge(int argc, char **argv, char *command_line)
     ar_verdict_row *rows;
     int n_rows;
     char err[AR_ERR_LEN];
+    ar_install_signal_handlers(); /* as a run: SIGINT/SIGTERM and a file-size limit leave no half-made file */
     ar_status merged = ar_engine_merge(output, (const char *const *)argv + optind, argc - optind, command_line,
                                        force, &rows, &n_rows, err);
     int status = exit_status(merged);
     if (status != AR_EXIT_OK) {
-        fprintf(stderr, "%s: %s\n", program, err);
+        say("%s", err);
         return status;
     }
     print_verdicts(stdout, rows, n_rows);
@@ -808,17 +868,10 @@ static const char plan_help[] =
     "Prints what running SPEC takes: points and trials per experiment, core-hours (each\n"
     "experiment's most expensive point is timed for about half a second on one core here,\n"
     "the simulator's cost model carries that to the other points), the memory one thread\n"
-    "needs, and the size of the result file. Core-hours scale with the machine: calibrate\n"
-    "on a node of the cluster that will run it.\n";
-
-static void human_bytes(double bytes, char *buf, size_t len)
-{
-    const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    int u = 0;
-    while (bytes >= 1024 && u < 4)
-        bytes /= 1024, u++;
-    snprintf(buf, len, "%.3g %s", bytes, units[u]);
-}
+    "needs, and the size of the result file. The core-hours include writing the file (its\n"
+    "layout, each point's write and flush: a model of HDF5 1.10 measured here, which\n"
+    "dominates grids of many cheap points or experiments); the memory includes HDF5's.\n"
+    "Core-hours scale with the machine: calibrate on a node of the cluster that will run it.\n";
 
 static int cmd_plan(int argc, char **argv)
 {
@@ -836,7 +889,28 @@ static int cmd_plan(int argc, char **argv)
     ar_spec spec;
     char err[AR_ERR_LEN];
     if (ar_spec_load(o.spec_path, o.sets, o.n_sets, &spec, err) != 0) {
-        fprintf(stderr, "%s: %s\n", program, err);
+        say("%s", err);
+        free(o.sets);
+        return AR_EXIT_BAD_INPUT;
+    }
+    /* plan itself times one thread: that one must fit under ulimit -v */
+    ar_run_plan plan, timing;
+    int planned = ar_plan_team(o.run.threads, err) >= 0;
+    if (planned && ar_plan_make(&spec, o.run.threads, &plan) < 0) {
+        snprintf(err, AR_ERR_LEN, "%s: out of memory planning the run", o.spec_path);
+        planned = 0;
+    }
+    if (planned) {
+        timing = plan;
+        timing.threads = 1;
+        if (ar_engine_check_address_space(&timing, err) < 0) {
+            ar_plan_free(&plan);
+            planned = 0;
+        }
+    }
+    if (!planned) {
+        say("%s", err);
+        ar_spec_free(&spec);
         free(o.sets);
         return AR_EXIT_BAD_INPUT;
     }
@@ -861,7 +935,7 @@ static int cmd_plan(int argc, char **argv)
         double per_trial = ar_engine_trial_seconds(&spec, x, costliest, 0.5);
         double seconds = per_trial / ar_engine_point_cost(x, costliest) * total_cost * (double)x->trials;
         char mem[32];
-        human_bytes(memory, mem, sizeof mem);
+        ar_format_bytes(memory, mem, sizeof mem);
         printf("%-16s %-17s %9ld %12.4g %12.3g %12.3g %14s\n", x->name, x->sim->name, x->n_points,
                (double)x->trials * x->n_points, seconds / 3600, per_trial, mem);
         all_points += x->n_points;
@@ -869,16 +943,24 @@ static int cmd_plan(int argc, char **argv)
         all_seconds += seconds;
         widest = memory > widest ? memory : widest;
     }
-    char size[32], mem[32];
-    human_bytes(ar_engine_output_bytes(&spec), size, sizeof size);
-    human_bytes(widest, mem, sizeof mem);
+    char size[32], mem[32], run_memory[32];
+    ar_format_bytes(plan.output_bytes, size, sizeof size);
+    ar_format_bytes(widest, mem, sizeof mem);
+    ar_format_bytes(plan.layout_bytes + plan.memory[plan.largest >= 0 ? plan.largest : 0] * (plan.points > 0),
+                    run_memory, sizeof run_memory);
     int cores = omp_get_num_procs();
-    printf("\ntotal: %ld points, %.4g trials, %.3g core-hours (about %.3g min on this machine's %d cores), "
-           "result file about %s, at most %s per thread\n",
-           all_points, all_trials, all_seconds / 3600, all_seconds / 60 / cores, cores, size, mem);
+    double trial_seconds = all_seconds;
+    all_seconds += plan.overhead_seconds; /* the file: its layout, each point's write and flush */
+    printf("\ntotal: %ld points, %.4g trials, %.3g core-hours (about %.3g min on this machine's %d cores; "
+           "%.3g s of them writing the file), result file about %s, memory about %s with %d thread(s), at most %s "
+           "per thread\n",
+           all_points, all_trials, all_seconds / 3600,
+           (trial_seconds / cores + plan.overhead_seconds) / 60, cores, plan.overhead_seconds, size, run_memory,
+           plan.threads, mem);
     printf("(calibrated on this machine, OpenBLAS core %s: each experiment's most expensive point timed, the "
            "others scaled by the cost model)\n",
            ar_blas_corename());
+    ar_plan_free(&plan);
     ar_spec_free(&spec);
     free(o.sets);
     return AR_EXIT_OK;
@@ -891,7 +973,9 @@ static int cmd_report(int argc, char **argv)
         if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
             fputs(report_help, stdout);
             return 0;
-        } else if ((strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) && i + 1 < argc) {
+        } else if (strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) {
+            if (i + 1 == argc)
+                return bad_usage("report: option '%s' needs an argument", argv[i]);
             dir = argv[++i];
         } else if (argv[i][0] == '-') {
             return bad_usage("report: unknown option '%s'", argv[i]);
@@ -904,9 +988,10 @@ static int cmd_report(int argc, char **argv)
     if (!file)
         return bad_usage("%s", "report: give the result FILE");
     char *made = dir ? NULL : default_report_dir(file);
+    ar_install_signal_handlers(); /* as a run: SIGINT/SIGTERM and a file-size limit leave no half-made folder */
     int status = write_report(file, dir ? dir : made);
     free(made);
-    return status == AR_EXIT_IO ? AR_EXIT_BAD_INPUT : status;
+    return status;
 }
 
 static int dispatch(int argc, char **argv);
@@ -918,10 +1003,21 @@ static int cmd_version(void)
     return 0;
 }
 
+/* A closed stdin, stdout or stderr would be the next file opened (a result file, a
+ * lock) and what is printed would land in it: such a one is kept open on /dev/null. */
+static void keep_standard_streams(void)
+{
+    for (int fd = 0; fd <= 2; ++fd)
+        if (fcntl(fd, F_GETFD) < 0 && errno == EBADF && open("/dev/null", fd ? O_WRONLY : O_RDONLY) != fd)
+            _exit(AR_EXIT_IO);
+}
+
 int ar_cli_main(int argc, char **argv)
 {
+    keep_standard_streams();
     /* GSL's default error handler aborts the process; off, a GSL failure comes back as a
      * code or a NaN that the caller sees (a NaN estimate is never averaged or judged). */
+    ar_engine_start_without_blas_pool(argv); /* first: it may start the program again */
     gsl_set_error_handler_off();
     ar_mpi_init(&argc, &argv);
     int rank = ar_mpi_rank();
@@ -938,10 +1034,10 @@ int ar_cli_main(int argc, char **argv)
     }
     int status = dispatch(argc, argv);
     ar_mpi_finalize();
+    status = check_stdout(status); /* stdout is closed from here on */
     if (status == AR_EXIT_IO) {
         /* After a failed write HDF5 may hold a file it cannot close; its exit handler
          * would then crash. The error is reported: leave without the handlers. */
-        fflush(stdout);
         fflush(stderr);
         _exit(status);
     }

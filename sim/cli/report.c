@@ -2,12 +2,19 @@
 #define _GNU_SOURCE
 #include "attnrank/report.h"
 
+#include "attnrank/engine.h"
+#include "attnrank/output.h"
 #include "attnrank/spec.h"
 #include "attnrank/store.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <dirent.h>
+#include <ftw.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -47,35 +54,95 @@ static char *slurp(const char *path)
     return text;
 }
 
-/* Draw the figures: plots/plot_all.py RESULT DIR/figures, its stderr kept for the note. */
-static int draw_figures(const char *result, const char *figures, const char *plots, char *note, size_t len)
+static char *joined(const char *a, const char *b)
 {
-    char *cmd, *log;
-    if (asprintf(&log, "%s/plot.log", figures) < 0)
-        return -1;
-    /* one BLAS thread: numpy's OpenBLAS would otherwise spin a thread a core */
-    if (asprintf(&cmd, "OPENBLAS_NUM_THREADS=1 /usr/bin/python3 '%s/plot_all.py' --svg-only '%s' '%s' >'%s' 2>&1", plots, result,
-                 figures, log) < 0) {
-        free(log);
-        return -1;
+    size_t la = strlen(a), lb = strlen(b);
+    char *s = malloc(la + lb + 1);
+    if (s) {
+        memcpy(s, a, la);
+        memcpy(s + la, b, lb + 1);
     }
-    int status = access("/usr/bin/python3", X_OK) == 0 ? system(cmd) : -1;
-    if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        char *text = slurp(log);
-        const char *why = status == -1 ? "/usr/bin/python3 is missing (apt install python3 python3-matplotlib "
-                                         "python3-h5py python3-numpy)"
-                          : text && strstr(text, "ModuleNotFoundError") ? strstr(text, "ModuleNotFoundError")
-                          : text && text[0]                            ? text
-                                                                       : "the figure scripts failed";
+    return s;
+}
+
+/* The environment of the figure scripts: ours, with one BLAS thread (numpy's OpenBLAS
+ * would otherwise spin a thread a core). */
+static char **figure_environment(void)
+{
+    size_t n = 0;
+    while (environ[n])
+        n++;
+    char **env = malloc((n + 2) * sizeof *env);
+    if (!env)
+        return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < n; ++i)
+        if (strncmp(environ[i], "OPENBLAS_NUM_THREADS=", 21) != 0)
+            env[k++] = environ[i];
+    env[k++] = "OPENBLAS_NUM_THREADS=1";
+    env[k] = NULL;
+    return env;
+}
+
+/* Waits for the figure scripts; SIGINT or SIGTERM to us (ar_stop_signal) stops them too. */
+static int wait_for(pid_t child)
+{
+    int status, stopped = 0;
+    for (;;) {
+        if (ar_stop_signal && !stopped)
+            stopped = kill(child, SIGTERM) == 0;
+        pid_t got = waitpid(child, &status, 0);
+        if (got == child)
+            return status;
+        if (got < 0 && errno != EINTR)
+            return -1;
+    }
+}
+
+/* Draw the figures: plots/plot_all.py RESULT DIR/figures, its output kept in
+ * DIR/figures/plot.log for the note. Started with an argument vector, never a shell:
+ * the names are data, whatever characters they hold. */
+static void draw_figures(const char *result, const char *figures, const char *plots, char *note, size_t len)
+{
+    static const char python[] = "/usr/bin/python3";
+    char *script = joined(plots, "/plot_all.py"), *log = joined(figures, "/plot.log"), **env = figure_environment();
+    posix_spawn_file_actions_t actions;
+    int have_actions = posix_spawn_file_actions_init(&actions) == 0;
+    const char *why = NULL;
+    char reason[256], *text = NULL;
+    if (!script || !log || !env || !have_actions) {
+        why = "out of memory";
+    } else if (access(python, X_OK) != 0) {
+        why = "/usr/bin/python3 is missing (apt install python3 python3-matplotlib python3-h5py python3-numpy)";
+    } else {
+        char *argv[] = {(char *)python, script, "--svg-only", (char *)result, (char *)figures, NULL};
+        pid_t child;
+        int failed = posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+        failed = failed ? failed : posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+        failed = failed ? failed : posix_spawn(&child, python, &actions, NULL, argv, env);
+        int status = failed ? -1 : wait_for(child);
+        if (failed) {
+            snprintf(reason, sizeof reason, "cannot start %s: %s", python, strerror(failed));
+            why = reason;
+        } else if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+            text = slurp(log);
+            why = text && strstr(text, "ModuleNotFoundError") ? strstr(text, "ModuleNotFoundError")
+                  : text && text[0]                           ? text
+                                                              : "the figure scripts failed";
+        }
+    }
+    if (why) {
         snprintf(note, len, "figures not drawn: %s", why);
         char *nl = strchr(note, '\n');
         if (nl)
             *nl = '\0';
-        free(text);
     }
-    free(cmd);
+    free(text);
+    if (have_actions)
+        posix_spawn_file_actions_destroy(&actions);
+    free(env);
+    free(script);
     free(log);
-    return 0;
 }
 
 static int read_figures(const char *figures, figure **list)
@@ -101,8 +168,10 @@ static int read_figures(const char *figures, figure **list)
             continue;
         if (n == cap)
             *list = realloc(*list, (size_t)(cap = cap ? 2 * cap : 16) * sizeof **list);
-        (*list)[n++] = (figure){strdup(field[0]), strdup(field[1]), strdup(field[2]), strdup(field[3]),
-                                strdup(field[4])};
+        char *svg = NULL; /* relative to the figures folder (an absolute path as it is) */
+        if (asprintf(&svg, "%s%s%s", field[3][0] == '/' ? "" : figures, field[3][0] == '/' ? "" : "/", field[3]) < 0)
+            svg = NULL;
+        (*list)[n++] = (figure){strdup(field[0]), strdup(field[1]), strdup(field[2]), svg, strdup(field[4])};
     }
     free(text);
     return n;
@@ -122,9 +191,11 @@ static int speaks_of(const figure *f, const char *experiment, const char *claim)
 
 static void embed_svg(FILE *out, const char *path)
 {
-    char *svg = slurp(path);
+    char *svg = path ? slurp(path) : NULL;
     if (!svg) {
-        fprintf(out, "<p class=missing>figure %s could not be read</p>\n", path);
+        fputs("<p class=missing>figure ", out);
+        html(out, path);
+        fputs(" could not be read</p>\n", out);
         return;
     }
     const char *start = strstr(svg, "<svg"); /* drop the XML prolog and doctype */
@@ -151,40 +222,43 @@ static const char *verdict_class(ar_verdict v)
     return v == AR_HOLDS ? "holds" : v == AR_VIOLATED ? "violated" : "other";
 }
 
-int ar_report_write(const char *result, const char *dir, const char *plots, char *note, size_t note_len, char *err)
+static void free_figures(figure *figs, int n)
 {
-    note[0] = '\0';
-    ar_store *store = ar_store_open(result, 0, err);
-    if (!store)
-        return -1;
-    ar_verdict_row *rows = NULL;
-    int n_rows = 0;
-    if (ar_store_read_verdicts(store, &rows, &n_rows, err) < 0) {
-        ar_store_close(store);
-        return -1;
-    }
-    char *figures_dir, *page;
-    if (asprintf(&figures_dir, "%s/figures", dir) < 0 || asprintf(&page, "%s/report.html", dir) < 0)
-        return -1;
-    if ((mkdir(dir, 0777) != 0 && errno != EEXIST) || (mkdir(figures_dir, 0777) != 0 && errno != EEXIST)) {
-        snprintf(err, AR_ERR_LEN, "%s: cannot create the report folder: %s", dir, strerror(errno));
-        free(figures_dir), free(page), free(rows);
-        ar_store_close(store);
-        return -1;
-    }
-    draw_figures(result, figures_dir, plots, note, note_len);
+    for (int k = 0; k < n; ++k)
+        free(figs[k].experiment), free(figs[k].claims), free(figs[k].title), free(figs[k].svg),
+            free(figs[k].caption);
+    free(figs);
+}
+
+/* "incomplete run: D of P points done ..." when the file's ledger is not full, else "". */
+static void incomplete_notice(const ar_store *store, char *buf, size_t len)
+{
+    const ar_spec *spec = ar_store_spec(store);
+    long done = 0, points = 0;
+    for (int e = 0; e < spec->n_experiments; ++e)
+        done += ar_store_done_count(store, e), points += spec->experiments[e].n_points;
+    buf[0] = '\0';
+    if (done < points)
+        snprintf(buf, len, "incomplete run: %ld of %ld points done; its verdicts are NOT RUN until it is "
+                 "finished with --resume", done, points);
+}
+
+/* The page: the verdicts, a section per claim with its figures, the spec and the
+ * provenance. Returns 0, or -1 with err set if it cannot be written. */
+static int write_page(const char *result, ar_store *store, const ar_verdict_row *rows, int n_rows,
+                      const char *figures_dir, const char *page, const char *note, char *err)
+{
     figure *figs;
     int n_figs = read_figures(figures_dir, &figs);
     unsigned char *used = calloc((size_t)n_figs + 1, 1);
-    FILE *out = fopen(page, "w");
+    FILE *out = used ? fopen(page, "w") : NULL;
     if (!out) {
-        snprintf(err, AR_ERR_LEN, "%s: cannot write: %s", page, strerror(errno));
-        free(figures_dir), free(page), free(rows), free(used);
-        ar_store_close(store);
+        snprintf(err, AR_ERR_LEN, "%s: cannot write: %s", page, used ? strerror(errno) : "out of memory");
+        free_figures(figs, n_figs);
+        free(used);
         return -1;
     }
-    char title[512], value[4096];
-    ar_store_attribute(store, "title", title, sizeof title);
+    char *title = ar_store_attribute(store, "title");
     fputs("<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8><title>attnrank report</title>\n<style>\n"
           "body{font-family:Georgia,serif;max-width:1100px;margin:2em auto;color:#222;line-height:1.4}\n"
           "table{border-collapse:collapse;font-size:13px;width:100%}td,th{border-bottom:1px solid #ddd;"
@@ -195,10 +269,15 @@ int ar_report_write(const char *result, const char *dir, const char *plots, char
           "pre{background:#f7f7f7;padding:1em;overflow:auto;font-size:12px}\n</style></head><body>\n",
           out);
     fputs("<h1>attnrank verification report</h1>\n<p>", out);
-    html(out, title[0] ? title : result);
+    html(out, title && title[0] ? title : result);
+    free(title);
     fputs("<br><small>", out);
     html(out, result);
     fputs("</small></p>\n", out);
+    char incomplete[160];
+    incomplete_notice(store, incomplete, sizeof incomplete);
+    if (incomplete[0])
+        fprintf(out, "<p class=missing>%s</p>\n", incomplete);
     if (note[0]) {
         fputs("<p class=missing>", out);
         html(out, note);
@@ -267,33 +346,149 @@ int ar_report_write(const char *result, const char *dir, const char *plots, char
         fputs("</figcaption></figure>\n", out);
     }
     fputs("<h2>Spec</h2>\n<pre>", out);
-    ar_store_attribute(store, "spec_canonical", value, sizeof value);
+    char *value = ar_store_attribute(store, "spec_canonical");
     html(out, value);
+    free(value);
     fputs("</pre>\n<h2>Provenance</h2>\n<table>\n", out);
     static const char *const attrs[] = {"attnrank_version", "git_revision", "created", "command_line", "host",
                                         "spec_hash", "seed", "rng", "openblas_core", "openblas_config",
                                         "hdf5_version", "gsl_version", "compiler"};
     for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; ++i) {
-        ar_store_attribute(store, attrs[i], value, sizeof value);
+        value = ar_store_attribute(store, attrs[i]);
         fprintf(out, "<tr><th>%s</th><td>", attrs[i]);
         html(out, value);
+        free(value);
         fputs("</td></tr>\n", out);
     }
     fputs("</table>\n</body></html>\n", out);
-    int bad = fclose(out) != 0;
-    for (int k = 0; k < n_figs; ++k)
-        free(figs[k].experiment), free(figs[k].claims), free(figs[k].title), free(figs[k].svg),
-            free(figs[k].caption);
-    free(figs);
+    int failed = ferror(out), closed = fclose(out);
+    free_figures(figs, n_figs);
     free(used);
-    free(rows);
-    ar_store_close(store);
-    free(figures_dir);
-    if (bad) {
-        snprintf(err, AR_ERR_LEN, "%s: cannot write (disk full?)", page);
-        free(page);
+    if (failed || closed) {
+        snprintf(err, AR_ERR_LEN, "%s: cannot write: %s", page,
+                 closed ? strerror(errno) : "a write failed (disk full or file-size limit?)");
         return -1;
     }
-    free(page);
     return 0;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *at)
+{
+    (void)st, (void)flag, (void)at;
+    return remove(path) == 0 || errno == ENOENT ? 0 : -1;
+}
+
+/* Removes a folder and what it holds (links are removed, not followed). */
+static void remove_tree(const char *path)
+{
+    nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* A report replaces its whole folder: DIR must be absent, or a folder holding nothing
+ * but what a report writes. */
+static int replaceable(const char *dir, char *err)
+{
+    struct stat st;
+    if (lstat(dir, &st) != 0) {
+        if (errno == ENOENT)
+            return 0;
+        snprintf(err, AR_ERR_LEN, "%s: %s", dir, strerror(errno));
+        return -1;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        snprintf(err, AR_ERR_LEN, "%s: exists and is not a folder: give the report another -o DIR", dir);
+        return -1;
+    }
+    DIR *d = opendir(dir);
+    if (!d) {
+        snprintf(err, AR_ERR_LEN, "%s: %s", dir, strerror(errno));
+        return -1;
+    }
+    int status = 0;
+    for (struct dirent *entry; status == 0 && (entry = readdir(d));) {
+        const char *name = entry->d_name;
+        if (strcmp(name, ".") && strcmp(name, "..") && strcmp(name, "report.html") && strcmp(name, "figures")) {
+            snprintf(err, AR_ERR_LEN, "%s: holds %s, which no report wrote; a report replaces its whole folder: "
+                     "give it another -o DIR", dir, name);
+            status = -1;
+        }
+    }
+    closedir(d);
+    return status;
+}
+
+/* The finished folder becomes DIR in one step; a report already there is swapped out,
+ * then removed. */
+static int put_in_place(const char *building, const char *dir, char *err)
+{
+    if (rename(building, dir) == 0)
+        return 0;
+    if (errno == ENOTEMPTY || errno == EEXIST) {
+        if (renameat2(AT_FDCWD, building, AT_FDCWD, dir, RENAME_EXCHANGE) == 0) {
+            remove_tree(building);
+            return 0;
+        }
+        if (errno == EINVAL || errno == ENOSYS) { /* no exchange on this file system: the old one goes first */
+            remove_tree(dir);
+            if (rename(building, dir) == 0)
+                return 0;
+        }
+    }
+    snprintf(err, AR_ERR_LEN, "%s: cannot move the report into place: %s", dir, strerror(errno));
+    return -1;
+}
+
+/* Under DIR.lock the report is built in DIR.partial and renamed to DIR when complete;
+ * a failed or interrupted one is removed. */
+ar_status ar_report_write(const char *result, const char *dir_given, const char *plots, char *note, size_t note_len,
+                          char *err)
+{
+    note[0] = '\0';
+    char *dir = strdup(dir_given), *building = NULL, *figures_dir = NULL, *page = NULL;
+    for (size_t n = dir ? strlen(dir) : 0; n > 1 && dir[n - 1] == '/'; --n)
+        dir[n - 1] = '\0'; /* DIR/ names the folder DIR */
+    ar_status status = AR_ERR_INPUT;
+    ar_store *store = NULL;
+    ar_verdict_row *rows = NULL;
+    int n_rows = 0;
+    ar_output_lock *lock = NULL;
+    if (!dir)
+        snprintf(err, AR_ERR_LEN, "%s: out of memory", dir_given);
+    else if (ar_output_check_name(dir, ".partial", err) == 0 && (store = ar_store_open(result, 0, err)) &&
+             ar_store_read_verdicts(store, &rows, &n_rows, err) == 0 && (lock = ar_output_lock_take(dir, err)) &&
+             replaceable(dir, err) == 0) {
+        status = AR_ERR_IO;
+        building = joined(dir, ".partial");
+        figures_dir = building ? joined(building, "/figures") : NULL;
+        page = building ? joined(building, "/report.html") : NULL;
+        if (!figures_dir || !page)
+            snprintf(err, AR_ERR_LEN, "%s: out of memory", dir);
+        else if (remove_tree(building), mkdir(building, 0777) != 0 || mkdir(figures_dir, 0777) != 0)
+            snprintf(err, AR_ERR_LEN, "%s: cannot create the report folder: %s", building, strerror(errno));
+        else {
+            draw_figures(result, figures_dir, plots, note, note_len);
+            if (!ar_stop_signal && write_page(result, store, rows, n_rows, figures_dir, page, note, err) == 0 &&
+                !ar_stop_signal && put_in_place(building, dir, err) == 0) {
+                status = AR_OK;
+                char incomplete[160], *figures = strdup(note); /* the page has it; say it on stderr too */
+                incomplete_notice(store, incomplete, sizeof incomplete);
+                if (incomplete[0] && figures)
+                    snprintf(note, note_len, "%s%s%s", incomplete, figures[0] ? "; " : "", figures);
+                free(figures);
+            }
+            else if (ar_stop_signal) {
+                snprintf(err, AR_ERR_LEN, "%s: interrupted by %s; no report written", dir,
+                         ar_stop_signal == SIGTERM ? "SIGTERM" : "SIGINT");
+                status = AR_ERR_INTERRUPTED;
+            }
+        }
+        if (status != AR_OK && building)
+            remove_tree(building);
+    }
+    ar_output_lock_release(lock);
+    free(rows);
+    if (store)
+        ar_store_close(store);
+    free(dir), free(building), free(figures_dir), free(page);
+    return status;
 }

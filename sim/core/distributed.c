@@ -36,6 +36,7 @@ static int heavier_first(const void *a, const void *b)
 typedef struct {
     int experiment, outcome;
     long point;
+    long failed; /* failed trials: the coordinator announces the marked points */
 } result_header;
 
 static size_t result_bytes(const ar_experiment *x, long point)
@@ -81,11 +82,18 @@ static void worker(const ar_spec *spec, const ar_run_options *opt)
         size_t bytes = result_bytes(x, p);
         char *message = calloc(1, bytes);
         double *values = malloc((size_t)x->trials * ar_engine_values_per_trial(x, p) * sizeof *values);
+        if (!message || !values) { /* an empty result: the coordinator reports this rank out of memory */
+            MPI_Send(NULL, 0, MPI_BYTE, 0, TAG_RESULT, MPI_COMM_WORLD);
+            free(values);
+            free(message);
+            continue;
+        }
         result_header *h = (result_header *)message;
         h->experiment = (int)job[0];
         h->point = p;
         h->outcome = RESULT_OK;
-        long failed = message && values ? ar_engine_compute_point(spec, x, p, opt->threads, values, NULL) : -1;
+        long failed = ar_engine_compute_point(spec, x, p, opt->threads, values, NULL);
+        h->failed = failed;
         if (failed < 0) {
             h->outcome = RESULT_FAILED;
         } else if (ar_stop_signal) {
@@ -96,7 +104,7 @@ static void worker(const ar_spec *spec, const ar_run_options *opt)
             unpack_result(x, p, message, &sums, hists);
             ar_engine_summarize_point(x, p, values, failed, sums, hists);
         }
-        MPI_Send(message ? message : (char *)h, message ? (int)bytes : 0, MPI_BYTE, 0, TAG_RESULT, MPI_COMM_WORLD);
+        MPI_Send(message, (int)bytes, MPI_BYTE, 0, TAG_RESULT, MPI_COMM_WORLD);
         free(values);
         free(message);
     }
@@ -107,24 +115,28 @@ static void worker(const ar_spec *spec, const ar_run_options *opt)
 static ar_status coordinator(const ar_run_plan *plan, const ar_run_options *opt, ar_store *store, char *err)
 {
     const ar_spec *spec = plan->spec;
-    long n_tasks = 0, next = 0;
+    long n_tasks = 0, next = 0, marked = 0;
+    size_t capacity = sizeof(result_header); /* the largest result message: one buffer for all */
     task *tasks = malloc((size_t)(plan->points ? plan->points : 1) * sizeof *tasks);
-    if (!tasks) {
-        snprintf(err, AR_ERR_LEN, "%s: out of memory", opt->output);
-        return AR_ERR_IO;
-    }
-    for (int e = 0; e < spec->n_experiments; ++e)
+    for (int e = 0; tasks && e < spec->n_experiments; ++e)
         for (long p = 0; p < spec->experiments[e].n_points; ++p) {
             long g = plan->experiments[e].first + p;
-            if (ar_engine_owns(opt, g) && !ar_store_done(store, e, p))
+            if (ar_engine_owns(opt, g) && !ar_store_done(store, e, p)) {
                 tasks[n_tasks++] = (task){e, p, plan->work[g]};
+                size_t bytes = result_bytes(&spec->experiments[e], p);
+                capacity = bytes > capacity ? bytes : capacity;
+            }
         }
+    char *message = tasks ? calloc(1, capacity) : NULL;
+    if (!message) {
+        snprintf(err, AR_ERR_LEN, "%s: out of memory", opt->output);
+        free(tasks);
+        return AR_ERR_IO;
+    }
     qsort(tasks, (size_t)n_tasks, sizeof *tasks, heavier_first);
     ar_progress progress;
     ar_engine_start_progress(plan, opt, store, &progress);
     int workers = ar_mpi_size() - 1, status = AR_OK;
-    char *message = NULL;
-    size_t capacity = 0;
     while (workers > 0) {
         int ready = 0;
         MPI_Status st;
@@ -135,8 +147,6 @@ static ar_status coordinator(const ar_run_plan *plan, const ar_run_options *opt,
         }
         int bytes;
         MPI_Get_count(&st, MPI_BYTE, &bytes);
-        if ((size_t)bytes > capacity)
-            message = realloc(message, capacity = (size_t)bytes);
         MPI_Recv(message, bytes, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         if (st.MPI_TAG == TAG_RESULT && status == AR_OK) {
             const result_header *h = (const result_header *)message;
@@ -151,6 +161,7 @@ static ar_status coordinator(const ar_run_plan *plan, const ar_run_options *opt,
                 unpack_result(x, h->point, message, &sums, hists);
                 if (ar_store_write_point(store, h->experiment, h->point, sums, hists, err) < 0)
                     status = AR_ERR_IO;
+                marked += ar_engine_point_marked(x, h->failed);
                 ar_progress_point_begin(&progress, plan->work[plan->experiments[h->experiment].first + h->point] /
                                                        x->trials, 0);
                 ar_progress_point_end(&progress);
@@ -166,6 +177,7 @@ static ar_status coordinator(const ar_run_plan *plan, const ar_run_options *opt,
         }
     }
     ar_progress_finish(&progress);
+    ar_engine_announce_marked(marked);
     free(message);
     free(tasks);
     return status;
@@ -178,10 +190,11 @@ ar_status ar_engine_run_distributed(const ar_spec *spec, const ar_run_plan *plan
     ar_status status = AR_OK;
     char *partial = NULL;
     ar_store *store = NULL;
+    ar_output_lock *lock = NULL; /* rank 0 writes, so rank 0 holds the output's lock */
     if (rank == 0) {
         if (asprintf(&partial, "%s.partial", opt->output) < 0)
             partial = NULL;
-        store = partial ? ar_engine_start_store(spec, opt, partial, err, &status) : NULL;
+        store = partial ? ar_engine_start_store(spec, opt, partial, &lock, err, &status) : NULL;
         if (store)
             status = AR_OK;
         else if (status == AR_OK)
@@ -203,7 +216,7 @@ ar_status ar_engine_run_distributed(const ar_spec *spec, const ar_run_plan *plan
         return final;
     }
     status = coordinator(plan, opt, store, err);
-    status = ar_engine_finish(plan, opt, store, partial, status, rows_out, n_rows, err);
+    status = ar_engine_finish(plan, opt, store, lock, partial, status, rows_out, n_rows, err);
     MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
     free(partial);
     return status;

@@ -5,6 +5,7 @@
 #define ATTNRANK_ENGINE_PARTS_H
 
 #include "attnrank/engine.h"
+#include "attnrank/output.h"
 #include "attnrank/plan.h"
 #include "attnrank/progress.h"
 
@@ -13,6 +14,11 @@
 long ar_engine_compute_point(const ar_spec *spec, const ar_experiment *exp, long point, int threads,
                              double *values, ar_progress *progress);
 
+/* Whether a point with this many failed trials is marked (count 0, statistics NaN),
+ * and the one line a run, whoever computed it, prints about its marked points. */
+int ar_engine_point_marked(const ar_experiment *exp, long failed_trials);
+void ar_engine_announce_marked(long marked);
+
 /* Pre-flight, before anything is allocated or written: the output's folder, the
  * memory the largest point needs, the disk and file-size limit for the whole file. */
 int ar_engine_check_output_path(const char *path, char *err);
@@ -20,16 +26,20 @@ int ar_engine_preflight(const ar_run_plan *plan, const ar_run_options *opt, char
 
 /* Whether this run (its shard) computes the point with this index among all. */
 int ar_engine_owns(const ar_run_options *opt, long global);
-/* Opens PATH.partial to resume it, or creates it (the whole layout, under a temporary
- * name first); *status says what a NULL return means. */
-ar_store *ar_engine_start_store(const ar_spec *spec, const ar_run_options *opt, const char *partial, char *err,
-                                ar_status *status);
+/* Takes the output's lock (output.h), then opens PATH.partial to resume it, or creates
+ * it (the whole layout, under a temporary name first); *lock holds the lock until
+ * ar_engine_finish lets it go; *status says what a NULL return means (the lock is
+ * then released). */
+ar_store *ar_engine_start_store(const ar_spec *spec, const ar_run_options *opt, const char *partial,
+                                ar_output_lock **lock, char *err, ar_status *status);
 void ar_engine_start_progress(const ar_run_plan *plan, const ar_run_options *opt, ar_store *store,
                               ar_progress *progress);
 /* The end of a run, whoever computed it: say what an interrupted run saved; judge,
- * close and rename a complete one. */
-ar_status ar_engine_finish(const ar_run_plan *plan, const ar_run_options *opt, ar_store *store, const char *partial,
-                           ar_status status, ar_verdict_row **rows_out, int *n_rows, char *err);
+ * close and rename a complete one; remove an unfinished one that cannot be resumed
+ * (opt->no_resume); then release the lock. */
+ar_status ar_engine_finish(const ar_run_plan *plan, const ar_run_options *opt, ar_store *store,
+                           ar_output_lock *lock, const char *partial, ar_status status, ar_verdict_row **rows_out,
+                           int *n_rows, char *err);
 
 #ifdef ATTNRANK_MPI
 ar_status ar_engine_run_distributed(const ar_spec *spec, const ar_run_plan *plan, const ar_run_options *opt,

@@ -7,45 +7,51 @@
 #include <stdlib.h>
 #include <string.h>
 
+static int by_value(const void *a, const void *b)
+{
+    return (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b);
+}
+
 /* Open every shard read-only and check they fit together: the same spec, one N, each
- * index once, every shard complete. */
+ * index once, every shard complete. A file written without --shard (or with --shard
+ * 0/1) is a whole run: merged alone, it is a merge of one. */
 static int open_shards(const char *const *paths, int n, ar_store **stores, char *err)
 {
     int count = 0;
-    unsigned char *seen = NULL;
+    int *given = calloc((size_t)n, sizeof *given); /* the indices, whatever N a file claims */
+    if (!given) {
+        snprintf(err, AR_ERR_LEN, "%s: out of memory", paths[0]);
+        return -1;
+    }
     for (int i = 0; i < n; ++i) {
-        stores[i] = ar_store_open(paths[i], 0, err);
-        if (!stores[i])
-            return -1;
-        char shard[64];
         int index, of;
-        ar_store_attribute(stores[i], "shard", shard, sizeof shard);
-        if (sscanf(shard, "%d/%d", &index, &of) != 2) {
-            snprintf(err, AR_ERR_LEN, "%s: not a shard (written without --shard)", paths[i]);
-            return -1;
-        }
-        if (i == 0) {
+        stores[i] = ar_store_open(paths[i], 0, err);
+        if (!stores[i] || ar_store_shard(stores[i], &index, &of, err) < 0)
+            goto refused;
+        if (i == 0)
             count = of;
-            seen = calloc((size_t)of, 1);
-        } else if (of != count) {
+        if (of == 1 && n > 1) {
+            snprintf(err, AR_ERR_LEN, "%s: not a shard but a whole run (written without --shard); merge it "
+                     "alone, or give only the shard files of one run", paths[i]);
+            goto refused;
+        }
+        if (of != count) {
             snprintf(err, AR_ERR_LEN, "%s: shard %d/%d, but %s is one of %d shards", paths[i], index, of, paths[0],
                      count);
-            free(seen);
-            return -1;
+            goto refused;
         }
         const ar_spec *spec = ar_store_spec(stores[i]), *spec0 = ar_store_spec(stores[0]);
         if (spec->hash != spec0->hash) {
             snprintf(err, AR_ERR_LEN, "%s: another spec or seed than %s (hash %016llx, not %016llx)", paths[i],
                      paths[0], (unsigned long long)spec->hash, (unsigned long long)spec0->hash);
-            free(seen);
-            return -1;
+            goto refused;
         }
-        if (seen[index]) {
-            snprintf(err, AR_ERR_LEN, "%s: shard %d/%d is given twice", paths[i], index, of);
-            free(seen);
-            return -1;
-        }
-        seen[index] = 1;
+        for (int k = 0; k < i; ++k)
+            if (given[k] == index) {
+                snprintf(err, AR_ERR_LEN, "%s: shard %d/%d is given twice", paths[i], index, of);
+                goto refused;
+            }
+        given[i] = index;
         /* complete: every point it owns is done */
         ar_run_options opt = {.shard = index, .shards = of};
         long first = 0, missing = 0;
@@ -54,21 +60,29 @@ static int open_shards(const char *const *paths, int n, ar_store **stores, char 
                 missing += ar_engine_owns(&opt, first + p) && !ar_store_done(stores[i], e, p);
             first += spec->experiments[e].n_points;
         }
+        if (missing && of == 1) {
+            snprintf(err, AR_ERR_LEN, "%s: the run lacks %ld of its points; finish it with --resume", paths[i],
+                     missing);
+            goto refused;
+        }
         if (missing) {
             snprintf(err, AR_ERR_LEN, "%s: shard %d/%d lacks %ld of its points; finish it with --resume", paths[i],
                      index, of, missing);
-            free(seen);
-            return -1;
+            goto refused;
         }
     }
+    /* n distinct indices below N: all there when n == N, else name the first missing */
+    qsort(given, (size_t)n, sizeof *given, by_value);
     for (int k = 0; k < count; ++k)
-        if (!seen[k]) {
+        if (k >= n || given[k] != k) {
             snprintf(err, AR_ERR_LEN, "shard %d/%d is missing: give all %d shard files", k, count, count);
-            free(seen);
-            return -1;
+            goto refused;
         }
-    free(seen);
+    free(given);
     return 0;
+refused: /* the caller closes every store opened */
+    free(given);
+    return -1;
 }
 
 ar_status ar_engine_merge(const char *output, const char *const *paths, int n, const char *command_line, int force,
@@ -84,7 +98,7 @@ ar_status ar_engine_merge(const char *output, const char *const *paths, int n, c
         return AR_ERR_IO;
     }
     ar_status status = open_shards(paths, n, shards, err) == 0 ? AR_OK : AR_ERR_INPUT;
-    ar_run_options opt = {.output = output, .command_line = command_line, .force = force};
+    ar_run_options opt = {.output = output, .command_line = command_line, .force = force, .no_resume = 1};
     ar_run_plan plan = {0};
     char *partial = NULL;
     if (status == AR_OK && (ar_plan_make(ar_store_spec(shards[0]), 1, &plan) < 0 ||
@@ -93,15 +107,16 @@ ar_status ar_engine_merge(const char *output, const char *const *paths, int n, c
         snprintf(err, AR_ERR_LEN, "%s: out of memory", output);
         status = AR_ERR_IO;
     }
-    ar_store *store = status == AR_OK ? ar_engine_start_store(plan.spec, &opt, partial, err, &status) : NULL;
+    ar_output_lock *lock = NULL;
+    ar_store *store = status == AR_OK ? ar_engine_start_store(plan.spec, &opt, partial, &lock, err, &status) : NULL;
     if (store) {
         status = AR_OK;
-        for (int i = 0; status == AR_OK && i < n; ++i) {
+        for (int i = 0; status == AR_OK && i < n && !ar_stop_signal; ++i) {
             long copied;
             if (ar_store_copy_points(store, shards[i], &copied, err) < 0)
                 status = AR_ERR_IO;
         }
-        status = ar_engine_finish(&plan, &opt, store, partial, status, rows, n_rows, err);
+        status = ar_engine_finish(&plan, &opt, store, lock, partial, status, rows, n_rows, err);
     }
     for (int i = 0; i < n; ++i)
         if (shards[i])

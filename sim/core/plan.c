@@ -1,15 +1,224 @@
 /* plan: a spec's run, worked out once (see plan.h). */
+#define _GNU_SOURCE
 #include "attnrank/plan.h"
 
+#include <ctype.h>
+#include <limits.h>
 #include <omp.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
+#include "attnrank/store.h"
 #include "attnrank/theory.h"
 
 int ar_plan_threads(int requested)
 {
-    return requested > 0 ? requested : omp_get_max_threads();
+    int team = requested > 0 ? requested : omp_get_max_threads();
+    int limit = omp_get_thread_limit();
+    return team < limit ? team : limit;
+}
+
+/* One unsigned decimal number at *s (spaces around it skipped), saturating at LONG_MAX;
+ * -1 if there is none. */
+static long parse_count(const char **s)
+{
+    const char *p = *s;
+    while (isspace((unsigned char)*p))
+        p++;
+    if (!isdigit((unsigned char)*p))
+        return -1;
+    long value = 0;
+    for (; isdigit((unsigned char)*p); ++p)
+        value = value > (LONG_MAX - 9) / 10 ? LONG_MAX : value * 10 + (*p - '0');
+    while (isspace((unsigned char)*p))
+        p++;
+    *s = p;
+    return value;
+}
+
+/* OpenMP's grammar (as libgomp reads it): OMP_NUM_THREADS a list of positive counts,
+ * one per nesting level; OMP_THREAD_LIMIT one. Returns the first count, 0 when the
+ * variable is unset, -1 when it is malformed. */
+static long env_count(const char *name, int list)
+{
+    const char *text = getenv(name);
+    if (!text)
+        return 0;
+    long first = parse_count(&text), value = first;
+    while (value > 0 && list && *text == ',') {
+        ++text;
+        value = parse_count(&text);
+    }
+    return first > 0 && value > 0 && *text == '\0' ? first : -1;
+}
+
+/* OMP_STACKSIZE or GOMP_STACKSIZE: a size, in KiB unless it ends in B, K, M or G; 0 when
+ * neither is set, -1 when the one that is set is malformed. */
+static double env_stack_bytes(const char **name)
+{
+    *name = getenv("GOMP_STACKSIZE") ? "GOMP_STACKSIZE" : "OMP_STACKSIZE";
+    const char *text = getenv(*name);
+    if (!text)
+        return 0;
+    long value = parse_count(&text);
+    double unit = 1024;
+    if (*text && strchr("BbKkMmGg", *text)) {
+        int c = tolower((unsigned char)*text++);
+        unit = c == 'b' ? 1 : c == 'k' ? 1024 : c == 'm' ? 1048576.0 : 1073741824.0;
+        while (isspace((unsigned char)*text))
+            text++;
+    }
+    return value > 0 && *text == '\0' ? (double)value * unit : -1;
+}
+
+double ar_plan_thread_stack_bytes(void)
+{
+    const char *name;
+    double bytes = env_stack_bytes(&name);
+    if (bytes > 0)
+        return bytes;
+    pthread_attr_t attr;
+    size_t size = 8 << 20;
+    if (pthread_getattr_default_np(&attr) == 0) {
+        pthread_attr_getstacksize(&attr, &size);
+        pthread_attr_destroy(&attr);
+    }
+    return (double)size;
+}
+
+static long read_count_file(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    long value = -1;
+    if (f) {
+        if (fscanf(f, "%ld", &value) != 1)
+            value = -1; /* "max": no limit */
+        fclose(f);
+    }
+    return value;
+}
+
+/* The threads this process could start at most: the kernel's limits, ulimit -u (which
+ * root is exempt from) and the cgroup's pids.max (containers, Slurm). */
+static long system_thread_room(void)
+{
+    long room = LONG_MAX, v;
+    if ((v = read_count_file("/proc/sys/kernel/threads-max")) > 0 && v < room)
+        room = v;
+    if ((v = read_count_file("/proc/sys/kernel/pid_max")) > 0 && v < room)
+        room = v;
+    struct rlimit nproc;
+    if (geteuid() != 0 && getrlimit(RLIMIT_NPROC, &nproc) == 0 && nproc.rlim_cur != RLIM_INFINITY &&
+        (double)nproc.rlim_cur < (double)room)
+        room = (long)nproc.rlim_cur;
+    char line[4096], path[4200];
+    FILE *cg = fopen("/proc/self/cgroup", "r");
+    while (cg && fgets(line, sizeof line, cg))
+        if (strncmp(line, "0::", 3) == 0) { /* cgroup v2 */
+            line[strcspn(line, "\n")] = '\0';
+            snprintf(path, sizeof path, "/sys/fs/cgroup%s/pids.max", line + 3);
+            long max = read_count_file(path);
+            snprintf(path, sizeof path, "/sys/fs/cgroup%s/pids.current", line + 3);
+            long current = read_count_file(path);
+            if (max > 0 && current >= 0 && max - current < room)
+                room = max - current;
+        }
+    if (cg)
+        fclose(cg);
+    return room;
+}
+
+int ar_plan_team(int requested, char *err)
+{
+    const char *stack_name;
+    long asked = env_count("OMP_NUM_THREADS", 1), limit = env_count("OMP_THREAD_LIMIT", 0);
+    const char *bad = asked < 0 ? "OMP_NUM_THREADS" : limit < 0 ? "OMP_THREAD_LIMIT" : NULL;
+    if (bad) {
+        snprintf(err, AR_ERR_LEN, "%s='%.40s' is not a thread count (a positive integer%s); unset it or fix it",
+                 bad, getenv(bad), asked < 0 ? ", or a list such as 4,1 for nested levels" : "");
+        return -1;
+    }
+    if (env_stack_bytes(&stack_name) < 0) {
+        snprintf(err, AR_ERR_LEN, "%s='%.40s' is not a stack size (such as 16M or 4096K)", stack_name,
+                 getenv(stack_name));
+        return -1;
+    }
+    /* Counted here, not read back from libgomp, which keeps an int: 99999999999 wraps. */
+    long team = requested > 0 ? requested : asked > 0 ? asked : omp_get_num_procs();
+    if (limit > 0 && limit < team)
+        team = limit;
+    char source[96];
+    if (requested > 0)
+        snprintf(source, sizeof source, "--threads %d", requested);
+    else if (asked > 0)
+        snprintf(source, sizeof source, "OMP_NUM_THREADS=%.40s", getenv("OMP_NUM_THREADS"));
+    else
+        snprintf(source, sizeof source, "the default team (one thread per core)");
+    long room = system_thread_room();
+    if (team > AR_MAX_THREADS) {
+        snprintf(err, AR_ERR_LEN, "%s: %ld threads is more than a run may use (at most %d); set fewer", source,
+                 team, AR_MAX_THREADS);
+        return -1;
+    }
+    if (team > room) {
+        snprintf(err, AR_ERR_LEN, "%s: %ld threads is more than this system lets a process start (%ld: "
+                 "kernel.threads-max, kernel.pid_max, ulimit -u, the cgroup's pids.max); set fewer", source, team, room);
+        return -1;
+    }
+    return (int)team;
+}
+
+void ar_format_bytes(double bytes, char *buf, size_t len)
+{
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    int u = 0;
+    while (bytes >= 1024 && u < 5)
+        bytes /= 1024, u++;
+    /* three significant digits, never an exponent: 1000 KiB, not 1e+03 KiB */
+    snprintf(buf, len, u == 0 || bytes >= 100 ? "%.0f %s" : "%.3g %s", bytes, units[u]);
+}
+
+/* The HDF5 layout's share of a run, measured with HDF5 1.10.8 here (10 to 3000
+ * one-point experiments, grids of 10^2 to 10^4 points; the hostile_env plan case checks
+ * them against real runs): the file's metadata per object, the memory HDF5 keeps per
+ * object of an open file (below), the CPU time to create an object and to write one cell of a
+ * point, and the flush after each point, which walks HDF5's metadata cache: per object
+ * in the file, four times dearer once they outgrow the cache (32 MiB, ~65536 objects).
+ * The times lie between those of an idle machine and of one loaded four times over. */
+static const double FILE_BYTES_PER_DATASET = 420, FILE_BYTES_PER_GROUP = 1650, FILE_BYTES_PER_VERDICT = 1200;
+/* HDF5's metadata cache holds about 5 KiB per object until it reaches ~40 MiB; beside
+ * it each object keeps about 2 KiB (3000 one-point experiments: 481 MiB measured). */
+static const double CACHED_PER_OBJECT = 5120, CACHE_BYTES = 40.0 * 1048576, KEPT_PER_OBJECT = 2048;
+static const double PROCESS_BYTES = 20.0 * 1048576;
+static const double SECONDS_PER_OBJECT = 105e-6, SECONDS_PER_CELL = 22e-6, SECONDS_AT_START = 0.03;
+static const double FLUSH_SECONDS_PER_OBJECT = 60e-9, CACHE_OBJECTS = 65536, EVICTING_FLUSH_FACTOR = 4;
+
+typedef struct {
+    double groups, datasets, theory, cells_per_point;
+} layout_count;
+
+/* What store.c makes for an experiment: its group, one per output and theory/; per
+ * output seven statistics, count and failed, index scales, a histogram and its bins;
+ * the axes, a theory dataset per claim of the simulator, the done ledger. A point
+ * writes one cell of each statistic, histogram and the ledger. */
+static layout_count count_layout(const ar_experiment *x)
+{
+    layout_count c = {2 + x->sim->n_outputs, x->n_axes + 1, 0, 1};
+    for (int o = 0; o < x->sim->n_outputs; ++o) {
+        const ar_output *out = &x->sim->outputs[o];
+        c.datasets += 9 + (out->index_name != NULL) + (out->column_name != NULL) + (out->hist_max ? 2 : 0);
+        c.cells_per_point += 9 + (out->hist_max != NULL);
+    }
+    int n_claims;
+    const ar_claim *const *claims = ar_claims_all(&n_claims);
+    for (int k = 0; k < n_claims; ++k)
+        c.theory += claims[k]->sim == x->sim;
+    c.datasets += c.theory;
+    return c;
 }
 
 int ar_plan_make(const ar_spec *spec, int threads, ar_run_plan *plan)
@@ -29,13 +238,13 @@ int ar_plan_make(const ar_spec *spec, int threads, ar_run_plan *plan)
         ar_plan_free(plan);
         return -1;
     }
-    int n_claims;
-    ar_claims_all(&n_claims);
-    double bytes = 65536; /* attributes, the verdict table, HDF5's own structure */
+    double bytes = 65536 + FILE_BYTES_PER_VERDICT * ar_store_verdict_count(spec); /* root attributes, verdicts */
+    double objects = 0, cells = 0;
     long g = 0;
     for (int e = 0; e < spec->n_experiments; ++e) {
         const ar_experiment *x = &spec->experiments[e];
         ar_plan_experiment *px = &plan->experiments[e];
+        layout_count layout = count_layout(x);
         px->first = g;
         px->widest = 1;
         double stats = 0;
@@ -66,11 +275,20 @@ int ar_plan_make(const ar_spec *spec, int threads, ar_run_plan *plan)
         double hists = 0;
         for (int o = 0; o < x->sim->n_outputs; ++o)
             hists += 8.0 * px->hist_width[o];
-        /* per point: the done ledger, a theory value per claim (an upper bound) */
-        bytes += (1 + 8.0 * n_claims + stats + hists) * (double)x->n_points;
+        /* per point: the done ledger, a theory value per claim, the statistics and
+         * histograms; per experiment: its objects' metadata */
+        bytes += (1 + 8.0 * layout.theory + stats + hists) * (double)x->n_points +
+                 FILE_BYTES_PER_DATASET * layout.datasets + FILE_BYTES_PER_GROUP * layout.groups;
+        objects += layout.groups + layout.datasets;
+        cells += layout.cells_per_point * (double)x->n_points;
     }
     plan->experiments[spec->n_experiments].first = g;
     plan->output_bytes = bytes;
+    double cached = CACHED_PER_OBJECT * objects;
+    plan->layout_bytes = PROCESS_BYTES + (cached < CACHE_BYTES ? cached : CACHE_BYTES) + KEPT_PER_OBJECT * objects;
+    double flush = FLUSH_SECONDS_PER_OBJECT * objects * (objects > CACHE_OBJECTS ? EVICTING_FLUSH_FACTOR : 1);
+    plan->overhead_seconds = SECONDS_AT_START + SECONDS_PER_OBJECT * objects + SECONDS_PER_CELL * cells +
+                             flush * (double)plan->points;
     return 0;
 }
 

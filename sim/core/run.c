@@ -39,10 +39,10 @@ static int file_exists(const char *path)
     return stat(path, &st) == 0;
 }
 
-ar_store *ar_engine_start_store(const ar_spec *spec, const ar_run_options *opt, const char *partial, char *err,
+/* The part of ar_engine_start_store after the lock is taken. */
+static ar_store *open_or_create(const ar_spec *spec, const ar_run_options *opt, const char *partial, char *err,
                                 ar_status *status)
 {
-    *status = AR_ERR_INPUT;
     if (opt->resume) {
         if (!file_exists(partial)) {
             if (file_exists(opt->output))
@@ -56,8 +56,14 @@ ar_store *ar_engine_start_store(const ar_spec *spec, const ar_run_options *opt, 
         ar_store *store = ar_store_open(partial, 0, err);
         if (!store)
             return NULL;
-        char shard[64], want[64] = "";
-        ar_store_attribute(store, "shard", shard, sizeof shard);
+        char shard[64] = "", want[64] = "";
+        int index, count;
+        if (ar_store_shard(store, &index, &count, err) < 0) {
+            ar_store_close(store);
+            return NULL;
+        }
+        if (count > 1)
+            snprintf(shard, sizeof shard, "%d/%d", index, count);
         if (opt->shards > 1)
             snprintf(want, sizeof want, "%d/%d", opt->shard, opt->shards);
         if (strcmp(shard, want) != 0) {
@@ -83,8 +89,11 @@ ar_store *ar_engine_start_store(const ar_spec *spec, const ar_run_options *opt, 
         return NULL;
     }
     if (file_exists(partial) && !opt->force) {
-        snprintf(err, AR_ERR_LEN, "%s: an interrupted run is there; continue it with --resume or start over "
-                 "with --force", partial);
+        if (opt->no_resume)
+            snprintf(err, AR_ERR_LEN, "%s: left by an interrupted run; replace it with --force", partial);
+        else
+            snprintf(err, AR_ERR_LEN, "%s: an interrupted run is there; continue it with --resume or start over "
+                     "with --force", partial);
         return NULL;
     }
     /* Build the layout under a temporary name: PATH.partial always has all of it. */
@@ -115,6 +124,23 @@ ar_store *ar_engine_start_store(const ar_spec *spec, const ar_run_options *opt, 
     return NULL;
 }
 
+/* The lock comes first: the checks of what is there and every file made beside the
+ * output belong to the one writer that holds it. */
+ar_store *ar_engine_start_store(const ar_spec *spec, const ar_run_options *opt, const char *partial,
+                                ar_output_lock **lock, char *err, ar_status *status)
+{
+    *status = AR_ERR_INPUT;
+    *lock = ar_output_lock_take(opt->output, err);
+    if (!*lock)
+        return NULL;
+    ar_store *store = open_or_create(spec, opt, partial, err, status);
+    if (!store) {
+        ar_output_lock_release(*lock);
+        *lock = NULL;
+    }
+    return store;
+}
+
 int ar_engine_owns(const ar_run_options *opt, long global)
 {
     return opt->shards <= 1 || global % opt->shards == opt->shard;
@@ -140,18 +166,23 @@ void ar_engine_start_progress(const ar_run_plan *plan, const ar_run_options *opt
     ar_progress_start(progress, opt->quiet, total_points, done_points, total_work, done_work);
 }
 
-ar_status ar_engine_finish(const ar_run_plan *plan, const ar_run_options *opt, ar_store *store, const char *partial,
-                           ar_status status, ar_verdict_row **rows_out, int *n_rows, char *err)
+ar_status ar_engine_finish(const ar_run_plan *plan, const ar_run_options *opt, ar_store *store,
+                           ar_output_lock *lock, const char *partial, ar_status status, ar_verdict_row **rows_out,
+                           int *n_rows, char *err)
 {
     const ar_spec *spec = plan->spec;
-    if (status == AR_OK && ar_stop_signal) {
+    const char *signal_name = ar_stop_signal == SIGTERM ? "SIGTERM" : "SIGINT";
+    if (status == AR_OK && ar_stop_signal && opt->no_resume) {
+        snprintf(err, AR_ERR_LEN, "%s: interrupted by %s; nothing written: run it again", opt->output, signal_name);
+        status = AR_ERR_INTERRUPTED;
+    } else if (status == AR_OK && ar_stop_signal) {
         long saved = 0, all = 0;
         for (int e = 0; e < spec->n_experiments; ++e)
             for (long p = 0; p < spec->experiments[e].n_points; ++p)
                 if (ar_engine_owns(opt, plan->experiments[e].first + p))
                     saved += ar_store_done(store, e, p), all++;
         snprintf(err, AR_ERR_LEN, "%s: interrupted by %s; %ld of %ld points saved; continue with --resume",
-                 partial, ar_stop_signal == SIGTERM ? "SIGTERM" : "SIGINT", saved, all);
+                 partial, signal_name, saved, all);
         status = AR_ERR_INTERRUPTED;
     }
     if (status == AR_OK && opt->shards <= 1) { /* a shard has no verdicts: its merge will */
@@ -169,6 +200,9 @@ ar_status ar_engine_finish(const ar_run_plan *plan, const ar_run_options *opt, a
         snprintf(err, AR_ERR_LEN, "%s: cannot rename to %s: %s", partial, opt->output, strerror(errno));
         status = AR_ERR_IO;
     }
+    if (status != AR_OK && opt->no_resume)
+        unlink(partial);
+    ar_output_lock_release(lock); /* after the rename: the lock covers the name the run ends at */
     if (status != AR_OK) {
         free(*rows_out);
         *rows_out = NULL;
@@ -205,7 +239,7 @@ static ar_status run_experiment(const ar_run_plan *plan, int e, const ar_run_opt
         }
         if (ar_stop_signal)
             break; /* the point is incomplete: not written, recomputed on resume */
-        *marked += failed > AR_FAILURE_LIMIT * (double)x->trials;
+        *marked += ar_engine_point_marked(x, failed);
         ar_engine_summarize_point(x, p, values, failed, sums, hists);
         if (ar_store_write_point(store, e, p, sums, hists, err) < 0)
             status = AR_ERR_IO;
@@ -240,7 +274,8 @@ ar_status ar_engine_run(const ar_spec *spec, const ar_run_options *opt, ar_verdi
     else if (asprintf(&partial, "%s.partial", opt->output) < 0)
         status = AR_ERR_IO, partial = NULL;
     else {
-        ar_store *store = ar_engine_start_store(spec, opt, partial, err, &status);
+        ar_output_lock *lock;
+        ar_store *store = ar_engine_start_store(spec, opt, partial, &lock, err, &status);
         if (store) {
             long marked = 0;
             ar_progress progress;
@@ -249,10 +284,8 @@ ar_status ar_engine_run(const ar_spec *spec, const ar_run_options *opt, ar_verdi
             for (int e = 0; e < spec->n_experiments && status == AR_OK && !ar_stop_signal; ++e)
                 status = run_experiment(&plan, e, opt, store, &progress, &marked, err);
             ar_progress_finish(&progress);
-            if (marked)
-                fprintf(stderr, "attnrank: %ld point(s) had more than %g%% failed trials: marked (count 0, see "
-                                "failed), not averaged\n", marked, 100 * AR_FAILURE_LIMIT);
-            status = ar_engine_finish(&plan, opt, store, partial, status, rows_out, n_rows, err);
+            ar_engine_announce_marked(marked);
+            status = ar_engine_finish(&plan, opt, store, lock, partial, status, rows_out, n_rows, err);
         }
     }
     free(partial);

@@ -13,7 +13,10 @@
 #include <string.h>
 #include <strings.h>
 
-enum { MAX_GRID_POINTS = 10000000, MAX_SPEC_BYTES = 1 << 20 };
+#include "attnrank/store.h"
+#include "spec_source.h"
+
+enum { MAX_GRID_POINTS = 10000000 };
 static const long MAX_TRIALS = 1000000000L;
 
 /* Settings made by --set carry a hook: the override's text, for messages, and the
@@ -28,16 +31,33 @@ typedef struct {
     int count, capacity;
 } hook_list;
 
+/* NULL when out of memory (the list is left as it was). */
 static override_hook *new_hook(hook_list *list, const char *origin, int position)
 {
     if (list->count == list->capacity) {
-        list->capacity = list->capacity ? 2 * list->capacity : 8;
-        list->items = realloc(list->items, (size_t)list->capacity * sizeof *list->items);
+        int capacity = list->capacity ? 2 * list->capacity : 8;
+        override_hook **items = realloc(list->items, (size_t)capacity * sizeof *items);
+        if (!items)
+            return NULL;
+        list->items = items;
+        list->capacity = capacity;
     }
     override_hook *h = malloc(sizeof *h);
+    if (!h)
+        return NULL;
     h->origin = origin;
     h->position = position;
     return list->items[list->count++] = h;
+}
+
+/* Hangs a new hook on a setting; -1 when out of memory. */
+static int set_hook(config_setting_t *s, hook_list *hooks, const char *origin, int position)
+{
+    override_hook *h = new_hook(hooks, origin, position);
+    if (!h)
+        return -1;
+    config_setting_set_hook(s, h);
+    return 0;
 }
 
 static void free_hooks(hook_list *list)
@@ -55,18 +75,26 @@ static int position_of(const config_setting_t *s)
 }
 
 /* Record every experiment field's place before overrides remove and re-add fields. */
-static void stamp_positions(config_t *cfg, hook_list *hooks)
+static int stamp_positions(config_t *cfg, hook_list *hooks)
 {
     config_setting_t *experiments = config_setting_get_member(config_root_setting(cfg), "experiments");
     for (int e = 0; experiments && e < config_setting_length(experiments); ++e) {
         config_setting_t *g = config_setting_get_elem(experiments, (unsigned)e);
         for (int i = 0; config_setting_is_group(g) && i < config_setting_length(g); ++i)
-            config_setting_set_hook(config_setting_get_elem(g, (unsigned)i), new_hook(hooks, NULL, i));
+            if (set_hook(config_setting_get_elem(g, (unsigned)i), hooks, NULL, i))
+                return -1;
     }
+    return 0;
 }
 
+typedef struct {
+    const char *label;
+    const ar_spec_source *src; /* the text libconfig read, and where its lines came from */
+    char *err;
+} context;
+
 /* "file:line" of a setting, or "--set TEXT" for one made by an override. */
-static void where(const config_setting_t *s, const char *label, char *buf, size_t len)
+static void where(const context *c, const config_setting_t *s, char *buf, size_t len)
 {
     for (const config_setting_t *t = s; t; t = config_setting_parent(t)) {
         const override_hook *h = config_setting_get_hook(t);
@@ -75,8 +103,7 @@ static void where(const config_setting_t *s, const char *label, char *buf, size_
             return;
         }
     }
-    const char *file = config_setting_source_file(s);
-    snprintf(buf, len, "%s:%u", file ? file : label, config_setting_source_line(s));
+    ar_spec_source_locate(c->src, (int)config_setting_source_line(s), buf, len);
 }
 
 static int fail(char *err, const char *at, const char *field, const char *fmt, ...)
@@ -96,6 +123,12 @@ static int fail(char *err, const char *at, const char *field, const char *fmt, .
         if ((unsigned char)*c < 0x20 || *c == 0x7f)
             *c = ' ';
     return -1;
+}
+
+/* spec_source's refusal, at its place. */
+static int fail_source(char *err, const ar_spec_source *src)
+{
+    return fail(err, src->error_at, src->error_field[0] ? src->error_field : NULL, "%s", src->error);
 }
 
 static const char *type_name(int type)
@@ -128,26 +161,31 @@ static double number_of(const config_setting_t *s)
 
 /* ---- overrides --------------------------------------------------------------- */
 
-static void copy_setting(config_setting_t *parent, const char *name, const config_setting_t *src)
+/* -1 when libconfig cannot add the setting (out of memory). */
+static int copy_setting(config_setting_t *parent, const char *name, const config_setting_t *src)
 {
     int type = config_setting_type(src);
     config_setting_t *dst = config_setting_add(parent, name, type);
+    if (!dst)
+        return -1;
+    int ok = 1;
     switch (type) {
-    case CONFIG_TYPE_INT: config_setting_set_int(dst, config_setting_get_int(src)); break;
-    case CONFIG_TYPE_INT64: config_setting_set_int64(dst, config_setting_get_int64(src)); break;
-    case CONFIG_TYPE_FLOAT: config_setting_set_float(dst, config_setting_get_float(src)); break;
-    case CONFIG_TYPE_STRING: config_setting_set_string(dst, config_setting_get_string(src)); break;
-    case CONFIG_TYPE_BOOL: config_setting_set_bool(dst, config_setting_get_bool(src)); break;
+    case CONFIG_TYPE_INT: ok = config_setting_set_int(dst, config_setting_get_int(src)); break;
+    case CONFIG_TYPE_INT64: ok = config_setting_set_int64(dst, config_setting_get_int64(src)); break;
+    case CONFIG_TYPE_FLOAT: ok = config_setting_set_float(dst, config_setting_get_float(src)); break;
+    case CONFIG_TYPE_STRING: ok = config_setting_set_string(dst, config_setting_get_string(src)); break;
+    case CONFIG_TYPE_BOOL: ok = config_setting_set_bool(dst, config_setting_get_bool(src)); break;
     default:
-        for (int i = 0; i < config_setting_length(src); ++i) {
+        for (int i = 0; ok && i < config_setting_length(src); ++i) {
             const config_setting_t *e = config_setting_get_elem(src, (unsigned)i);
-            copy_setting(dst, type == CONFIG_TYPE_GROUP ? config_setting_name(e) : NULL, e);
+            ok = copy_setting(dst, type == CONFIG_TYPE_GROUP ? config_setting_name(e) : NULL, e) == 0;
         }
     }
+    return ok ? 0 : -1;
 }
 
-static void replace_setting(config_setting_t *group, const char *name, const config_setting_t *value,
-                            const char *origin, hook_list *hooks)
+static int replace_setting(config_setting_t *group, const char *name, const config_setting_t *value,
+                           const char *origin, hook_list *hooks)
 {
     /* New fields go last; a replaced one keeps its place (libconfig appends). */
     int position = 1 << 20;
@@ -156,8 +194,9 @@ static void replace_setting(config_setting_t *group, const char *name, const con
         position = position_of(old);
         config_setting_remove(group, name);
     }
-    copy_setting(group, name, value);
-    config_setting_set_hook(config_setting_get_member(group, name), new_hook(hooks, origin, position));
+    if (copy_setting(group, name, value))
+        return -1;
+    return set_hook(config_setting_get_member(group, name), hooks, origin, position);
 }
 
 static int valid_name(const char *s)
@@ -168,6 +207,44 @@ static int valid_name(const char *s)
         if (!isalnum((unsigned char)*s) && *s != '_' && *s != '-')
             return 0;
     return 1;
+}
+
+/* A field name libconfig can hold: a letter first (it refuses to add others). */
+static int valid_field_name(const char *s)
+{
+    return isalpha((unsigned char)*s) && valid_name(s);
+}
+
+/* The value of `--set text` (key=value), read by libconfig as the setting v; NULL with err set. */
+static config_setting_t *read_override_value(config_t *parsed, const char *text, const char *key, const char *value,
+                                             char *err)
+{
+    /* One assignment per --set: a single trailing ';' is harmless, more is refused. */
+    size_t len = strlen(value);
+    while (len && isspace((unsigned char)value[len - 1]))
+        len--;
+    if (len && value[len - 1] == ';')
+        len--;
+    char *wrapped, at[320];
+    if (asprintf(&wrapped, "v = %.*s;", (int)len, value) < 0) {
+        fail(err, "--set", NULL, "out of memory");
+        return NULL;
+    }
+    snprintf(at, sizeof at, "--set %s", text);
+    ar_spec_source src;
+    config_setting_t *v = NULL;
+    if (ar_spec_source_read(&src, wrapped, "--set", NULL))
+        fail(err, at, key, "%s", src.error);
+    else if (!config_read_string(parsed, src.text))
+        fail(err, "--set", NULL, "%s: cannot read the value '%s' (%s); strings need quotes: "
+             "key=\"text\", axes brackets: key=[1,2]", text, value, config_error_text(parsed));
+    else if (config_setting_length(config_root_setting(parsed)) != 1)
+        fail(err, "--set", NULL, "%s: one assignment per --set; give each its own --set", text);
+    else
+        v = config_lookup(parsed, "v");
+    free(wrapped);
+    ar_spec_source_free(&src);
+    return v;
 }
 
 static int apply_override(config_t *cfg, const char *text, hook_list *hooks, char *err)
@@ -181,20 +258,11 @@ static int apply_override(config_t *cfg, const char *text, hook_list *hooks, cha
 
     config_t parsed;
     config_init(&parsed);
-    char *wrapped;
-    if (asprintf(&wrapped, "v = %s;", eq + 1) < 0) {
-        config_destroy(&parsed);
-        return fail(err, "--set", NULL, "out of memory");
-    }
-    int ok = config_read_string(&parsed, wrapped);
-    free(wrapped);
-    if (!ok) {
-        fail(err, "--set", NULL, "%s: cannot read the value '%s' (%s); strings need quotes: "
-             "key=\"text\", axes brackets: key=[1,2]", text, eq + 1, config_error_text(&parsed));
+    const config_setting_t *value = read_override_value(&parsed, text, key, eq + 1, err);
+    if (!value) {
         config_destroy(&parsed);
         return -1;
     }
-    const config_setting_t *value = config_lookup(&parsed, "v");
     config_setting_t *root = config_root_setting(cfg);
     config_setting_t *experiments = config_setting_get_member(root, "experiments");
     char *dot = strchr(key, '.');
@@ -210,20 +278,27 @@ static int apply_override(config_t *cfg, const char *text, hook_list *hooks, cha
                 strcmp(name, key) == 0)
                 target = e;
         }
-        if (!target || !valid_name(field))
+        if (!*key)
+            status = fail(err, "--set", NULL, "%s: the experiment's name before '.' is missing", text);
+        else if (!*field)
+            status = fail(err, "--set", NULL, "%s: the field name after '%s.' is missing", text, key);
+        else if (!valid_field_name(field))
+            status = fail(err, "--set", NULL, "%s: '%s' is not a field name", text, field);
+        else if (!target)
             status = fail(err, "--set", NULL, "%s: no experiment named '%s' in the spec", text, key);
-        else
-            replace_setting(target, field, value, text, hooks);
+        else if (replace_setting(target, field, value, text, hooks))
+            status = fail(err, "--set", NULL, "%s: out of memory", text);
     } else if (strcmp(key, "seed") == 0 || strcmp(key, "title") == 0) {
-        replace_setting(root, key, value, text, hooks);
-    } else if (!valid_name(key)) {
+        if (replace_setting(root, key, value, text, hooks))
+            status = fail(err, "--set", NULL, "%s: out of memory", text);
+    } else if (!valid_field_name(key)) {
         status = fail(err, "--set", NULL, "%s: '%s' is not a field name", text, key);
     } else {
         int n = experiments ? config_setting_length(experiments) : 0;
-        for (int i = 0; i < n; ++i) {
+        for (int i = 0; status == 0 && i < n; ++i) {
             config_setting_t *e = config_setting_get_elem(experiments, (unsigned)i);
-            if (config_setting_is_group(e))
-                replace_setting(e, key, value, text, hooks);
+            if (config_setting_is_group(e) && replace_setting(e, key, value, text, hooks))
+                status = fail(err, "--set", NULL, "%s: out of memory", text);
         }
         if (n == 0)
             status = fail(err, "--set", NULL, "%s: the spec has no experiments to set it in", text);
@@ -233,11 +308,6 @@ static int apply_override(config_t *cfg, const char *text, hook_list *hooks, cha
 }
 
 /* ---- validation ---------------------------------------------------------------- */
-
-typedef struct {
-    const char *label;
-    char *err;
-} context;
 
 static int read_param_value(const context *c, const ar_param *p, const config_setting_t *s,
                             const char *at, double *out)
@@ -265,9 +335,11 @@ static int read_param_value(const context *c, const ar_param *p, const config_se
     if (p->type == AR_PARAM_INT && v != floor(v))
         return fail(c->err, at, p->name, "must be an integer, not %g", v);
     if (v < p->min || v > p->max || (p->min_exclusive && v <= p->min)) {
+        char value[32]; /* an integer exactly: 4294967304, not 4.29497e+09 */
+        snprintf(value, sizeof value, p->type == AR_PARAM_INT && fabs(v) < 1e18 ? "%.0f" : "%g", v);
         if (p->min_exclusive)
-            return fail(c->err, at, p->name, "%g is out of range: must be > %g and <= %g", v, p->min, p->max);
-        return fail(c->err, at, p->name, "%g is out of range [%g, %g]", v, p->min, p->max);
+            return fail(c->err, at, p->name, "%s is out of range: must be > %g and <= %g", value, p->min, p->max);
+        return fail(c->err, at, p->name, "%s is out of range [%g, %g]", value, p->min, p->max);
     }
     *out = v;
     return 0;
@@ -280,7 +352,7 @@ wrong_type:
 static int read_claims(const context *c, ar_experiment *exp, const config_setting_t *list)
 {
     char at[128];
-    where(list, c->label, at, sizeof at);
+    where(c, list, at, sizeof at);
     int type = config_setting_type(list);
     if (type != CONFIG_TYPE_ARRAY && type != CONFIG_TYPE_LIST)
         return fail(c->err, at, "claims", "must be an array of claim ids, not %s", type_name(type));
@@ -347,13 +419,13 @@ static void default_claims(ar_experiment *exp)
 static int read_expect(const context *c, ar_experiment *exp, const config_setting_t *group)
 {
     char at[128];
-    where(group, c->label, at, sizeof at);
+    where(c, group, at, sizeof at);
     if (!config_setting_is_group(group))
         return fail(c->err, at, "expect", "must be a group like { H1 = \"HOLDS\"; }, not %s",
                     type_name(config_setting_type(group)));
     for (int i = 0; i < config_setting_length(group); ++i) {
         const config_setting_t *e = config_setting_get_elem(group, (unsigned)i);
-        where(e, c->label, at, sizeof at);
+        where(c, e, at, sizeof at);
         const char *id = config_setting_name(e);
         int k = 0;
         while (k < exp->n_claims && strcmp(exp->claims[k]->id, id) != 0)
@@ -371,6 +443,47 @@ static int read_expect(const context *c, ar_experiment *exp, const config_settin
     return 0;
 }
 
+typedef struct {
+    double value;
+    int index;
+} indexed_value;
+
+static int by_value_then_index(const void *a, const void *b)
+{
+    const indexed_value *x = a, *y = b;
+    if (x->value != y->value)
+        return x->value < y->value ? -1 : 1;
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+/* The first value, in the spec's order, that repeats an earlier one: its index, with
+ * *first the earlier one's; -1 if none, -2 out of memory. By sorting: an axis of 10^5
+ * values (a 1 MiB spec) compared pair by pair took seconds. */
+static int first_repeat(const double *values, int n, int *first)
+{
+    if (n < 2)
+        return -1;
+    indexed_value *sorted = malloc((size_t)n * sizeof *sorted);
+    if (!sorted)
+        return -2;
+    for (int i = 0; i < n; ++i)
+        sorted[i] = (indexed_value){values[i], i};
+    qsort(sorted, (size_t)n, sizeof *sorted, by_value_then_index);
+    int repeat = -1;
+    for (int i = 1; i < n; ++i) {
+        /* sorted[i] repeats its group's first element, which has the smallest index */
+        if (sorted[i].value == sorted[i - 1].value && (repeat < 0 || sorted[i].index < repeat)) {
+            int g = i - 1;
+            while (g > 0 && sorted[g - 1].value == sorted[i].value)
+                g--;
+            repeat = sorted[i].index;
+            *first = sorted[g].index;
+        }
+    }
+    free(sorted);
+    return repeat;
+}
+
 static int read_axis(const context *c, ar_experiment *exp, int param, const config_setting_t *s,
                      const char *at)
 {
@@ -382,14 +495,17 @@ static int read_axis(const context *c, ar_experiment *exp, int param, const conf
     axis->param = param;
     axis->count = n;
     axis->values = calloc((size_t)n, sizeof *axis->values);
+    if (!axis->values)
+        return fail(c->err, at, p->name, "out of memory");
     exp->n_axes++;
-    for (int i = 0; i < n; ++i) {
+    for (int i = 0; i < n; ++i)
         if (read_param_value(c, p, config_setting_get_elem(s, (unsigned)i), at, &axis->values[i]))
             return -1;
-        for (int j = 0; j < i; ++j)
-            if (axis->values[j] == axis->values[i])
-                return fail(c->err, at, p->name, "value %d repeats value %d", i + 1, j + 1);
-    }
+    int first = 0, repeat = first_repeat(axis->values, n, &first);
+    if (repeat == -2)
+        return fail(c->err, at, p->name, "out of memory");
+    if (repeat >= 0)
+        return fail(c->err, at, p->name, "value %d repeats value %d", repeat + 1, first + 1);
     axis->position = position_of(s);
     exp->base.value[param] = axis->values[0];
     return 0;
@@ -403,7 +519,7 @@ static int by_position(const void *a, const void *b)
 static int read_experiment(const context *c, const config_setting_t *g, ar_experiment *exp)
 {
     char at[128];
-    where(g, c->label, at, sizeof at);
+    where(c, g, at, sizeof at);
     snprintf(exp->where, sizeof exp->where, "%s", at);
     if (!config_setting_is_group(g))
         return fail(c->err, at, "experiments", "each experiment must be a group { ... }, not %s",
@@ -413,12 +529,17 @@ static int read_experiment(const context *c, const config_setting_t *g, ar_exper
         return fail(c->err, at, "name", "missing (or not a string): every experiment needs a name");
     if (!valid_name(name) || strlen(name) > 60)
         return fail(c->err, at, "name", "'%s' must be 1-60 letters, digits, '_' or '-'", name);
+    /* The experiment becomes a group at the root of the result file, beside the store's own. */
+    if (ar_store_reserved_name(name))
+        return fail(c->err, at, "name", "'%s' is reserved: the result file keeps its own /%s there", name, name);
     exp->name = strdup(name);
+    if (!exp->name)
+        return fail(c->err, at, "name", "out of memory");
     if (!config_setting_lookup_string(g, "simulator", &simulator))
         return fail(c->err, at, "simulator", "missing (or not a string); `attnrank list` shows the simulators");
     exp->sim = ar_sim_find(simulator);
     if (!exp->sim) {
-        where(config_setting_get_member(g, "simulator"), c->label, at, sizeof at);
+        where(c, config_setting_get_member(g, "simulator"), at, sizeof at);
         return fail(c->err, at, "simulator", "unknown simulator '%s'; `attnrank list` shows the simulators",
                     simulator);
     }
@@ -428,7 +549,7 @@ static int read_experiment(const context *c, const config_setting_t *g, ar_exper
     for (int i = 0; i < config_setting_length(g); ++i) {
         const config_setting_t *s = config_setting_get_elem(g, (unsigned)i);
         const char *key = config_setting_name(s);
-        where(s, c->label, at, sizeof at);
+        where(c, s, at, sizeof at);
         if (strcmp(key, "name") == 0 || strcmp(key, "simulator") == 0 || strcmp(key, "expect") == 0)
             continue;
         if (strcmp(key, "trials") == 0) {
@@ -562,7 +683,7 @@ static int read_root(const context *c, config_t *cfg, ar_spec *spec)
     for (int i = 0; i < config_setting_length(root); ++i) {
         const config_setting_t *s = config_setting_get_elem(root, (unsigned)i);
         const char *key = config_setting_name(s);
-        where(s, c->label, at, sizeof at);
+        where(c, s, at, sizeof at);
         if (strcmp(key, "seed") == 0) {
             int t = config_setting_type(s);
             if (t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64)
@@ -578,6 +699,8 @@ static int read_root(const context *c, config_t *cfg, ar_spec *spec)
             if (strchr(title, '"') || strchr(title, '\\'))
                 return fail(c->err, at, key, "must not contain quotes or backslashes");
             spec->title = strdup(title);
+            if (!spec->title)
+                return fail(c->err, at, key, "out of memory");
         } else if (strcmp(key, "experiments") == 0) {
             int t = config_setting_type(s);
             if (t != CONFIG_TYPE_LIST && t != CONFIG_TYPE_GROUP)
@@ -590,11 +713,13 @@ static int read_root(const context *c, config_t *cfg, ar_spec *spec)
     if (!experiments || config_setting_length(experiments) == 0)
         return fail(c->err, c->label, "experiments", "the spec defines no experiments");
     if (config_setting_type(experiments) == CONFIG_TYPE_GROUP) {
-        where(experiments, c->label, at, sizeof at);
+        where(c, experiments, at, sizeof at);
         return fail(c->err, at, "experiments", "must be a list ( ... ) of groups, not a group { ... }");
     }
     spec->n_experiments = config_setting_length(experiments);
     spec->experiments = calloc((size_t)spec->n_experiments, sizeof *spec->experiments);
+    if (!spec->experiments)
+        return fail(c->err, c->label, NULL, "out of memory");
     for (int e = 0; e < spec->n_experiments; ++e) {
         if (read_experiment(c, config_setting_get_elem(experiments, (unsigned)e), &spec->experiments[e]))
             return -1;
@@ -631,32 +756,42 @@ int ar_spec_load_text(const char *text, const char *label, const char *include_d
                       const char *const *overrides, int n_overrides, ar_spec *spec, char *err)
 {
     memset(spec, 0, sizeof *spec);
-    spec->source = strdup(label);
     config_t cfg;
     config_init(&cfg);
-    if (include_dir)
-        config_set_include_dir(&cfg, include_dir);
     int status = -1;
     hook_list hooks = {0};
-    if (!config_read_string(&cfg, text)) {
-        const char *file = config_error_file(&cfg) ? config_error_file(&cfg) : label;
+    ar_spec_source src;
+    /* libconfig reads the expanded text and never a file itself (spec_source.h). */
+    if (ar_spec_source_read(&src, text, label, include_dir)) {
+        fail_source(err, &src);
+        goto done;
+    }
+    spec->source = strdup(label);
+    if (!spec->source) {
+        fail(err, label, NULL, "out of memory");
+        goto done;
+    }
+    if (!config_read_string(&cfg, src.text)) {
         const char *msg = config_error_text(&cfg);
         char at[512];
-        snprintf(at, sizeof at, "%s:%d", file, config_error_line(&cfg));
+        ar_spec_source_locate(&src, config_error_line(&cfg), at, sizeof at);
         if (strstr(msg, "mismatched element type"))
             fail(err, at, NULL, "%s: an array [...] holds one type; write 1.0 for 1 among floats, "
                  "or use a list (1, 0.5)", msg);
-        else if (line_mentions_nonfinite(text, config_error_line(&cfg)))
+        else if (line_mentions_nonfinite(src.text, config_error_line(&cfg)))
             fail(err, at, NULL, "%s: nan and inf are not values a spec can hold", msg);
         else
             fail(err, at, NULL, "%s (not a valid libconfig spec)", msg);
         goto done;
     }
-    stamp_positions(&cfg, &hooks);
+    if (stamp_positions(&cfg, &hooks)) {
+        fail(err, label, NULL, "out of memory");
+        goto done;
+    }
     for (int i = 0; i < n_overrides; ++i)
         if (apply_override(&cfg, overrides[i], &hooks, err))
             goto done;
-    context c = {label, err};
+    context c = {label, &src, err};
     if (read_root(&c, &cfg, spec))
         goto done;
 
@@ -681,6 +816,7 @@ int ar_spec_load_text(const char *text, const char *label, const char *include_d
 done:
     config_destroy(&cfg);
     free_hooks(&hooks);
+    ar_spec_source_free(&src);
     if (status)
         ar_spec_free(spec);
     return status;
@@ -690,33 +826,25 @@ int ar_spec_load(const char *path, const char *const *overrides, int n_overrides
                  char *err)
 {
     memset(spec, 0, sizeof *spec);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, AR_ERR_LEN, "%s: cannot open the spec: %s", path, strerror(errno));
-        return -1;
-    }
-    char *text = malloc(MAX_SPEC_BYTES + 1);
-    size_t len = fread(text, 1, MAX_SPEC_BYTES + 1, f);
-    int read_error = ferror(f);
-    fclose(f);
+    char *text, why[AR_ERR_LEN / 2];
+    size_t len;
+    if (ar_spec_read_file(path, "the spec", AR_SPEC_MAX_BYTES, &text, &len, why, sizeof why))
+        return fail(err, path, NULL, "%s", why);
     int status = -1;
-    if (read_error)
-        snprintf(err, AR_ERR_LEN, "%s: cannot read the spec (is it a directory?)", path);
-    else if (len > MAX_SPEC_BYTES)
-        snprintf(err, AR_ERR_LEN, "%s: larger than %d bytes: not a spec file", path, MAX_SPEC_BYTES);
-    else if (memchr(text, '\0', len))
-        snprintf(err, AR_ERR_LEN, "%s: contains NUL bytes: a binary file, not a libconfig spec", path);
+    char *dir = NULL;
+    if (len > AR_SPEC_MAX_BYTES)
+        fail(err, path, NULL, "larger than %d bytes: not a spec file", AR_SPEC_MAX_BYTES);
     else if (len == 0)
-        snprintf(err, AR_ERR_LEN, "%s: empty file: a spec needs at least one experiment", path);
+        fail(err, path, NULL, "empty file: a spec needs at least one experiment");
+    else if (!(dir = strdup(path)))
+        fail(err, path, NULL, "out of memory");
     else {
-        text[len] = '\0';
-        char *dir = strdup(path);
         char *slash = strrchr(dir, '/');
         if (slash)
             *slash = '\0';
         status = ar_spec_load_text(text, path, slash ? dir : ".", overrides, n_overrides, spec, err);
-        free(dir);
     }
+    free(dir);
     free(text);
     return status;
 }
@@ -737,7 +865,7 @@ void ar_spec_free(ar_spec *spec)
     memset(spec, 0, sizeof *spec);
 }
 
-void ar_spec_scale_trials(ar_spec *spec, double factor)
+int ar_spec_scale_trials(ar_spec *spec, double factor)
 {
     for (int e = 0; e < spec->n_experiments; ++e) {
         long t = lround(spec->experiments[e].trials * factor);
@@ -745,7 +873,10 @@ void ar_spec_scale_trials(ar_spec *spec, double factor)
     }
     free(spec->canonical);
     spec->canonical = canonical_text(spec);
+    if (!spec->canonical)
+        return -1;
     spec->hash = ar_hash_bytes(0, spec->canonical, strlen(spec->canonical));
+    return 0;
 }
 
 int ar_experiment_axis_of(const ar_experiment *exp, int param)

@@ -11,6 +11,7 @@
 #include <gsl/gsl_version.h>
 #include <hdf5.h>
 #include <hdf5_hl.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -49,61 +50,131 @@ static int fail(char *err, const char *path, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     snprintf(err, AR_ERR_LEN, "%.400s: %s", path, msg);
+    for (char *c = err; *c; ++c) /* one line, whatever a file or a name holds */
+        if ((unsigned char)*c < ' ')
+            *c = ' ';
     return -1;
 }
 
 /* ---- small attribute helpers: every HDF5 return is checked ----------------------- */
 
 /* Attributes are variable-length UTF-8 strings (h5py reads them as str); they are
- * written once, when the layout is created. */
+ * written once, when the layout is created. Fixed-length ones would keep them out of
+ * HDF5's global heap, where raw damage crashes libhdf5 1.10 (H5HG_read), but measured
+ * (tests/fuzz/raw_bytes.py) they only move such crashes into the object headers. */
 static int attr_string(hid_t obj, const char *name, const char *value)
 {
-    hid_t type = H5Tcopy(H5T_C_S1);
-    H5Tset_size(type, H5T_VARIABLE);
-    H5Tset_cset(type, H5T_CSET_UTF8);
-    hid_t space = H5Screate(H5S_SCALAR);
-    hid_t attr = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
-    herr_t status = attr < 0 ? -1 : H5Awrite(attr, type, &value);
+    hid_t type = H5Tcopy(H5T_C_S1), space = H5Screate(H5S_SCALAR), attr = -1;
+    herr_t status = -1;
+    if (type >= 0 && space >= 0 && H5Tset_size(type, H5T_VARIABLE) >= 0 && H5Tset_cset(type, H5T_CSET_UTF8) >= 0)
+        attr = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+    if (attr >= 0)
+        status = H5Awrite(attr, type, &value);
     if (attr >= 0)
         H5Aclose(attr);
-    H5Sclose(space);
-    H5Tclose(type);
+    if (space >= 0)
+        H5Sclose(space);
+    if (type >= 0)
+        H5Tclose(type);
     return status < 0 ? -1 : 0;
 }
 
 static int attr_number(hid_t obj, const char *name, hid_t type, const void *value)
 {
     hid_t space = H5Screate(H5S_SCALAR);
-    hid_t attr = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t attr = space < 0 ? -1 : H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
     herr_t status = attr < 0 ? -1 : H5Awrite(attr, type, value);
     if (attr >= 0)
         H5Aclose(attr);
-    H5Sclose(space);
+    if (space >= 0)
+        H5Sclose(space);
     return status < 0 ? -1 : 0;
 }
 
+/* Reading one back: an attribute is one value (a scalar) of the class asked for, or it
+ * is refused; never read into a buffer sized by what the file claims. */
+enum { ATTR_OK = 0, ATTR_ABSENT = -1, ATTR_WRONG = -2, ATTR_NO_MEMORY = -3 };
+/* Longer text than any attribute attnrank writes (a spec is capped at 1 MiB). */
+enum { MAX_ATTR_TEXT = 64 << 20 };
+
+static hid_t open_scalar_attr(hid_t obj, const char *name, H5T_class_t class, hid_t *type)
+{
+    *type = -1;
+    if (H5Aexists(obj, name) <= 0)
+        return ATTR_ABSENT;
+    hid_t attr = H5Aopen(obj, name, H5P_DEFAULT);
+    hid_t space = attr < 0 ? -1 : H5Aget_space(attr);
+    *type = attr < 0 ? -1 : H5Aget_type(attr);
+    int ok = space >= 0 && *type >= 0 && H5Sget_simple_extent_type(space) == H5S_SCALAR &&
+             H5Tget_class(*type) == class;
+    if (space >= 0)
+        H5Sclose(space);
+    if (!ok) {
+        if (*type >= 0)
+            H5Tclose(*type);
+        if (attr >= 0)
+            H5Aclose(attr);
+        *type = -1;
+        return ATTR_WRONG;
+    }
+    return attr;
+}
+
+/* Text, variable-length or fixed-length, as a malloc'd string in *out. */
 static int read_attr_string(hid_t obj, const char *name, char **out)
 {
     *out = NULL;
-    if (H5Aexists(obj, name) <= 0)
-        return -1;
-    hid_t attr = H5Aopen(obj, name, H5P_DEFAULT);
-    hid_t type = H5Aget_type(attr);
-    int status = -1;
-    if (H5Tget_class(type) == H5T_STRING && H5Tis_variable_str(type) > 0) {
+    hid_t type, attr = open_scalar_attr(obj, name, H5T_STRING, &type);
+    if (attr < 0)
+        return (int)attr;
+    int status = ATTR_WRONG;
+    hid_t mem = H5Tcopy(type);
+    if (mem >= 0 && H5Tis_variable_str(type) > 0) {
         char *value = NULL;
-        if (H5Aread(attr, type, &value) >= 0 && value) {
+        if (H5Aread(attr, mem, &value) >= 0 && value) {
             *out = strdup(value);
+            status = *out ? ATTR_OK : ATTR_NO_MEMORY;
+        }
+        if (value)
             H5free_memory(value);
-            status = 0;
+    } else if (mem >= 0) {
+        size_t size = H5Tget_size(type);
+        if (size > 0 && size < MAX_ATTR_TEXT && H5Tset_size(mem, size + 1) >= 0 &&
+            H5Tset_strpad(mem, H5T_STR_NULLTERM) >= 0) {
+            *out = malloc(size + 1);
+            status = !*out ? ATTR_NO_MEMORY : H5Aread(attr, mem, *out) >= 0 ? ATTR_OK : ATTR_WRONG;
+            if (status == ATTR_OK)
+                (*out)[size] = '\0';
         }
     }
+    if (status != ATTR_OK) {
+        free(*out);
+        *out = NULL;
+    }
+    if (mem >= 0)
+        H5Tclose(mem);
     H5Tclose(type);
     H5Aclose(attr);
     return status;
 }
 
+/* One integer, converted to mem (a native integer type) into out; *is_unsigned says
+ * whether the file holds it unsigned. */
+static int read_attr_integer(hid_t obj, const char *name, hid_t mem, void *out, int *is_unsigned)
+{
+    hid_t type, attr = open_scalar_attr(obj, name, H5T_INTEGER, &type);
+    if (attr < 0)
+        return (int)attr;
+    if (is_unsigned)
+        *is_unsigned = H5Tget_sign(type) == H5T_SGN_NONE;
+    herr_t st = H5Aread(attr, mem, out);
+    H5Tclose(type);
+    H5Aclose(attr);
+    return st < 0 ? ATTR_WRONG : ATTR_OK;
+}
+
 /* ---- layout --------------------------------------------------------------------- */
+/* Every function below closes what it opened on every path, success or failure. */
 
 static void axis_dims(const ar_experiment *x, hsize_t *dims)
 {
@@ -115,17 +186,17 @@ static hid_t make_dataset(hid_t parent, const char *name, hid_t type, int rank, 
                           const void *fill, const char *description)
 {
     hid_t space = rank ? H5Screate_simple(rank, dims, NULL) : H5Screate(H5S_SCALAR);
-    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE), ds = -1;
     /* Allocated now, so later writes touch raw data only (see store.h). No times: the
      * same run writes the same bytes. */
-    H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY);
-    H5Pset_fill_time(dcpl, H5D_FILL_TIME_ALLOC);
-    H5Pset_obj_track_times(dcpl, 0);
-    if (fill)
-        H5Pset_fill_value(dcpl, type, fill);
-    hid_t ds = H5Dcreate2(parent, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-    H5Pclose(dcpl);
-    H5Sclose(space);
+    if (space >= 0 && dcpl >= 0 && H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY) >= 0 &&
+        H5Pset_fill_time(dcpl, H5D_FILL_TIME_ALLOC) >= 0 && H5Pset_obj_track_times(dcpl, 0) >= 0 &&
+        (!fill || H5Pset_fill_value(dcpl, type, fill) >= 0))
+        ds = H5Dcreate2(parent, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    if (dcpl >= 0)
+        H5Pclose(dcpl);
+    if (space >= 0)
+        H5Sclose(space);
     if (ds >= 0 && description && attr_string(ds, "description", description) < 0) {
         H5Dclose(ds);
         return -1;
@@ -133,60 +204,86 @@ static hid_t make_dataset(hid_t parent, const char *name, hid_t type, int rank, 
     return ds;
 }
 
+/* A dataset made and written whole; closed unless keep (then returned open). */
+static hid_t make_filled(hid_t parent, const char *name, hid_t type, hsize_t length, const void *values,
+                         const char *description, int keep)
+{
+    hid_t ds = make_dataset(parent, name, type, 1, &length, NULL, description);
+    if (ds >= 0 && H5Dwrite(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values) < 0) {
+        H5Dclose(ds);
+        return -1;
+    }
+    if (ds >= 0 && !keep) {
+        H5Dclose(ds);
+        return 0;
+    }
+    return ds;
+}
+
 static hid_t make_group(hid_t parent, const char *name)
 {
     hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE);
-    H5Pset_obj_track_times(gcpl, 0);
-    hid_t g = H5Gcreate2(parent, name, H5P_DEFAULT, gcpl, H5P_DEFAULT);
+    if (gcpl < 0)
+        return -1;
+    hid_t g = H5Pset_obj_track_times(gcpl, 0) < 0 ? -1 : H5Gcreate2(parent, name, H5P_DEFAULT, gcpl, H5P_DEFAULT);
     H5Pclose(gcpl);
     return g;
 }
 
-static hid_t choice_type(const ar_param *p)
+/* Fixed-length strings long enough for the longest choice. */
+static size_t choice_size(const ar_param *p)
 {
     size_t longest = 1;
     for (int i = 0; p->choices[i]; ++i)
         if (strlen(p->choices[i]) + 1 > longest)
             longest = strlen(p->choices[i]) + 1;
+    return longest;
+}
+
+static hid_t choice_type(const ar_param *p)
+{
     hid_t type = H5Tcopy(H5T_C_S1);
-    H5Tset_size(type, longest);
-    H5Tset_strpad(type, H5T_STR_NULLTERM);
+    if (type >= 0 && (H5Tset_size(type, choice_size(p)) < 0 || H5Tset_strpad(type, H5T_STR_NULLTERM) < 0)) {
+        H5Tclose(type);
+        return -1;
+    }
     return type;
 }
 
-static int write_axes(hid_t group, const ar_experiment *x, hid_t *scales)
+/* One swept parameter's coordinates, a dimension scale, returned open. */
+static hid_t write_axis(hid_t group, const ar_experiment *x, int a)
 {
-    for (int a = 0; a < x->n_axes; ++a) {
-        const ar_param *p = &x->sim->params[x->axes[a].param];
-        hsize_t n = (hsize_t)x->axes[a].count;
-        hid_t ds;
-        herr_t st;
-        if (p->type == AR_PARAM_CHOICE) {
-            hid_t type = choice_type(p);
-            size_t size = H5Tget_size(type);
-            char *buf = calloc(n, size);
+    const ar_param *p = &x->sim->params[x->axes[a].param];
+    hsize_t n = (hsize_t)x->axes[a].count;
+    hid_t ds = -1;
+    if (p->type == AR_PARAM_CHOICE) {
+        hid_t type = choice_type(p);
+        size_t size = choice_size(p);
+        char *buf = calloc(n, size);
+        if (type >= 0 && buf) {
             for (hsize_t i = 0; i < n; ++i)
                 strcpy(buf + i * size, p->choices[(int)x->axes[a].values[i]]);
-            ds = make_dataset(group, p->name, type, 1, &n, NULL, p->doc);
-            st = ds < 0 ? -1 : H5Dwrite(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf);
-            free(buf);
+            ds = make_filled(group, p->name, type, n, buf, p->doc, 1);
+        }
+        free(buf);
+        if (type >= 0)
             H5Tclose(type);
-        } else if (p->type == AR_PARAM_INT) {
-            long long *buf = malloc(n * sizeof *buf);
+    } else if (p->type == AR_PARAM_INT) {
+        long long *buf = malloc(n * sizeof *buf);
+        if (buf) {
             for (hsize_t i = 0; i < n; ++i)
                 buf[i] = (long long)x->axes[a].values[i];
-            ds = make_dataset(group, p->name, H5T_NATIVE_LLONG, 1, &n, NULL, p->doc);
-            st = ds < 0 ? -1 : H5Dwrite(ds, H5T_NATIVE_LLONG, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf);
-            free(buf);
-        } else {
-            ds = make_dataset(group, p->name, H5T_NATIVE_DOUBLE, 1, &n, NULL, p->doc);
-            st = ds < 0 ? -1 : H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, x->axes[a].values);
+            ds = make_filled(group, p->name, H5T_NATIVE_LLONG, n, buf, p->doc, 1);
         }
-        if (st < 0 || H5DSset_scale(ds, p->name) < 0)
-            return -1;
-        scales[a] = ds;
+        free(buf);
+    } else {
+        ds = make_filled(group, p->name, H5T_NATIVE_DOUBLE, n, x->axes[a].values, p->doc, 1);
     }
-    return 0;
+    if (ds >= 0 && H5DSset_scale(ds, p->name) < 0) {
+        H5Dclose(ds);
+        return -1;
+    }
+    return ds;
 }
 
 static int attach_scales(hid_t ds, const ar_experiment *x, const hid_t *scales)
@@ -245,28 +342,393 @@ static int vector_width(const ar_experiment *x, const ar_output *o)
     return width;
 }
 
+/* The dimensions of an output's statistics: the axes, then for a vector output its
+ * index (rows, then columns for a 2-D grid). Returns the rank; rows and columns are
+ * the lengths of the index scales (0: none). */
+static int output_dims(const ar_experiment *x, const ar_output *o, hsize_t *dims, hsize_t *rows, hsize_t *columns)
+{
+    axis_dims(x, dims);
+    int rank = x->n_axes;
+    *rows = *columns = 0;
+    if (o->length) {
+        *rows = (hsize_t)vector_width(x, o);
+        if (o->columns > 0) {
+            *columns = (hsize_t)o->columns;
+            *rows /= *columns;
+            dims[rank + 1] = *columns;
+        }
+        dims[rank] = *rows;
+        rank += o->columns > 0 ? 2 : 1;
+    }
+    return rank;
+}
+
+/* ---- what each dataset must be ------------------------------------------------------
+ * Every read and write of a dataset opens it through open_checked, which compares its
+ * type and every dimension with what the stored spec gives, so no H5Dread or H5Dwrite
+ * is ever sized by what a file claims; ar_store_open checks the whole layout this way
+ * (check_layout), so a damaged file is refused before any work. */
+
+typedef enum { VALUE_DOUBLE, VALUE_INT64, VALUE_FLAG, VALUE_TEXT, VALUE_VERDICT } value_kind;
+
+typedef struct {
+    value_kind kind;
+    size_t text_size; /* VALUE_TEXT: the fixed length of its strings */
+    int rank;         /* 0: a scalar */
+    hsize_t dims[AR_MAX_PARAMS + 2];
+} dataset_shape;
+
+static hid_t verdict_type(void);
+
+/* The type a dataset of this kind is read into and written from. */
+static hid_t memory_type(value_kind kind)
+{
+    return kind == VALUE_DOUBLE ? H5T_NATIVE_DOUBLE : kind == VALUE_INT64 ? H5T_NATIVE_LLONG : H5T_NATIVE_UCHAR;
+}
+
+static hsize_t shape_count(const dataset_shape *shape)
+{
+    hsize_t n = 1;
+    for (int i = 0; i < shape->rank; ++i)
+        n *= shape->dims[i];
+    return n;
+}
+
+static dataset_shape grid_shape(const ar_experiment *x, value_kind kind)
+{
+    dataset_shape shape = {.kind = kind, .rank = x->n_axes};
+    axis_dims(x, shape.dims);
+    return shape;
+}
+
+static dataset_shape line_shape(hsize_t length, value_kind kind, size_t text_size)
+{
+    return (dataset_shape){.kind = kind, .text_size = text_size, .rank = 1, .dims = {length}};
+}
+
+static dataset_shape stat_shape(const ar_experiment *x, const ar_output *o, value_kind kind)
+{
+    dataset_shape shape = {.kind = kind};
+    hsize_t rows, columns;
+    shape.rank = output_dims(x, o, shape.dims, &rows, &columns);
+    return shape;
+}
+
+static dataset_shape hist_shape(const ar_experiment *x, const ar_output *o)
+{
+    dataset_shape shape = grid_shape(x, VALUE_INT64);
+    shape.dims[shape.rank++] = (hsize_t)hist_width(x, o);
+    return shape;
+}
+
+static int type_matches(hid_t type, const dataset_shape *want)
+{
+    switch (want->kind) {
+    case VALUE_DOUBLE: return H5Tequal(type, H5T_IEEE_F64LE) > 0 || H5Tequal(type, H5T_IEEE_F64BE) > 0;
+    case VALUE_INT64: return H5Tequal(type, H5T_STD_I64LE) > 0 || H5Tequal(type, H5T_STD_I64BE) > 0;
+    case VALUE_FLAG: return H5Tequal(type, H5T_STD_U8LE) > 0 || H5Tequal(type, H5T_STD_U8BE) > 0;
+    case VALUE_TEXT:
+        return H5Tget_class(type) == H5T_STRING && H5Tis_variable_str(type) == 0 &&
+               H5Tget_size(type) == want->text_size;
+    case VALUE_VERDICT: {
+        hid_t verdict = verdict_type();
+        int same = verdict >= 0 && H5Tequal(type, verdict) > 0;
+        if (verdict >= 0)
+            H5Tclose(verdict);
+        return same;
+    }
+    }
+    return 0;
+}
+
+static void describe_type(hid_t type, char *buf, size_t len)
+{
+    size_t bits = 8 * H5Tget_size(type);
+    switch (H5Tget_class(type)) {
+    case H5T_FLOAT: snprintf(buf, len, "float%zu", bits); break;
+    case H5T_INTEGER: snprintf(buf, len, "%sint%zu", H5Tget_sign(type) == H5T_SGN_NONE ? "u" : "", bits); break;
+    case H5T_STRING:
+        if (H5Tis_variable_str(type) > 0)
+            snprintf(buf, len, "variable-length text");
+        else
+            snprintf(buf, len, "text of %zu bytes", bits / 8);
+        break;
+    case H5T_COMPOUND: snprintf(buf, len, "a table of %d columns", H5Tget_nmembers(type)); break;
+    default: snprintf(buf, len, "values of another type");
+    }
+}
+
+static void describe_kind(const dataset_shape *want, char *buf, size_t len)
+{
+    switch (want->kind) {
+    case VALUE_DOUBLE: snprintf(buf, len, "float64"); break;
+    case VALUE_INT64: snprintf(buf, len, "int64"); break;
+    case VALUE_FLAG: snprintf(buf, len, "uint8"); break;
+    case VALUE_TEXT: snprintf(buf, len, "text of %zu bytes", want->text_size); break;
+    case VALUE_VERDICT: snprintf(buf, len, "the verdict table"); break;
+    }
+}
+
+static void describe_dims(int rank, const hsize_t *dims, char *buf, size_t len)
+{
+    if (rank <= 0) {
+        snprintf(buf, len, rank == 0 ? "a scalar" : "no shape");
+        return;
+    }
+    size_t used = (size_t)snprintf(buf, len, "(");
+    for (int i = 0; i < rank && used < len; ++i)
+        used += (size_t)snprintf(buf + used, len - used, "%s%llu", i ? ", " : "", (unsigned long long)dims[i]);
+    if (used < len)
+        snprintf(buf + used, len - used, ")");
+}
+
+/* The dataset `name` of the group loc (whose path is `group`, "" or ending in '/')
+ * opened, if it has the type and shape of `want`; else -1 with err naming the file and
+ * the dataset. */
+static hid_t open_in(const ar_store *s, hid_t loc, const char *group, const char *name, const dataset_shape *want,
+                     char *err)
+{
+    hid_t ds = H5Dopen2(loc, name, H5P_DEFAULT);
+    if (ds < 0) {
+        fail(err, s->path, "damaged: dataset /%s%s is missing", group, name);
+        return -1;
+    }
+    hid_t type = H5Dget_type(ds), space = H5Dget_space(ds);
+    char got[96], wanted[96];
+    int ok = 0;
+    if (type < 0 || space < 0) {
+        fail(err, s->path, "damaged: dataset /%s%s cannot be read", group, name);
+    } else if (!type_matches(type, want)) {
+        describe_type(type, got, sizeof got);
+        describe_kind(want, wanted, sizeof wanted);
+        fail(err, s->path, "damaged: dataset /%s%s holds %s, not %s as its spec gives", group, name, got, wanted);
+    } else {
+        hsize_t dims[H5S_MAX_RANK];
+        int rank = H5Sget_simple_extent_ndims(space);
+        H5S_class_t class = H5Sget_simple_extent_type(space);
+        int known = rank == 0 ||
+                    (rank > 0 && rank <= H5S_MAX_RANK && H5Sget_simple_extent_dims(space, dims, NULL) == rank);
+        ok = known && rank == want->rank && class == (want->rank ? H5S_SIMPLE : H5S_SCALAR);
+        for (int i = 0; ok && i < rank; ++i)
+            ok = dims[i] == want->dims[i];
+        if (!ok) {
+            describe_dims(class == H5S_NULL || !known ? -1 : rank, dims, got, sizeof got);
+            describe_dims(want->rank, want->dims, wanted, sizeof wanted);
+            fail(err, s->path, "damaged: dataset /%s%s has shape %s, not %s as its spec gives", group, name, got,
+                 wanted);
+        }
+    }
+    if (type >= 0)
+        H5Tclose(type);
+    if (space >= 0)
+        H5Sclose(space);
+    if (!ok) {
+        H5Dclose(ds);
+        return -1;
+    }
+    return ds;
+}
+
+/* The same, for a name from the file's root. */
+static hid_t open_checked(const ar_store *s, const char *name, const dataset_shape *want, char *err)
+{
+    return open_in(s, s->file, "", name, want, err);
+}
+
+/* A whole dataset read into out, which holds shape_count(want) values. */
+static int read_checked(const ar_store *s, const char *name, const dataset_shape *want, hid_t mem, void *out,
+                        char *err)
+{
+    hid_t ds = open_checked(s, name, want, err);
+    if (ds < 0)
+        return -1;
+    herr_t st = H5Dread(ds, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, out);
+    H5Dclose(ds);
+    return st < 0 ? fail(err, s->path, "cannot read /%s", name) : 0;
+}
+
+static int check_one(const ar_store *s, hid_t loc, const char *group, const dataset_shape *want, const char *name,
+                     char *err)
+{
+    hid_t ds = open_in(s, loc, group, name, want, err);
+    if (ds < 0)
+        return -1;
+    H5Dclose(ds);
+    return 0;
+}
+
+/* A group of the layout, opened (-1 with err set if it is not there). */
+static hid_t open_group(const ar_store *s, hid_t loc, const char *group, const char *name, char *err)
+{
+    hid_t g = H5Gopen2(loc, name, H5P_DEFAULT);
+    if (g < 0)
+        fail(err, s->path, "damaged: group /%s%s is missing", group, name);
+    return g;
+}
+
+/* An output's datasets: statistics, index scales, histogram. */
+static int check_output(const ar_store *s, hid_t og, const char *group, const ar_experiment *x, const ar_output *o,
+                        char *err)
+{
+    dataset_shape stats = stat_shape(x, o, VALUE_DOUBLE), counts = stat_shape(x, o, VALUE_INT64);
+    for (int k = 0; k < N_STATS; ++k)
+        if (check_one(s, og, group, &stats, STAT_NAMES[k], err) < 0)
+            return -1;
+    if (check_one(s, og, group, &counts, "count", err) < 0 || check_one(s, og, group, &counts, "failed", err) < 0)
+        return -1;
+    hsize_t dims[AR_MAX_PARAMS + 2], rows, columns;
+    output_dims(x, o, dims, &rows, &columns);
+    dataset_shape index = line_shape(rows, o->index_value ? VALUE_DOUBLE : VALUE_INT64, 0);
+    dataset_shape column = line_shape(columns, o->column_value ? VALUE_DOUBLE : VALUE_INT64, 0);
+    if ((rows && check_one(s, og, group, &index, o->index_name, err) < 0) ||
+        (columns && check_one(s, og, group, &column, o->column_name, err) < 0))
+        return -1;
+    if (!o->hist_max)
+        return 0;
+    dataset_shape hist = hist_shape(x, o), value = line_shape(hist.dims[x->n_axes], VALUE_INT64, 0);
+    return check_one(s, og, group, &value, "value", err) < 0 || check_one(s, og, group, &hist, "hist", err) < 0 ? -1
+                                                                                                               : 0;
+}
+
+/* An experiment's datasets: axes, outputs, predictions, ledger. */
+static int check_experiment(const ar_store *s, hid_t g, const ar_experiment *x, char *err)
+{
+    char group[512];
+    snprintf(group, sizeof group, "%s/", x->name);
+    for (int a = 0; a < x->n_axes; ++a) {
+        const ar_param *p = &x->sim->params[x->axes[a].param];
+        dataset_shape axis = line_shape((hsize_t)x->axes[a].count,
+                                        p->type == AR_PARAM_CHOICE ? VALUE_TEXT
+                                        : p->type == AR_PARAM_INT  ? VALUE_INT64
+                                                                   : VALUE_DOUBLE,
+                                        p->type == AR_PARAM_CHOICE ? choice_size(p) : 0);
+        if (check_one(s, g, group, &axis, p->name, err) < 0)
+            return -1;
+    }
+    for (int i = 0; i < x->sim->n_outputs; ++i) {
+        const ar_output *o = &x->sim->outputs[i];
+        char sub[640];
+        snprintf(sub, sizeof sub, "%s%s/", group, o->name);
+        hid_t og = open_group(s, g, group, o->name, err);
+        int st = og < 0 ? -1 : check_output(s, og, sub, x, o, err);
+        if (og >= 0)
+            H5Gclose(og);
+        if (st < 0)
+            return -1;
+    }
+    int count, st = 0;
+    const ar_claim *const *claims = ar_claims_all(&count);
+    dataset_shape grid = grid_shape(x, VALUE_DOUBLE), done = grid_shape(x, VALUE_FLAG);
+    char sub[640];
+    snprintf(sub, sizeof sub, "%stheory/", group);
+    hid_t tg = open_group(s, g, group, "theory", err);
+    for (int c = 0; tg >= 0 && st == 0 && c < count; ++c)
+        if (claims[c]->sim == x->sim)
+            st = check_one(s, tg, sub, &grid, claims[c]->id, err);
+    if (tg >= 0)
+        H5Gclose(tg);
+    return tg < 0 || st < 0 ? -1 : check_one(s, g, group, &done, "done", err);
+}
+
+/* Every dataset ar_store_create makes for the stored spec, of the type and shape it
+ * makes it; groups opened once each, as a lookup from the root costs as much as the
+ * check (a spec of thousands of experiments). */
+static int check_layout(const ar_store *s, char *err)
+{
+    const ar_spec *spec = &s->spec;
+    for (int e = 0; e < spec->n_experiments; ++e) {
+        hid_t g = open_group(s, s->file, "", spec->experiments[e].name, err);
+        int st = g < 0 ? -1 : check_experiment(s, g, &spec->experiments[e], err);
+        if (g >= 0)
+            H5Gclose(g);
+        if (st < 0)
+            return -1;
+    }
+    dataset_shape verdicts = line_shape((hsize_t)ar_store_verdict_count(spec), VALUE_VERDICT, 0);
+    return check_one(s, s->file, "", &verdicts, "verdicts", err);
+}
+
 /* A vector output's index: 0, 1, ... (layers), or the coordinates the simulator gives
- * (bin centres), as a dimension scale. */
+ * (bin centres), as a dimension scale, returned open. */
 static hid_t index_scale(hid_t group, const char *name, hsize_t width, double (*value)(int))
 {
     hid_t type = value ? H5T_NATIVE_DOUBLE : H5T_NATIVE_LLONG;
-    void *values = malloc(width * 8);
+    void *values = malloc(width * 8 + 1);
+    if (!values)
+        return -1;
     for (hsize_t v = 0; v < width; ++v) {
         if (value)
             ((double *)values)[v] = value((int)v);
         else
             ((long long *)values)[v] = (long long)v;
     }
-    hid_t index = make_dataset(group, name, type, 1, &width, NULL,
-                               value ? "coordinate of each value in a trial" : "index of the value in a trial");
-    herr_t st = index < 0 ? -1 : H5Dwrite(index, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values);
+    hid_t index = make_filled(group, name, type, width, values,
+                              value ? "coordinate of each value in a trial" : "index of the value in a trial", 1);
     free(values);
-    if (st < 0 || H5DSset_scale(index, name) < 0) {
-        if (index >= 0)
-            H5Dclose(index);
+    if (index >= 0 && H5DSset_scale(index, name) < 0) {
+        H5Dclose(index);
         return -1;
     }
     return index;
+}
+
+/* The statistics of one output, each with the axes' scales and its own. */
+static int create_statistics(hid_t og, const ar_experiment *x, const ar_output *o, const hid_t *scales)
+{
+    hsize_t dims[AR_MAX_PARAMS + 2], rows, columns;
+    int rank = output_dims(x, o, dims, &rows, &columns);
+    hid_t index = rows ? index_scale(og, o->index_name, rows, o->index_value) : -1;
+    hid_t column = columns ? index_scale(og, o->column_name, columns, o->column_value) : -1;
+    int ok = (!rows || index >= 0) && (!columns || column >= 0);
+    double nan = NAN;
+    long long zero = 0;
+    for (int s = 0; ok && s < N_STATS + 2; ++s) {
+        int is_count = s >= N_STATS;
+        const char *name = s < N_STATS ? STAT_NAMES[s] : s == N_STATS ? "count" : "failed";
+        const char *doc = s < N_STATS ? STAT_DOCS[s]
+                          : s == N_STATS ? "trials with a finite value (the n behind mean and stderr)"
+                                         : "trials that failed (non-finite value); never averaged";
+        hid_t ds = make_dataset(og, name, is_count ? H5T_NATIVE_LLONG : H5T_NATIVE_DOUBLE, rank, dims,
+                                is_count ? (const void *)&zero : (const void *)&nan, doc);
+        ok = ds >= 0 && attach_scales(ds, x, scales) == 0 &&
+             (index < 0 || (H5DSattach_scale(ds, index, (unsigned)x->n_axes) >= 0 &&
+                            H5DSset_label(ds, (unsigned)x->n_axes, o->index_name) >= 0)) &&
+             (column < 0 || (H5DSattach_scale(ds, column, (unsigned)x->n_axes + 1) >= 0 &&
+                             H5DSset_label(ds, (unsigned)x->n_axes + 1, o->column_name) >= 0));
+        if (ds >= 0)
+            H5Dclose(ds);
+    }
+    if (index >= 0)
+        H5Dclose(index);
+    if (column >= 0)
+        H5Dclose(column);
+    return ok ? 0 : -1;
+}
+
+/* An integer output's histogram: counts over the axes and the value, with its scale. */
+static int create_histogram(hid_t og, const ar_experiment *x, const ar_output *o, const hid_t *scales)
+{
+    dataset_shape shape = hist_shape(x, o);
+    hsize_t width = shape.dims[x->n_axes];
+    long long *values = malloc(width * sizeof *values + 1), zero = 0;
+    if (!values)
+        return -1;
+    for (hsize_t v = 0; v < width; ++v)
+        values[v] = (long long)v;
+    hid_t vs = make_filled(og, "value", H5T_NATIVE_LLONG, width, values, "histogram bin: the value counted", 1);
+    free(values);
+    hid_t hist = vs < 0 || H5DSset_scale(vs, "value") < 0
+                     ? -1
+                     : make_dataset(og, "hist", H5T_NATIVE_LLONG, shape.rank, shape.dims, &zero,
+                                    "trial counts per value; last dimension: value");
+    int ok = hist >= 0 && attach_scales(hist, x, scales) == 0 &&
+             H5DSattach_scale(hist, vs, (unsigned)x->n_axes) >= 0 &&
+             H5DSset_label(hist, (unsigned)x->n_axes, "value") >= 0;
+    if (hist >= 0)
+        H5Dclose(hist);
+    if (vs >= 0)
+        H5Dclose(vs);
+    return ok ? 0 : -1;
 }
 
 static int create_output(hid_t group, const ar_experiment *x, const ar_output *o, const hid_t *scales)
@@ -275,76 +737,10 @@ static int create_output(hid_t group, const ar_experiment *x, const ar_output *o
     if (og < 0)
         return -1;
     const char *definition = o->definition ? o->definition : o->description;
-    if (attr_string(og, "description", o->description) < 0 || attr_string(og, "definition", definition) < 0)
-        return -1;
-    hsize_t dims[AR_MAX_PARAMS + 2];
-    axis_dims(x, dims);
-    /* A vector output has one more dimension, with its own index scale. */
-    int rank = x->n_axes;
-    hid_t index = -1, column = -1;
-    if (o->length) {
-        hsize_t width = (hsize_t)vector_width(x, o);
-        if (o->columns > 0) { /* a 2-D grid: rows, then columns */
-            hsize_t columns = (hsize_t)o->columns;
-            width /= columns;
-            column = index_scale(og, o->column_name, columns, o->column_value);
-            if (column < 0)
-                return -1;
-            dims[rank + 1] = columns;
-        }
-        index = index_scale(og, o->index_name, width, o->index_value);
-        if (index < 0)
-            return -1;
-        dims[rank] = width;
-        rank += o->columns > 0 ? 2 : 1;
-    }
-    double nan = NAN;
-    long long zero = 0;
-    for (int s = 0; s < N_STATS + 2; ++s) {
-        int is_count = s >= N_STATS;
-        const char *name = s < N_STATS ? STAT_NAMES[s] : s == N_STATS ? "count" : "failed";
-        const char *doc = s < N_STATS ? STAT_DOCS[s]
-                          : s == N_STATS ? "trials with a finite value (the n behind mean and stderr)"
-                                         : "trials that failed (non-finite value); never averaged";
-        hid_t ds = make_dataset(og, name, is_count ? H5T_NATIVE_LLONG : H5T_NATIVE_DOUBLE, rank, dims,
-                                is_count ? (const void *)&zero : (const void *)&nan, doc);
-        if (ds < 0 || attach_scales(ds, x, scales) < 0)
-            return -1;
-        if (index >= 0 && (H5DSattach_scale(ds, index, (unsigned)x->n_axes) < 0 ||
-                           H5DSset_label(ds, (unsigned)x->n_axes, o->index_name) < 0))
-            return -1;
-        if (column >= 0 && (H5DSattach_scale(ds, column, (unsigned)x->n_axes + 1) < 0 ||
-                            H5DSset_label(ds, (unsigned)x->n_axes + 1, o->column_name) < 0))
-            return -1;
-        H5Dclose(ds);
-    }
-    if (index >= 0)
-        H5Dclose(index);
-    if (column >= 0)
-        H5Dclose(column);
-    if (o->hist_max) {
-        hsize_t width = (hsize_t)hist_width(x, o);
-        long long *values = malloc(width * sizeof *values);
-        for (hsize_t v = 0; v < width; ++v)
-            values[v] = (long long)v;
-        hid_t vs = make_dataset(og, "value", H5T_NATIVE_LLONG, 1, &width, NULL, "histogram bin: the value counted");
-        if (vs < 0 || H5Dwrite(vs, H5T_NATIVE_LLONG, H5S_ALL, H5S_ALL, H5P_DEFAULT, values) < 0 ||
-            H5DSset_scale(vs, "value") < 0) {
-            free(values);
-            return -1;
-        }
-        free(values);
-        dims[x->n_axes] = width;
-        hid_t hist = make_dataset(og, "hist", H5T_NATIVE_LLONG, x->n_axes + 1, dims, &zero,
-                                  "trial counts per value; last dimension: value");
-        if (hist < 0 || attach_scales(hist, x, scales) < 0 || H5DSattach_scale(hist, vs, (unsigned)x->n_axes) < 0 ||
-            H5DSset_label(hist, (unsigned)x->n_axes, "value") < 0)
-            return -1;
-        H5Dclose(hist);
-        H5Dclose(vs);
-    }
+    int ok = attr_string(og, "description", o->description) == 0 && attr_string(og, "definition", definition) == 0 &&
+             create_statistics(og, x, o, scales) == 0 && (!o->hist_max || create_histogram(og, x, o, scales) == 0);
     H5Gclose(og);
-    return 0;
+    return ok ? 0 : -1;
 }
 
 static int create_theory(hid_t group, const ar_experiment *x, const hid_t *scales)
@@ -357,7 +753,8 @@ static int create_theory(hid_t group, const ar_experiment *x, const hid_t *scale
     hsize_t dims[AR_MAX_PARAMS];
     axis_dims(x, dims);
     double *values = malloc((size_t)x->n_points * sizeof *values);
-    for (int c = 0; c < count; ++c) {
+    int ok = values != NULL;
+    for (int c = 0; ok && c < count; ++c) {
         const ar_claim *claim = claims[c];
         if (claim->sim != x->sim)
             continue;
@@ -367,24 +764,19 @@ static int create_theory(hid_t group, const ar_experiment *x, const hid_t *scale
             values[p] = claim->predict(&point);
         }
         hid_t ds = make_dataset(tg, claim->id, H5T_NATIVE_DOUBLE, x->n_axes, dims, NULL, claim->statement);
-        if (ds < 0 || H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values) < 0 ||
-            attach_scales(ds, x, scales) < 0 || attr_string(ds, "formula", claim->formula) < 0 ||
-            attr_string(ds, "output", x->sim->outputs[claim->output].name) < 0) {
-            free(values);
-            return -1;
-        }
-        H5Dclose(ds);
+        ok = ds >= 0 && H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values) >= 0 &&
+             attach_scales(ds, x, scales) == 0 && attr_string(ds, "formula", claim->formula) == 0 &&
+             attr_string(ds, "output", x->sim->outputs[claim->output].name) == 0;
+        if (ds >= 0)
+            H5Dclose(ds);
     }
     free(values);
     H5Gclose(tg);
-    return 0;
+    return ok ? 0 : -1;
 }
 
-static int create_experiment(hid_t file, const ar_experiment *x)
+static int experiment_attributes(hid_t g, const ar_experiment *x)
 {
-    hid_t g = make_group(file, x->name);
-    if (g < 0)
-        return -1;
     char claims[256] = "";
     for (int k = 0; k < x->n_claims; ++k) {
         strncat(claims, k ? " " : "", sizeof claims - strlen(claims) - 1);
@@ -403,26 +795,36 @@ static int create_experiment(hid_t file, const ar_experiment *x)
         attr_string(g, "claims", claims) < 0 || attr_string(g, "axes", axes) < 0 ||
         attr_number(g, "trials", H5T_NATIVE_LLONG, &trials) < 0 || fixed_parameter_attributes(g, x) < 0)
         return -1;
+    return 0;
+}
+
+static int create_experiment(hid_t file, const ar_experiment *x)
+{
+    hid_t g = make_group(file, x->name);
+    if (g < 0)
+        return -1;
     hid_t scales[AR_MAX_PARAMS];
-    if (write_axes(g, x, scales) < 0)
-        return -1;
-    for (int o = 0; o < x->sim->n_outputs; ++o)
-        if (create_output(g, x, &x->sim->outputs[o], scales) < 0)
-            return -1;
-    if (create_theory(g, x, scales) < 0)
-        return -1;
-    hsize_t dims[AR_MAX_PARAMS];
-    axis_dims(x, dims);
-    unsigned char zero = 0;
-    hid_t done = make_dataset(g, "done", H5T_NATIVE_UCHAR, x->n_axes, dims, &zero,
-                              "1 where the point is complete and its data flushed (resume ledger)");
-    if (done < 0 || attach_scales(done, x, scales) < 0)
-        return -1;
-    H5Dclose(done);
-    for (int a = 0; a < x->n_axes; ++a)
+    int made = 0, ok = experiment_attributes(g, x) == 0;
+    for (; ok && made < x->n_axes; ++made)
+        ok = (scales[made] = write_axis(g, x, made)) >= 0;
+    if (!ok && made > 0)
+        made--; /* the failed one is not open */
+    for (int o = 0; ok && o < x->sim->n_outputs; ++o)
+        ok = create_output(g, x, &x->sim->outputs[o], scales) == 0;
+    ok = ok && create_theory(g, x, scales) == 0;
+    if (ok) {
+        dataset_shape shape = grid_shape(x, VALUE_FLAG);
+        unsigned char zero = 0;
+        hid_t done = make_dataset(g, "done", H5T_NATIVE_UCHAR, shape.rank, shape.dims, &zero,
+                                  "1 where the point is complete and its data flushed (resume ledger)");
+        ok = done >= 0 && attach_scales(done, x, scales) == 0;
+        if (done >= 0)
+            H5Dclose(done);
+    }
+    for (int a = 0; a < made; ++a)
         H5Dclose(scales[a]);
     H5Gclose(g);
-    return 0;
+    return ok ? 0 : -1;
 }
 
 /* A verdict as /verdicts holds it: names and text where the row has enums, so h5py,
@@ -672,27 +1074,28 @@ static int write_provenance(hid_t file, const ar_spec *spec, const char *command
     return 0;
 }
 
-static int load_done(ar_store *s)
+static int load_done(ar_store *s, char *err)
 {
-    s->done = calloc((size_t)s->spec.n_experiments, sizeof *s->done);
+    s->done = calloc((size_t)s->spec.n_experiments + 1, sizeof *s->done);
+    if (!s->done)
+        return fail(err, s->path, "out of memory reading the done ledger");
     for (int e = 0; e < s->spec.n_experiments; ++e) {
         const ar_experiment *x = &s->spec.experiments[e];
-        s->done[e] = calloc((size_t)x->n_points, 1);
-        char name[128];
+        s->done[e] = calloc((size_t)x->n_points + 1, 1);
+        if (!s->done[e])
+            return fail(err, s->path, "out of memory reading the done ledger");
+        char name[512];
         snprintf(name, sizeof name, "%s/done", x->name);
-        hid_t ds = H5Dopen2(s->file, name, H5P_DEFAULT);
-        if (ds < 0)
+        dataset_shape shape = grid_shape(x, VALUE_FLAG);
+        if (read_checked(s, name, &shape, H5T_NATIVE_UCHAR, s->done[e], err) < 0)
             return -1;
-        hid_t space = H5Dget_space(ds);
-        hssize_t n = H5Sget_simple_extent_npoints(space);
-        H5Sclose(space);
-        herr_t st = n == x->n_points ? H5Dread(ds, H5T_NATIVE_UCHAR, H5S_ALL, H5S_ALL, H5P_DEFAULT, s->done[e]) : -1;
-        H5Dclose(ds);
-        if (st < 0)
-            return -1;
+        for (long p = 0; p < x->n_points; ++p) /* a point is done or not */
+            s->done[e][p] = s->done[e][p] != 0;
     }
     return 0;
 }
+
+static ar_store *open_store(const char *path, int writable, int check, char *err);
 
 ar_store *ar_store_create(const char *path, const ar_spec *spec, const char *command_line, char *err)
 {
@@ -737,10 +1140,17 @@ ar_store *ar_store_create(const char *path, const ar_spec *spec, const char *com
     }
     H5Fclose(file);
     /* Reopen: the spec is rebuilt from the file, so create and resume share one path. */
-    return ar_store_open(path, 1, err);
+    return open_store(path, 1, 0, err);
 }
 
 ar_store *ar_store_open(const char *path, int writable, char *err)
+{
+    return open_store(path, writable, 1, err);
+}
+
+/* check: the whole layout (check_layout); not for the file ar_store_create has just
+ * made, whose layout is its own. */
+static ar_store *open_store(const char *path, int writable, int check, char *err)
 {
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     if (access(path, F_OK) != 0) {
@@ -762,25 +1172,34 @@ ar_store *ar_store_open(const char *path, int writable, char *err)
         return NULL;
     }
     ar_store *s = calloc(1, sizeof *s);
-    s->file = file;
-    s->path = strdup(path);
     char *canonical = NULL, *version = NULL;
-    int format = 0;
-    if (read_attr_string(file, "attnrank_version", &version) < 0) {
-        fail(err, path, "not an attnrank result file (no attnrank_version attribute)");
+    if (!s || !(s->path = strdup(path))) {
+        free(s);
+        H5Fclose(file);
+        fail(err, path, "out of memory opening the file");
+        return NULL;
+    }
+    s->file = file;
+    int st = read_attr_string(file, "attnrank_version", &version);
+    if (st != ATTR_OK) {
+        fail(err, path, st == ATTR_ABSENT ? "not an attnrank result file (no attnrank_version attribute)"
+                                          : "damaged: its attnrank_version attribute is not one text value");
         goto bad;
     }
-    hid_t fa = H5Aexists(file, "format_version") > 0 ? H5Aopen(file, "format_version", H5P_DEFAULT) : -1;
-    if (fa < 0 || H5Aread(fa, H5T_NATIVE_INT, &format) < 0 || format != FORMAT_VERSION) {
-        if (fa >= 0)
-            H5Aclose(fa);
-        fail(err, path, "written by attnrank %s in file format %d; this attnrank reads format %d", version,
+    long long format = 0;
+    if (read_attr_integer(file, "format_version", H5T_NATIVE_LLONG, &format, NULL) == ATTR_WRONG) {
+        fail(err, path, "damaged: its format_version attribute is not one integer");
+        goto bad;
+    }
+    if (format != FORMAT_VERSION) {
+        fail(err, path, "written by attnrank %.40s in file format %lld; this attnrank reads format %d", version,
              format, FORMAT_VERSION);
         goto bad;
     }
-    H5Aclose(fa);
-    if (read_attr_string(file, "spec_canonical", &canonical) < 0) {
-        fail(err, path, "damaged: no spec_canonical attribute");
+    st = read_attr_string(file, "spec_canonical", &canonical);
+    if (st != ATTR_OK) {
+        fail(err, path, st == ATTR_ABSENT ? "damaged: no spec_canonical attribute"
+                                          : "damaged: its spec_canonical attribute is not one text value");
         goto bad;
     }
     char spec_err[AR_ERR_LEN];
@@ -788,10 +1207,10 @@ ar_store *ar_store_open(const char *path, int writable, char *err)
         fail(err, path, "its stored spec is not valid for this attnrank: %s", spec_err);
         goto bad;
     }
-    if (load_done(s) < 0) {
-        fail(err, path, "damaged: a done ledger is missing or has the wrong shape");
+    /* The whole layout before anything is read from it: a damaged file is refused
+     * now, not after a resumed run's worth of work. */
+    if ((check && check_layout(s, err) < 0) || load_done(s, err) < 0)
         goto bad;
-    }
     free(canonical);
     free(version);
     return s;
@@ -821,7 +1240,7 @@ long ar_store_done_count(const ar_store *store, int experiment)
 static hid_t select_point(hid_t ds, const ar_experiment *x, long point, hsize_t extra)
 {
     hid_t space = H5Dget_space(ds);
-    if (x->n_axes == 0 && extra == 0)
+    if (space < 0 || (x->n_axes == 0 && extra == 0))
         return space;
     hsize_t start[AR_MAX_PARAMS + 2], count[AR_MAX_PARAMS + 2];
     int coords[AR_MAX_PARAMS];
@@ -836,22 +1255,30 @@ static hid_t select_point(hid_t ds, const ar_experiment *x, long point, hsize_t 
         count[x->n_axes] = rank == x->n_axes + 2 ? extra / dims[x->n_axes + 1] : extra;
         count[x->n_axes + 1] = dims[x->n_axes + 1];
     }
-    H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, count, NULL);
+    if (H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, count, NULL) < 0) {
+        H5Sclose(space);
+        return -1;
+    }
     return space;
 }
 
-static int write_cell(hid_t group, const char *name, const ar_experiment *x, long point, hid_t type,
-                      const void *value, hsize_t extra)
+/* One point's values (extra of them, or one) into the dataset `name`, checked first. */
+static int write_cell(ar_store *s, const char *name, const dataset_shape *want, const ar_experiment *x, long point,
+                      const void *value, hsize_t extra, char *err)
 {
-    hid_t ds = H5Dopen2(group, name, H5P_DEFAULT);
+    hid_t ds = open_checked(s, name, want, err);
     if (ds < 0)
         return -1;
     hid_t file_space = select_point(ds, x, point, extra);
     hsize_t n = extra ? extra : 1;
     hid_t mem = H5Screate_simple(1, &n, NULL);
-    herr_t st = H5Dwrite(ds, type, mem, file_space, H5P_DEFAULT, value);
-    H5Sclose(mem);
-    H5Sclose(file_space);
+    herr_t st = file_space < 0 || mem < 0
+                    ? -1
+                    : H5Dwrite(ds, memory_type(want->kind), mem, file_space, H5P_DEFAULT, value);
+    if (mem >= 0)
+        H5Sclose(mem);
+    if (file_space >= 0)
+        H5Sclose(file_space);
     H5Dclose(ds);
     return st < 0 ? -1 : 0;
 }
@@ -860,21 +1287,21 @@ int ar_store_write_point(ar_store *store, int experiment, long point, const ar_s
                          long *const *histograms, char *err)
 {
     const ar_experiment *x = &store->spec.experiments[experiment];
-    hid_t g = H5Gopen2(store->file, x->name, H5P_DEFAULT);
-    int ok = g >= 0;
+    char name[512], why[AR_ERR_LEN] = "";
+    int ok = 1;
     ar_point pt;
     ar_experiment_point(x, point, &pt);
     int offset = 0;
     for (int o = 0; ok && o < x->sim->n_outputs; ++o) {
         const ar_output *out = &x->sim->outputs[o];
-        hid_t og = H5Gopen2(g, out->name, H5P_DEFAULT);
         int width = ar_output_length(out, &pt);
         const ar_summary *s = &summaries[offset];
         offset += width;
         /* Statistics as rows over the output's values: one value for a scalar. */
         double *stats = malloc((size_t)N_STATS * width * sizeof *stats);
         long long *counts = malloc(2 * (size_t)width * sizeof *counts);
-        for (int i = 0; i < width; ++i) {
+        ok = stats && counts;
+        for (int i = 0; ok && i < width; ++i) {
             const double row[N_STATS] = {s[i].mean, s[i].sem, s[i].std, s[i].ci_lo, s[i].ci_hi, s[i].min, s[i].max};
             for (int k = 0; k < N_STATS; ++k)
                 stats[(size_t)k * width + i] = row[k];
@@ -882,59 +1309,45 @@ int ar_store_write_point(ar_store *store, int experiment, long point, const ar_s
             counts[width + i] = s[i].failed;
         }
         hsize_t extra = out->length ? (hsize_t)width : 0;
-        ok = og >= 0;
-        for (int k = 0; ok && k < N_STATS; ++k)
-            ok = write_cell(og, STAT_NAMES[k], x, point, H5T_NATIVE_DOUBLE, stats + (size_t)k * width, extra) == 0;
-        ok = ok && write_cell(og, "count", x, point, H5T_NATIVE_LLONG, counts, extra) == 0;
-        ok = ok && write_cell(og, "failed", x, point, H5T_NATIVE_LLONG, counts + width, extra) == 0;
+        dataset_shape real = stat_shape(x, out, VALUE_DOUBLE), whole = stat_shape(x, out, VALUE_INT64);
+        for (int k = 0; ok && k < N_STATS + 2; ++k) {
+            snprintf(name, sizeof name, "%s/%s/%s", x->name, out->name,
+                     k < N_STATS ? STAT_NAMES[k] : k == N_STATS ? "count" : "failed");
+            ok = write_cell(store, name, k < N_STATS ? &real : &whole, x, point,
+                            k < N_STATS ? (const void *)(stats + (size_t)k * width)
+                                        : (const void *)(counts + (size_t)(k - N_STATS) * width),
+                            extra, why) == 0;
+        }
         free(stats);
         free(counts);
         if (ok && out->hist_max && histograms[o]) {
-            hid_t ds = H5Dopen2(og, "hist", H5P_DEFAULT);
-            hid_t space = H5Dget_space(ds);
-            hsize_t dims[AR_MAX_PARAMS + 1];
-            H5Sget_simple_extent_dims(space, dims, NULL);
-            H5Sclose(space);
-            H5Dclose(ds);
-            long long *row = malloc(dims[x->n_axes] * sizeof *row);
+            dataset_shape hist = hist_shape(x, out);
+            hsize_t values = hist.dims[x->n_axes];
+            long long *row = malloc(values * sizeof *row + 1);
             int max_value = out->hist_max(&pt);
-            for (hsize_t v = 0; v < dims[x->n_axes]; ++v)
+            for (hsize_t v = 0; row && v < values; ++v)
                 row[v] = (int)v <= max_value ? histograms[o][v] : 0;
-            ok = write_cell(og, "hist", x, point, H5T_NATIVE_LLONG, row, dims[x->n_axes]) == 0;
+            snprintf(name, sizeof name, "%s/%s/hist", x->name, out->name);
+            ok = row && write_cell(store, name, &hist, x, point, row, values, why) == 0;
             free(row);
         }
-        if (og >= 0)
-            H5Gclose(og);
     }
     /* Data first, flushed; then the ledger entry, flushed: a kill between the two
      * leaves the point not done, to be recomputed (with the same result). */
     ok = ok && H5Fflush(store->file, H5F_SCOPE_GLOBAL) >= 0;
     unsigned char one = 1;
-    ok = ok && write_cell(g, "done", x, point, H5T_NATIVE_UCHAR, &one, 0) == 0;
+    dataset_shape done = grid_shape(x, VALUE_FLAG);
+    snprintf(name, sizeof name, "%s/done", x->name);
+    ok = ok && write_cell(store, name, &done, x, point, &one, 0, why) == 0;
     ok = ok && H5Fflush(store->file, H5F_SCOPE_GLOBAL) >= 0;
-    if (g >= 0)
-        H5Gclose(g);
+    if (!ok && why[0]) {
+        snprintf(err, AR_ERR_LEN, "%s", why);
+        return -1;
+    }
     if (!ok)
         return fail(err, store->path, "cannot write point %ld of experiment %s (disk full?)", point, x->name);
     store->done[experiment][point] = 1;
     return 0;
-}
-
-/* Read a whole dataset into out, which holds `expected` elements: a dataset of any
- * other size (a file whose stored spec does not match its datasets) is refused, never
- * read past out's end. */
-static int read_full(hid_t file, const char *name, hid_t type, void *out, size_t expected)
-{
-    hid_t ds = H5Dopen2(file, name, H5P_DEFAULT);
-    if (ds < 0)
-        return -1;
-    hid_t space = H5Dget_space(ds);
-    hssize_t count = space < 0 ? -1 : H5Sget_simple_extent_npoints(space);
-    if (space >= 0)
-        H5Sclose(space);
-    herr_t st = count == (hssize_t)expected ? H5Dread(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) : -1;
-    H5Dclose(ds);
-    return st < 0 ? -1 : 0;
 }
 
 int ar_store_read_summaries(ar_store *store, int experiment, int output, int element, ar_summary *out,
@@ -943,15 +1356,20 @@ int ar_store_read_summaries(ar_store *store, int experiment, int output, int ele
     const ar_experiment *x = &store->spec.experiments[experiment];
     const ar_output *o = &x->sim->outputs[output];
     size_t n = (size_t)x->n_points, width = (size_t)vector_width(x, o);
-    double *buf = malloc(n * width * sizeof *buf);
-    long long *counts = malloc(n * width * sizeof *counts);
-    char name[256];
+    double *buf = malloc(n * width * sizeof *buf + 1);
+    long long *counts = malloc(n * width * sizeof *counts + 1);
+    if (!buf || !counts) {
+        free(buf), free(counts);
+        return fail(err, store->path, "out of memory reading %s/%s", x->name, o->name);
+    }
+    dataset_shape real = stat_shape(x, o, VALUE_DOUBLE), whole = stat_shape(x, o, VALUE_INT64);
+    char name[512];
     int status = 0;
     for (int k = 0; k < N_STATS + 2 && status == 0; ++k) {
         const char *stat = k < N_STATS ? STAT_NAMES[k] : k == N_STATS ? "count" : "failed";
         snprintf(name, sizeof name, "%s/%s/%s", x->name, o->name, stat);
-        status = read_full(store->file, name, k < N_STATS ? H5T_NATIVE_DOUBLE : H5T_NATIVE_LLONG,
-                           k < N_STATS ? (void *)buf : (void *)counts, n * width);
+        status = k < N_STATS ? read_checked(store, name, &real, H5T_NATIVE_DOUBLE, buf, err)
+                             : read_checked(store, name, &whole, H5T_NATIVE_LLONG, counts, err);
         for (size_t p = 0; status == 0 && p < n; ++p) {
             /* The chosen value of this point's vector; negative counts from its end. */
             ar_point pt;
@@ -976,34 +1394,37 @@ int ar_store_read_summaries(ar_store *store, int experiment, int output, int ele
     }
     free(buf);
     free(counts);
-    return status ? fail(err, store->path, "cannot read %s", name) : 0;
+    return status;
 }
 
 int ar_store_read_theory(ar_store *store, int experiment, const ar_claim *claim, double *out, char *err)
 {
-    char name[256];
-    snprintf(name, sizeof name, "%s/theory/%s", store->spec.experiments[experiment].name, claim->id);
-    if (read_full(store->file, name, H5T_NATIVE_DOUBLE, out, (size_t)store->spec.experiments[experiment].n_points) < 0)
-        return fail(err, store->path, "cannot read %s (missing, or not the shape its spec gives)", name);
-    return 0;
+    const ar_experiment *x = &store->spec.experiments[experiment];
+    char name[512];
+    snprintf(name, sizeof name, "%s/theory/%s", x->name, claim->id);
+    dataset_shape grid = grid_shape(x, VALUE_DOUBLE);
+    return read_checked(store, name, &grid, H5T_NATIVE_DOUBLE, out, err);
 }
 
 int ar_store_write_verdicts(ar_store *store, const ar_verdict_row *rows, int n_rows, char *err)
 {
+    if (n_rows != ar_store_verdict_count(&store->spec))
+        return fail(err, store->path, "cannot write the verdicts table (%d rows for %d)", n_rows,
+                    ar_store_verdict_count(&store->spec));
     verdict_record *records = calloc((size_t)(n_rows > 0 ? n_rows : 1), sizeof *records);
     if (!records)
         return fail(err, store->path, "out of memory writing the verdicts table");
     for (int r = 0; r < n_rows; ++r)
         to_record(&rows[r], &records[r]);
-    hid_t ds = H5Dopen2(store->file, "verdicts", H5P_DEFAULT);
-    hid_t type = verdict_type();
-    herr_t st = ds < 0 || n_rows != ar_store_verdict_count(&store->spec)
-                    ? -1
-                    : H5Dwrite(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, records);
-    H5Tclose(type);
+    dataset_shape shape = line_shape((hsize_t)n_rows, VALUE_VERDICT, 0);
+    hid_t ds = open_checked(store, "verdicts", &shape, err), type = ds < 0 ? -1 : verdict_type();
+    herr_t st = type < 0 ? -1 : H5Dwrite(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, records);
+    if (type >= 0)
+        H5Tclose(type);
     free(records);
-    if (ds >= 0)
-        H5Dclose(ds);
+    if (ds < 0)
+        return -1;
+    H5Dclose(ds);
     if (st < 0 || H5Fflush(store->file, H5F_SCOPE_GLOBAL) < 0)
         return fail(err, store->path, "cannot write the verdicts table");
     return 0;
@@ -1016,26 +1437,78 @@ int ar_store_read_verdicts(ar_store *store, ar_verdict_row **rows, int *n_rows, 
     *rows = calloc(count, sizeof **rows);
     verdict_record *records = calloc(count, sizeof *records);
     hid_t type = verdict_type();
-    int st = *rows && records ? read_full(store->file, "verdicts", type, records, (size_t)*n_rows) : -1;
-    H5Tclose(type);
+    dataset_shape shape = line_shape((hsize_t)*n_rows, VALUE_VERDICT, 0);
+    int st = !*rows || !records || type < 0 ? fail(err, store->path, "out of memory reading the verdicts table")
+                                             : read_checked(store, "verdicts", &shape, type, records, err);
+    if (type >= 0)
+        H5Tclose(type);
     for (int r = 0; st == 0 && r < *n_rows; ++r)
-        st = from_record(&records[r], &(*rows)[r]);
+        if (from_record(&records[r], &(*rows)[r]) < 0)
+            st = fail(err, store->path, "damaged: row %d of /verdicts names a verdict, rule or note this "
+                      "attnrank does not know", r);
     free(records);
     if (st < 0) {
         free(*rows);
         *rows = NULL;
-        return fail(err, store->path, "cannot read the verdicts table");
+        return -1;
     }
     return 0;
 }
 
-void ar_store_attribute(ar_store *store, const char *name, char *buf, size_t len)
+char *ar_store_attribute(ar_store *store, const char *name)
 {
-    char *value = NULL;
-    buf[0] = '\0';
-    if (read_attr_string(store->file, name, &value) == 0)
-        snprintf(buf, len, "%s", value);
-    free(value);
+    char *text = NULL;
+    int st = read_attr_string(store->file, name, &text);
+    if (st == ATTR_OK || st == ATTR_NO_MEMORY)
+        return text;
+    /* a number (the seed) as its decimal text */
+    unsigned long long value;
+    int is_unsigned = 0;
+    if (read_attr_integer(store->file, name, H5T_NATIVE_ULLONG, &value, &is_unsigned) == ATTR_OK) {
+        if (is_unsigned || read_attr_integer(store->file, name, H5T_NATIVE_LLONG, &value, NULL) != ATTR_OK)
+            return asprintf(&text, "%llu", value) < 0 ? NULL : text;
+        return asprintf(&text, "%lld", (long long)value) < 0 ? NULL : text;
+    }
+    return strdup("");
+}
+
+int ar_shard_parse(const char *text, int *index, int *count)
+{
+    long long parts[2] = {0, 0};
+    const char *c = text;
+    for (int k = 0; k < 2; ++k) {
+        if (*c < '0' || *c > '9')
+            return -1;
+        for (; *c >= '0' && *c <= '9'; ++c)
+            if ((parts[k] = parts[k] * 10 + (*c - '0')) > INT_MAX)
+                return -1;
+        if (*c++ != (k ? '\0' : '/'))
+            return -1;
+    }
+    if (parts[0] >= parts[1])
+        return -1;
+    *index = (int)parts[0];
+    *count = (int)parts[1];
+    return 0;
+}
+
+int ar_store_shard(ar_store *store, int *index, int *count, char *err)
+{
+    *index = 0, *count = 1;
+    char *text = NULL;
+    int st = read_attr_string(store->file, "shard", &text);
+    if (st == ATTR_ABSENT)
+        return 0;
+    if (st == ATTR_NO_MEMORY)
+        return fail(err, store->path, "out of memory reading its shard attribute");
+    if (st == ATTR_OK && ar_shard_parse(text, index, count) == 0 && *count >= 2) {
+        free(text);
+        return 0;
+    }
+    fail(err, store->path, "damaged: its shard attribute is %s%.40s%s, not I/N with 0 <= I < N and N >= 2",
+         text ? "'" : "not text", text ? text : "", text ? "'" : "");
+    free(text);
+    return -1;
 }
 
 int ar_store_set_attribute(ar_store *store, const char *name, const char *value, char *err)
@@ -1047,34 +1520,31 @@ int ar_store_set_attribute(ar_store *store, const char *name, const char *value,
     return 0;
 }
 
-/* Overwrite, in dst's dataset `name` (under group), the slices of the points that src
- * has done and dst has not. A point's slice is contiguous: points are row-major over
- * the axes, and a vector output's extra dimensions come last. */
-static int copy_dataset(hid_t dst_group, hid_t src_group, const char *name, const unsigned char *src_done,
-                        const unsigned char *dst_done, long n_points)
+/* Overwrite, in dst's dataset `name`, the slices of the points that src has done and
+ * dst has not; both checked to be of `want`. A point's slice is contiguous: points are
+ * row-major over the axes, and a vector output's extra dimensions come last. */
+static int copy_dataset(ar_store *dst, ar_store *src, const char *name, const dataset_shape *want,
+                        const unsigned char *src_done, const unsigned char *dst_done, long n_points, char *err)
 {
-    hid_t in = H5Dopen2(src_group, name, H5P_DEFAULT), out = H5Dopen2(dst_group, name, H5P_DEFAULT);
-    int status = -1;
-    if (in >= 0 && out >= 0) {
-        hid_t type = H5Dget_type(in), native = H5Tget_native_type(type, H5T_DIR_ASCEND);
-        hid_t space = H5Dget_space(in);
-        hssize_t count = H5Sget_simple_extent_npoints(space);
-        size_t size = H5Tget_size(native), slice = n_points > 0 ? (size_t)count / (size_t)n_points : 0;
-        char *a = malloc((size_t)count * size + 1), *b = malloc((size_t)count * size + 1);
-        if (a && b && H5Dread(in, native, H5S_ALL, H5S_ALL, H5P_DEFAULT, a) >= 0 &&
-            H5Dread(out, native, H5S_ALL, H5S_ALL, H5P_DEFAULT, b) >= 0) {
-            for (long p = 0; p < n_points; ++p)
-                if (src_done[p] && !dst_done[p])
-                    memcpy(b + (size_t)p * slice * size, a + (size_t)p * slice * size, slice * size);
-            status = H5Dwrite(out, native, H5S_ALL, H5S_ALL, H5P_DEFAULT, b) < 0 ? -1 : 0;
-        }
-        free(a), free(b);
-        H5Sclose(space), H5Tclose(native), H5Tclose(type);
+    size_t count = (size_t)shape_count(want), size = H5Tget_size(memory_type(want->kind));
+    size_t slice = n_points > 0 ? count / (size_t)n_points : 0;
+    char *a = malloc(count * size + 1), *b = malloc(count * size + 1);
+    int status = a && b ? 0 : fail(err, dst->path, "out of memory copying /%s", name);
+    if (status == 0 && (read_checked(src, name, want, memory_type(want->kind), a, err) < 0 ||
+                        read_checked(dst, name, want, memory_type(want->kind), b, err) < 0))
+        status = -1;
+    if (status == 0) {
+        for (long p = 0; p < n_points; ++p)
+            if (src_done[p] && !dst_done[p])
+                memcpy(b + (size_t)p * slice * size, a + (size_t)p * slice * size, slice * size);
+        hid_t out = open_checked(dst, name, want, err);
+        status = out < 0 ? -1 : H5Dwrite(out, memory_type(want->kind), H5S_ALL, H5S_ALL, H5P_DEFAULT, b) < 0
+                                    ? fail(err, dst->path, "cannot write /%s (disk full?)", name)
+                                    : 0;
+        if (out >= 0)
+            H5Dclose(out);
     }
-    if (in >= 0)
-        H5Dclose(in);
-    if (out >= 0)
-        H5Dclose(out);
+    free(a), free(b);
     return status;
 }
 
@@ -1082,44 +1552,46 @@ int ar_store_copy_points(ar_store *dst, ar_store *src, long *copied, char *err)
 {
     const ar_spec *spec = &dst->spec;
     *copied = 0;
+    char name[512];
     for (int e = 0; e < spec->n_experiments; ++e) {
         const ar_experiment *x = &spec->experiments[e];
-        hid_t gd = H5Gopen2(dst->file, x->name, H5P_DEFAULT), gs = H5Gopen2(src->file, x->name, H5P_DEFAULT);
-        int ok = gd >= 0 && gs >= 0;
+        int ok = 1;
         for (int o = 0; ok && o < x->sim->n_outputs; ++o) {
             const ar_output *out = &x->sim->outputs[o];
-            hid_t od = H5Gopen2(gd, out->name, H5P_DEFAULT), os = H5Gopen2(gs, out->name, H5P_DEFAULT);
-            ok = od >= 0 && os >= 0;
+            dataset_shape real = stat_shape(x, out, VALUE_DOUBLE), whole = stat_shape(x, out, VALUE_INT64);
+            dataset_shape hist = out->hist_max ? hist_shape(x, out) : whole;
             for (int k = 0; ok && k < N_STATS + 3; ++k) {
-                const char *name = k < N_STATS ? STAT_NAMES[k] : k == N_STATS ? "count" : k == N_STATS + 1 ? "failed"
-                                                                                                            : "hist";
                 if (k == N_STATS + 2 && !out->hist_max)
                     break;
-                ok = copy_dataset(od, os, name, src->done[e], dst->done[e], x->n_points) == 0;
+                snprintf(name, sizeof name, "%s/%s/%s", x->name, out->name,
+                         k < N_STATS ? STAT_NAMES[k] : k == N_STATS ? "count" : k == N_STATS + 1 ? "failed" : "hist");
+                ok = copy_dataset(dst, src, name, k < N_STATS ? &real : k < N_STATS + 2 ? &whole : &hist,
+                                  src->done[e], dst->done[e], x->n_points, err) == 0;
             }
-            if (od >= 0)
-                H5Gclose(od);
-            if (os >= 0)
-                H5Gclose(os);
         }
         /* data first, flushed; then the ledger, as a run writes them */
-        ok = ok && H5Fflush(dst->file, H5F_SCOPE_GLOBAL) >= 0;
+        if (ok && H5Fflush(dst->file, H5F_SCOPE_GLOBAL) < 0)
+            ok = fail(err, dst->path, "cannot copy experiment %s from %s (disk full?)", x->name, src->path) == 0;
         long newly = 0;
         for (long p = 0; p < x->n_points; ++p)
             newly += src->done[e][p] && !dst->done[e][p];
-        ok = ok && copy_dataset(gd, gs, "done", src->done[e], dst->done[e], x->n_points) == 0;
-        ok = ok && H5Fflush(dst->file, H5F_SCOPE_GLOBAL) >= 0;
-        if (gd >= 0)
-            H5Gclose(gd);
-        if (gs >= 0)
-            H5Gclose(gs);
+        dataset_shape done = grid_shape(x, VALUE_FLAG);
+        snprintf(name, sizeof name, "%s/done", x->name);
+        ok = ok && copy_dataset(dst, src, name, &done, src->done[e], dst->done[e], x->n_points, err) == 0;
+        if (ok && H5Fflush(dst->file, H5F_SCOPE_GLOBAL) < 0)
+            ok = fail(err, dst->path, "cannot copy experiment %s from %s (disk full?)", x->name, src->path) == 0;
         if (!ok)
-            return fail(err, dst->path, "cannot copy experiment %s from %s", x->name, src->path);
+            return -1;
         for (long p = 0; p < x->n_points; ++p)
             dst->done[e][p] |= src->done[e][p];
         *copied += newly;
     }
     return 0;
+}
+
+int ar_store_reserved_name(const char *name)
+{
+    return strcmp(name, "verdicts") == 0;
 }
 
 int ar_store_close(ar_store *store)

@@ -10,6 +10,7 @@
 
 #include <math.h>
 #include <omp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -97,6 +98,18 @@ int ar_engine_values_per_trial(const ar_experiment *exp, long point)
     return ar_values_per_trial(&pt);
 }
 
+int ar_engine_point_marked(const ar_experiment *exp, long failed_trials)
+{
+    return failed_trials > AR_FAILURE_LIMIT * (double)exp->trials;
+}
+
+void ar_engine_announce_marked(long marked)
+{
+    if (marked)
+        fprintf(stderr, "attnrank: %ld point(s) had more than %g%% failed trials: marked (count 0, see failed), "
+                        "not averaged\n", marked, 100 * AR_FAILURE_LIMIT);
+}
+
 void ar_engine_summarize_point(const ar_experiment *x, long point, const double *values, long failed_trials,
                                ar_summary *sums, long *const *hists)
 {
@@ -104,7 +117,7 @@ void ar_engine_summarize_point(const ar_experiment *x, long point, const double 
     ar_experiment_point(x, point, &pt);
     /* Too many failed trials: the others may be a biased sample. The point is marked
      * (count 0, failed = the failed trials, statistics NaN), never averaged. */
-    if (failed_trials > AR_FAILURE_LIMIT * (double)x->trials) {
+    if (ar_engine_point_marked(x, failed_trials)) {
         int width = ar_values_per_trial(&pt);
         for (int v = 0; v < width; ++v)
             sums[v] = (ar_summary){.count = 0, .failed = failed_trials, .mean = NAN, .sem = NAN, .std = NAN,
@@ -144,9 +157,11 @@ double ar_engine_trial_seconds(const ar_spec *spec, const ar_experiment *exp, lo
         if (!values)
             return NAN;
         double t0 = omp_get_wtime();
-        ar_engine_compute_point(spec, &probe, point, 1, values, NULL);
+        long failed = ar_engine_compute_point(spec, &probe, point, 1, values, NULL);
         seconds = (omp_get_wtime() - t0) / trials;
         free(values);
+        if (failed < 0)
+            return NAN; /* no workspace: nothing was timed */
         if (seconds * trials * 4 > budget || trials >= exp->trials)
             return seconds;
     }

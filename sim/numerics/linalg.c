@@ -236,6 +236,16 @@ void ar_blas_set_threads(int threads)
     openblas_set_num_threads(threads);
 }
 
+int ar_blas_pool_threads(void)
+{
+    return openblas_get_num_threads();
+}
+
+double ar_blas_buffer_bytes(void)
+{
+    return 32 << 22; /* BUFFER_SIZE in OpenBLAS 0.3's common_x86_64.h; test_linalg checks it */
+}
+
 const char *ar_blas_corename(void)
 {
     return openblas_get_corename();

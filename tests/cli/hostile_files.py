@@ -4,15 +4,209 @@
 usage: hostile_files.py ATTNRANK CASE     (meson registers one test per case)
 """
 import os
+import shutil
 import sys
+
+import h5py
+import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_cli  # noqa: E402
-from test_cli import check, one_line_error, run, write, SMALL_SPEC  # noqa: E402,F401
+from test_cli import check, digest, one_line_error, run, write, SMALL_SPEC  # noqa: E402,F401
+
+# Six points, a second or so per run even under AddressSanitizer.
+TINY_SPEC = """seed = 3;
+experiments = ( { name = "e"; simulator = "hardmax_rank"; trials = 40; n = [8, 16]; d_h = [1, 2, 8];
+    expect = { H2 = "INCONCLUSIVE"; }; } );
+"""
 
 
-def case_placeholder(tmp):
-    check(True, "")
+def tiny(tmp, name="tiny.h5", extra=()):
+    spec = write(f"{tmp}/tiny.cfg", TINY_SPEC)
+    out = f"{tmp}/{name}"
+    run(["run", spec, "-o", out, "-q", *extra], expect=0)
+    return spec, out
+
+
+def shards(tmp, n=3):
+    spec = write(f"{tmp}/tiny.cfg", TINY_SPEC)
+    paths = [f"{tmp}/s{i}.h5" for i in range(n)]
+    for i, path in enumerate(paths):
+        run(["run", spec, "-o", path, "--shard", f"{i}/{n}", "-q"], expect=0)
+    return paths
+
+
+def refused(args, path, *parts):
+    """One line naming the file, exit 2, the file left as it was, nothing made beside it."""
+    before, around = digest(path), sorted(os.listdir(os.path.dirname(path)))
+    proc = run(args, expect=2)
+    one_line_error(proc, os.path.basename(path), *parts)
+    check(digest(path) == before, f"{path} was altered")
+    check(sorted(os.listdir(os.path.dirname(path))) == around,
+          f"something was left: {set(os.listdir(os.path.dirname(path))) ^ set(around)}")
+    return proc
+
+
+def replace(path, name, data):
+    """The dataset `name` replaced by data (another shape or type), or deleted (None)."""
+    with h5py.File(path, "r+") as f:
+        del f[name]
+        if data is not None:
+            f[name] = data
+
+
+def damaged_copies(tmp, path, label):
+    """(what, copy) for each lie a dataset can tell: shape, type, missing."""
+    with h5py.File(path, "r") as f:
+        mean = f["e/argmax_rank/mean"][...]
+    lies = {
+        "one element": ("e/argmax_rank/mean", np.zeros(1)),
+        "50x50": ("e/argmax_rank/mean", np.full((50, 50), np.nan)),
+        "int8": ("e/argmax_rank/mean", np.nan_to_num(mean).astype(np.int8)),
+        "float32": ("e/argmax_rank/mean", mean.astype(np.float32)),
+        "transposed": ("e/argmax_rank/mean", mean.T.copy()),
+        "shrunk count": ("e/argmax_rank/count", np.zeros((2, 2), dtype=np.int64)),
+        "grown hist": ("e/argmax_rank/hist", np.zeros((2, 3, 40), dtype=np.int64)),
+        "done as int64": ("e/done", np.ones((2, 3), dtype=np.int64)),
+        "theory deleted": ("e/theory/H3", None),
+        "verdicts deleted": ("verdicts", None),
+        "verdicts as numbers": ("verdicts", np.zeros(6)),
+    }
+    for what, (name, data) in lies.items():
+        copy = f"{tmp}/{label}-{what.replace(' ', '_')}/{os.path.basename(path)}"
+        os.makedirs(os.path.dirname(copy))
+        shutil.copy(path, copy)
+        replace(copy, name, data)
+        yield what, "/" + name, copy
+
+
+def case_shard_attribute(tmp):
+    """Item 4: an edited `shard` attribute is parsed strictly and refused in one line."""
+    paths = shards(tmp)
+    for value in ["0/-1", "100000/3", "2147483647/3", "-1/3", "5/3", "3/3", "1/3x", " 1/3", "1/03 ", "1/",
+                  "1/1", "0/0", "1/99999999999", "", "1/2147483647"]:
+        with h5py.File(paths[1], "r+") as f:
+            f.attrs["shard"] = value
+        refused(["merge", "-o", f"{tmp}/m.h5", *paths], paths[1], "shard")
+    with h5py.File(paths[1], "r+") as f:
+        f.attrs["shard"] = np.int64(1)  # not text at all
+    refused(["merge", "-o", f"{tmp}/m.h5", *paths], paths[1], "shard")
+    with h5py.File(paths[1], "r+") as f:
+        f.attrs["shard"] = "1/3"
+    run(["merge", "-o", f"{tmp}/m.h5", *paths], expect=0)
+
+
+def case_merge_whole_run(tmp):
+    """Item 12: `--shard 0/1` is a whole run; merge takes it alone as a merge of one."""
+    spec, single = tiny(tmp, "single.h5")
+    _, one = tiny(tmp, "one.h5", ["--shard", "0/1"])
+    proc = run(["merge", "-o", f"{tmp}/m.h5", one], expect=0)
+    check("merged from 1 shard" in proc.stdout, proc.stdout)
+    test_cli.same_datasets(single, f"{tmp}/m.h5")
+    paths = shards(tmp, 2)
+    refused(["merge", "-o", f"{tmp}/m2.h5", paths[0], one, paths[1]], one, "not a shard", "whole run")
+    refused(["merge", "-o", f"{tmp}/m2.h5", one, paths[0], paths[1]], one, "not a shard", "whole run")
+    with h5py.File(one, "r+") as f:  # a whole run with a point not done
+        f["e/done"][0, 0] = 0
+    refused(["merge", "-o", f"{tmp}/m2.h5", one], one, "the run lacks 1 of its points", "--resume")
+
+
+def case_merge_dataset_lies(tmp):
+    """Item 5: a shard whose datasets have another shape or type is refused before any read."""
+    paths = shards(tmp)
+    for what, name, copy in damaged_copies(tmp, paths[1], "merge"):
+        others = [shutil.copy(p, os.path.dirname(copy)) for p in (paths[0], paths[2])]
+        refused(["merge", "-o", f"{os.path.dirname(copy)}/m.h5", others[0], copy, others[1]], copy, name)
+
+
+def case_info_report_dataset_lies(tmp):
+    """Item 5: info and report check every dataset they would read, before reading."""
+    _, good = tiny(tmp, "good.h5")
+    empty = f"{tmp}/noplots"
+    os.mkdir(empty)
+    write(f"{empty}/plot_all.py", "import sys; sys.exit(0)\n")
+    for what, name, copy in damaged_copies(tmp, good, "info"):
+        refused(["info", copy], copy, name)
+        proc = run(["report", copy, "-o", f"{tmp}/rep"], expect=2, env={"ATTNRANK_PLOTS": empty})
+        one_line_error(proc, os.path.basename(copy), name)
+        check(not os.path.exists(f"{tmp}/rep/report.html"), f"{what}: a report of a damaged file")
+
+
+def partial_of(tmp, good, label, done_points):
+    """A copy of a complete run as an interrupted one: only done_points marked done."""
+    folder = f"{tmp}/{label}"
+    os.makedirs(folder, exist_ok=True)
+    partial = f"{folder}/r.h5.partial"
+    shutil.copy(good, partial)
+    with h5py.File(partial, "r+") as f:
+        done = np.zeros(f["e/done"].shape, dtype=np.uint8)
+        done.flat[:done_points] = 1
+        f["e/done"][...] = done
+    return partial
+
+
+def case_resume_damaged(tmp):
+    """Items 5 and 8: --resume validates the whole layout before computing anything."""
+    spec, good = tiny(tmp, "good.h5")
+    base = partial_of(tmp, good, "base", 2)
+    for what, name, copy in damaged_copies(tmp, base, "resume"):
+        out = copy[: -len(".partial")]
+        refused(["run", spec, "-o", out, "--resume", "-q"], copy, name)
+    # undamaged, it resumes and ends as the complete run
+    run(["run", spec, "-o", base[: -len(".partial")], "--resume", "-q"], expect=0)
+    test_cli.same_datasets(good, base[: -len(".partial")])
+
+
+def case_attribute_lies(tmp):
+    """Attributes are read as what they must be: format_version one integer, text scalar."""
+    _, good = tiny(tmp, "good.h5")
+    lies = {"format_version": np.arange(1000, dtype=np.int32), "spec_canonical": np.int64(4),
+            "attnrank_version": np.array(["a", "b"], dtype=h5py.string_dtype())}
+    for name, value in lies.items():
+        copy = f"{tmp}/{name}/good.h5"
+        os.makedirs(os.path.dirname(copy))
+        shutil.copy(good, copy)
+        with h5py.File(copy, "r+") as f:
+            f.attrs[name] = value
+        refused(["info", copy], copy, name)
+
+
+def case_long_attributes(tmp):
+    """Item 13: the report's Spec section and info hold the whole attribute, past 4 KiB."""
+    experiments = ",\n".join(
+        f'  {{ name = "e{i}"; simulator = "hardmax_rank"; trials = 2; n = 4; d_h = [1, 2]; }}' for i in range(60))
+    spec = write(f"{tmp}/long.cfg", f"seed = 1;\ntitle = \"{'t' * 3000}\";\nexperiments = (\n{experiments}\n);\n")
+    out = f"{tmp}/long.h5"
+    run(["run", spec, "-o", out, "-q"], expect=None)
+    with h5py.File(out, "r") as f:
+        canonical = test_cli_text(f.attrs["spec_canonical"])
+    check(len(canonical) > 4096, f"the canonical spec is {len(canonical)} bytes, want > 4096")
+    empty = f"{tmp}/noplots"
+    os.mkdir(empty)
+    write(f"{empty}/plot_all.py", "import sys; sys.exit(0)\n")
+    run(["report", out, "-o", f"{tmp}/rep"], expect=0, env={"ATTNRANK_PLOTS": empty})
+    page = open(f"{tmp}/rep/report.html").read()
+    check(canonical.splitlines()[-1].strip() in page.split("<h2>Spec</h2>")[1].split("</pre>")[0],
+          "the report's Spec section ends as the canonical spec does")
+    check("t" * 3000 in page, "the whole title")
+    check("t" * 3000 in run(["info", out], expect=0).stdout, "info prints the whole title")
+
+
+def test_cli_text(value):
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def case_report_partial(tmp):
+    """Item 12: report on an interrupted run says it is incomplete, with the ledger's count."""
+    _, good = tiny(tmp, "good.h5")
+    partial = partial_of(tmp, good, "p", 2)
+    empty = f"{tmp}/noplots"
+    os.mkdir(empty)
+    write(f"{empty}/plot_all.py", "import sys; sys.exit(0)\n")
+    proc = run(["report", partial, "-o", f"{tmp}/rep"], expect=0, env={"ATTNRANK_PLOTS": empty})
+    check("incomplete run: 2 of 6 points" in proc.stderr, f"report says the run is incomplete: {proc.stderr!r}")
+    page = open(f"{tmp}/rep/report.html").read()
+    check("incomplete run: 2 of 6 points" in page, "the report's header says the run is incomplete")
 
 
 if __name__ == "__main__":

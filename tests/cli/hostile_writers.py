@@ -4,15 +4,318 @@
 usage: hostile_writers.py ATTNRANK CASE     (meson registers one test per case)
 """
 import os
+import resource
+import signal
+import socket
+import subprocess
 import sys
+import time
+
+import h5py
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_cli  # noqa: E402
 from test_cli import check, one_line_error, run, write, SMALL_SPEC  # noqa: E402,F401
 
+# A run of a few seconds (more under AddressSanitizer): long enough for a second writer
+# to come while it holds its output.
+BUSY_SPEC = """seed = 6;
+experiments = (
+  { name = "busy"; simulator = "hardmax_rank"; trials = 200;
+    n = [64, 96, 128]; d_h = [16, 32, 64]; sampler = "faithful"; }
+);
+"""
 
-def case_placeholder(tmp):
-    check(True, "")
+# 400 cheap points: shards and their merge in a few seconds, and a merge long enough to
+# be caught holding its output.
+WIDE_SPEC = """seed = 3;
+experiments = (
+  { name = "m"; simulator = "hardmax_rank"; trials = 2;
+    n = [8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27];
+    d_h = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20]; }
+);
+"""
+
+TINY_SPEC = """seed = 3;
+experiments = ( { name = "e"; simulator = "hardmax_rank"; trials = 40; n = [8, 16]; d_h = [1, 2, 8]; } );
+"""
+
+INJECTION = "a'; touch INJECTED; echo '"
+
+
+def beside(path):
+    """The names a writer of path makes beside it, that are there now."""
+    return [p for p in (path, path + ".partial", path + ".partial.tmp", path + ".lock") if os.path.exists(p)]
+
+
+def nothing_left(path, label):
+    check(not beside(path), f"{label}: left behind: {beside(path)}")
+
+
+def start(args, **kw):
+    return subprocess.Popen([test_cli.EXE] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+
+
+def ended(proc, stderr):
+    """A finished Popen as one_line_error reads a run's result."""
+    return subprocess.CompletedProcess(proc.args, proc.returncode, None, stderr)
+
+
+def wait_for_any(paths, proc, timeout=60):
+    """Polls until one of paths exists (the writer is inside its run), or proc ends."""
+    t0 = time.time()
+    while time.time() - t0 < timeout and proc.poll() is None:
+        if any(os.path.exists(p) for p in paths):
+            return True
+        time.sleep(0.001)
+    return False
+
+
+def file_limit(kib):
+    """A preexec_fn: the file-size limit of `ulimit -f kib`."""
+    return lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (kib * 1024, kib * 1024))
+
+
+def complete(path, seed, group):
+    with h5py.File(path, "r") as f:
+        check(int(f.attrs["seed"]) == seed, f"{path}: seed {f.attrs['seed']}, want {seed}")
+        check(bool(f[f"{group}/done"][...].all()), f"{path}: not every point done")
+
+
+def case_two_writers(tmp):
+    """A second run on an output a first one is writing, with --force and another seed:
+    refused in one line naming the holder's PID and host; the first completes with its
+    own data. Also --resume and merge on that output."""
+    spec = write(f"{tmp}/busy.cfg", BUSY_SPEC)
+    tiny = write(f"{tmp}/tiny.cfg", TINY_SPEC)
+    shards = [f"{tmp}/t{i}.h5" for i in range(2)]
+    for i, path in enumerate(shards):
+        run(["run", tiny, "-o", path, "--shard", f"{i}/2", "-q"], expect=0)
+    out = f"{tmp}/o.h5"
+    first = start(["run", spec, "-o", out, "-q"])
+    if not wait_for_any([out + ".partial"], first):
+        check(False, f"the first run never started: {first.communicate()}")
+    first.send_signal(signal.SIGSTOP)  # holds its output for as long as the test needs
+    second = run(["run", spec, "-o", out, "-q", "--force", "--set", "seed=9"], expect=2)
+    one_line_error(second, "o.h5", f"PID {first.pid}", socket.gethostname(), "o.h5.lock")
+    one_line_error(run(["run", spec, "-o", out, "-q", "--resume"], expect=2), f"PID {first.pid}")
+    one_line_error(run(["merge", "-o", out, "--force", *shards], expect=2), f"PID {first.pid}")
+    first.send_signal(signal.SIGCONT)
+    stdout, stderr = first.communicate(timeout=300)
+    check(first.returncode == 0 and f"results: {out}" in stdout, f"the first run: exit {first.returncode}: {stderr}")
+    complete(out, 6, "busy")
+    check(beside(out) == [out], f"only the result is left: {beside(out)}")
+
+
+def case_identical_runs(tmp):
+    """Two identical runs started together: exactly one runs, the other is refused."""
+    spec = write(f"{tmp}/busy.cfg", BUSY_SPEC)
+    out = f"{tmp}/o.h5"
+    procs = [start(["run", spec, "-o", out, "-q"]) for _ in range(2)]
+    results = [p.communicate(timeout=300) for p in procs]
+    codes = sorted(p.returncode for p in procs)
+    check(codes == [0, 2], f"exit statuses {codes}, want one 0 and one 2: {results}")
+    loser = [r for p, r in zip(procs, results) if p.returncode == 2][0]
+    winner = [p for p in procs if p.returncode == 0][0]
+    lines = loser[1].strip().splitlines()
+    check(len(lines) == 1 and f"PID {winner.pid}" in lines[0], f"the refusal names the winner: {loser[1]!r}")
+    complete(out, 6, "busy")
+    check(beside(out) == [out], f"only the result is left: {beside(out)}")
+
+
+def case_mpi_lock(tmp):
+    """The MPI build (registered with -Dmpi=true): rank 0 holds the output's lock, so a
+    job is refused on an output another process writes, and a run is refused on one a
+    job writes; the job leaves only its result."""
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMP_NUM_THREADS="1")
+    mpirun = ["mpirun", "-np", "2", "--oversubscribe", test_cli.EXE]
+    spec = write(f"{tmp}/busy.cfg", BUSY_SPEC)
+    out = f"{tmp}/o.h5"
+    first = start(["run", spec, "-o", out, "-q"])
+    if not wait_for_any([out + ".partial"], first):
+        check(False, f"the first run never started: {first.communicate()}")
+    first.send_signal(signal.SIGSTOP)
+    job = subprocess.run(mpirun + ["run", spec, "-o", out, "-q", "--force"], capture_output=True, text=True,
+                         env=env, timeout=300)
+    first.send_signal(signal.SIGCONT)
+    check(job.returncode == 2 and f"PID {first.pid}" in job.stderr, f"mpirun: exit {job.returncode}: {job.stderr}")
+    first.communicate(timeout=300)
+    check(first.returncode == 0, f"the first run: exit {first.returncode}")
+    complete(out, 6, "busy")
+    out = f"{tmp}/mpi.h5"
+    job = subprocess.Popen(mpirun + ["run", spec, "-o", out, "-q"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True, env=env)
+    if not wait_for_any([out + ".partial"], job):
+        check(False, f"the job never started: {job.communicate()}")
+    one_line_error(run(["run", spec, "-o", out, "-q", "--force"], expect=2), "another attnrank is writing it")
+    job.communicate(timeout=300)
+    check(job.returncode == 0, f"the job: exit {job.returncode}")
+    complete(out, 6, "busy")
+    check(beside(out) == [out], f"only the result is left: {beside(out)}")
+
+
+def two_shards(tmp, text=WIDE_SPEC):
+    spec = write(f"{tmp}/shards.cfg", text)
+    paths = [f"{tmp}/w{i}.h5" for i in range(2)]
+    for i, path in enumerate(paths):
+        run(["run", spec, "-o", path, "--shard", f"{i}/2", "-q"], expect=0)
+    return paths
+
+
+def case_merge_sigterm(tmp):
+    """SIGTERM while merge writes: exit 143, one line, nothing left (a merge has nothing to
+    resume); a partial a killed merge left is replaced with --force, as the message says."""
+    shards = two_shards(tmp)
+    out = f"{tmp}/m.h5"
+    caught = 0
+    for attempt in range(20):
+        proc = start(["merge", "-o", out, *shards])
+        if wait_for_any([out + ".lock", out + ".partial.tmp", out + ".partial"], proc):
+            proc.send_signal(signal.SIGTERM)
+        stdout, stderr = proc.communicate(timeout=60)
+        if proc.returncode in (0, 4):  # finished before the signal came (4: two trials decide little)
+            os.remove(out)
+            nothing_left(out, "a merge that finished")
+            continue
+        check(proc.returncode == 143, f"merge under SIGTERM: exit {proc.returncode}, want 143: {stderr!r}")
+        one_line_error(ended(proc, stderr), "m.h5", "interrupted by SIGTERM", "run it again")
+        check("--resume" not in stderr, f"merge does not offer --resume: {stderr!r}")
+        nothing_left(out, "an interrupted merge")
+        caught += 1
+        if caught == 3:
+            break
+    check(caught >= 1, "no SIGTERM landed inside the merge in 20 tries")
+    print(f"{caught} of {attempt + 1} merges caught by SIGTERM")
+    # what SIGKILL leaves: the message names --force, which merge takes
+    with open(shards[0], "rb") as f, open(out + ".partial", "wb") as g:
+        g.write(f.read())
+    proc = run(["merge", "-o", out, *shards], expect=2)
+    one_line_error(proc, "m.h5.partial", "--force")
+    check("--resume" not in proc.stderr, f"merge does not offer --resume: {proc.stderr!r}")
+    check(run(["merge", "-o", out, "--force", *shards]).returncode in (0, 4), "merge --force replaces it")
+    check(beside(out) == [out], f"only the result is left: {beside(out)}")
+
+
+def case_merge_file_limit(tmp):
+    """ulimit -f below the merged file's size: one line, exit 3, nothing left (no SIGXFSZ)."""
+    shards = two_shards(tmp, TINY_SPEC)
+    for kib in (8, 40):  # the whole layout is written first (NaN-filled): it fails there
+        out = f"{tmp}/m{kib}.h5"
+        proc = subprocess.run([test_cli.EXE, "merge", "-o", out, *shards], capture_output=True, text=True,
+                              preexec_fn=file_limit(kib))
+        check(proc.returncode == 3, f"merge under ulimit -f {kib}: exit {proc.returncode}, want 3: {proc.stderr!r}")
+        one_line_error(proc, f"m{kib}.h5")
+        nothing_left(out, f"merge under ulimit -f {kib}")
+    check(run(["merge", "-o", f"{tmp}/m.h5", *shards]).returncode in (0, 4), "the merge without the limit")
+
+
+def small_result(tmp, name="small.h5"):
+    spec = write(f"{tmp}/small.cfg", SMALL_SPEC)
+    out = f"{tmp}/{name}"
+    run(["run", spec, "-o", out, "-q"], expect=0)
+    return out
+
+
+def case_report_sigterm(tmp):
+    """SIGTERM while the report draws its figures: exit 143, one line, no folder left; the
+    figure scripts stop too. A second report on the same folder meanwhile is refused."""
+    result = small_result(tmp)
+    rep = f"{tmp}/rep"
+    proc = start(["report", result, "-o", rep])
+    if not wait_for_any([f"{rep}.partial/figures/plot.log", f"{rep}/figures/plot.log"], proc):
+        check(False, f"the report never drew: {proc.communicate()}")
+    one_line_error(run(["report", result, "-o", rep], expect=2), "rep", f"PID {proc.pid}")
+    proc.send_signal(signal.SIGTERM)
+    stdout, stderr = proc.communicate(timeout=60)
+    check(proc.returncode == 143, f"report under SIGTERM: exit {proc.returncode}, want 143: {stderr!r}")
+    one_line_error(ended(proc, stderr), "rep", "interrupted by SIGTERM")
+    time.sleep(0.5)  # a figure script that outlived the report would write on
+    nothing_left(rep, "an interrupted report")
+    # and the report then works, and replaces a report, not other folders
+    run(["report", result, "-o", rep], expect=0)
+    run(["report", result, "-o", rep + "/"], expect=0)
+    check(os.path.exists(f"{rep}/report.html") and beside(rep) == [rep], f"one report folder: {beside(rep)}")
+    other = f"{tmp}/mine"
+    os.mkdir(other)
+    write(f"{other}/notes.txt", "keep me\n")
+    one_line_error(run(["report", result, "-o", other], expect=2), "mine", "notes.txt")
+    check(open(f"{other}/notes.txt").read() == "keep me\n", "a folder that is not a report is left alone")
+
+
+def case_report_file_limit(tmp):
+    """ulimit -f below the page's size: one line, exit 3, no folder left (no SIGXFSZ)."""
+    result = small_result(tmp)
+    rep = f"{tmp}/rep"
+    proc = subprocess.run([test_cli.EXE, "report", result, "-o", rep], capture_output=True, text=True,
+                          preexec_fn=file_limit(2))
+    check(proc.returncode == 3, f"report under ulimit -f 2: exit {proc.returncode}, want 3: {proc.stderr!r}")
+    one_line_error(proc, "rep")
+    nothing_left(rep, "a report under a file-size limit")
+
+
+def case_report_injection(tmp):
+    """A result file named like a shell command: no command runs, the report works."""
+    result = small_result(tmp, INJECTION + ".h5")
+    proc = subprocess.run([test_cli.EXE, "report", result], capture_output=True, text=True, cwd=tmp)
+    check(proc.returncode == 0, f"report: exit {proc.returncode}: {proc.stderr!r}")
+    check(not os.path.exists(f"{tmp}/INJECTED"), "the file name ran as a shell command")
+    page = open(f"{tmp}/{INJECTION}-report/report.html").read()
+    check("<svg" in page and "figures not drawn" not in page, "the figures are drawn for that name too")
+    check(not proc.stderr, f"nothing on stderr: {proc.stderr!r}")
+
+
+def case_messages(tmp):
+    """Small defects of the command line: each one line, the documented status."""
+    spec = write(f"{tmp}/small.cfg", SMALL_SPEC)
+    result = small_result(tmp)
+    for args in (["run", spec, "-o"], ["run", spec, "--set"], ["merge", "-o"], ["report", result, "-o"]):
+        proc = run(args, expect=2)
+        one_line_error(proc, "needs an argument", f"'{args[-1]}'")
+    one_line_error(run(["run", spec, "-qz"], expect=2), "unknown option '-z'")
+    # names a run cannot make beside its output: refused before any work
+    for name in ("a" * 244, "b" * 255):
+        out = f"{tmp}/{name}"
+        one_line_error(run(["run", spec, "-o", out, "-q"], expect=2), "NAME_MAX", "255")
+        nothing_left(out, "a name too long")
+    one_line_error(run(["report", result, "-o", f"{tmp}/{'r' * 250}"], expect=2), "NAME_MAX")
+    proc = subprocess.run([test_cli.EXE, "run", spec, "-o", "", "-q"], capture_output=True, text=True, cwd=tmp)
+    check(proc.returncode == 2, f"-o '': exit {proc.returncode}: {proc.stderr!r}")
+    one_line_error(proc, "empty")
+    check(not [p for p in os.listdir(tmp) if p.startswith(".")], f"-o '': nothing made: {os.listdir(tmp)}")
+    one_line_error(run(["report", result, "-o", ""], expect=2), "empty")
+    # a control character in a name stays inside the one line
+    for name in ("x\ny/z.h5", "x\ty\rz/\x1b[31m.h5"):
+        proc = run(["run", spec, "-o", f"{tmp}/{name}", "-q"], expect=2)
+        one_line_error(proc, "does not exist", name.split("/")[0].encode("unicode_escape").decode()[:4])
+    one_line_error(run(["info", f"{tmp}/no\nsuch.h5"], expect=2), "such.h5")
+    # --shard: integers that do not fit are refused, not wrapped
+    for shard in ("1/99999999999", "4294967297/4294967298", "-1/3", "1/0", "1/", "/3", "1/3x", "0x1/3"):
+        one_line_error(run(["run", spec, "--shard", shard, "-o", f"{tmp}/s.h5", "-q"], expect=2), "--shard")
+    check(not os.path.exists(f"{tmp}/s.h5"), "no shard written")
+    # stdout that cannot be written: the I/O status and one line, for every command
+    with open("/dev/full", "w") as full:
+        for args in (["info", result], ["list"], ["help"], ["run", "--help"], ["--version"]):
+            proc = subprocess.run([test_cli.EXE, *args], stdout=full, stderr=subprocess.PIPE, text=True)
+            check(proc.returncode == 3, f"{args} > /dev/full: exit {proc.returncode}, want 3")
+            one_line_error(proc, "standard output")
+
+
+def case_verify_no_report(tmp):
+    """verify --no-report writes the file and no report; the report folders verify makes
+    in a checkout are ignored by git."""
+    out = f"{tmp}/v.h5"
+    proc = run(["verify", "--quick", "--no-report", "-q", "-o", out, "--set", "trials=4"])
+    check(proc.returncode in (0, 1, 4) and os.path.exists(out), f"verify: exit {proc.returncode}: {proc.stderr!r}")
+    check(not os.path.exists(f"{tmp}/v-report") and "report:" not in proc.stdout, "--no-report writes no report")
+    root = os.environ.get("ATTNRANK_SOURCE_ROOT")
+    if not root or subprocess.run(["git", "-C", root, "rev-parse"], capture_output=True).returncode != 0:
+        print("not in a git checkout: the .gitignore check is skipped")
+        return
+    for name in ("attnrank-verify-20260101T000000Z.h5", "attnrank-verify-20260101T000000Z-report/report.html",
+                 "attnrank-verify-20260101T000000Z-report.partial/report.html",
+                 "attnrank-verify-20260101T000000Z-report.lock", "x.h5.lock", "x.h5.partial.tmp"):
+        ignored = subprocess.run(["git", "-C", root, "check-ignore", "-q", "--no-index", name])
+        check(ignored.returncode == 0, f".gitignore does not cover {name}")
 
 
 if __name__ == "__main__":

@@ -19,10 +19,24 @@ fi
 mkdir -p "$work/corpus"
 if [ "$target" = spec ]; then
   cp "$root"/runs/*.cfg "$root"/runs/cluster/*.cfg "$work/corpus/"
+  # includes (fuzz_spec.c makes the files they name) and an override after a NUL byte
+  printf 'seed = 1;\nexperiments = (\n@include "a.cfg"\n);\n' >"$work/corpus/include"
+  printf 'seed = 1;\n @include "self.cfg"\n@include "open.cfg"\n@include "empty.cfg"\n@include "sub"\n' \
+    >"$work/corpus/include-bad"
+  printf 'seed = 1;\nexperiments = (\n@include "a.cfg"\n);\n\000a.n=[8, 4294967304]; seed=2' >"$work/corpus/set"
 else # four bytes (format version, stale or fresh hash), then a spec as the stored one
   for cfg in "$root"/runs/*.cfg "$root"/runs/cluster/*.cfg; do
-    { printf '\001\001\000\000'; cat "$cfg"; } >"$work/corpus/$(basename "$cfg")"
+    { printf '\002\001\000\000'; cat "$cfg"; } >"$work/corpus/$(basename "$cfg")"
   done
+  # layout edits (first byte >= 0x80): count, then (kind, target, a, b) each, then text
+  printf '\200\000\001\005\000\000' >"$work/corpus/layout-retype"
+  printf '\200\000\001\005\001\000' >"$work/corpus/layout-transpose"
+  printf '\200\000\001\005\002\020' >"$work/corpus/layout-grow"
+  printf '\200\000\000\007\000\000' >"$work/corpus/layout-delete"
+  printf '\200\001\002\003\000\002\001\011\003\000' >"$work/corpus/layout-shard-text"
+  printf '\200\000\002\000\005\001' >"$work/corpus/layout-format-array"
+  printf '\200\000\003\000\000\000\001\002\001' >"$work/corpus/layout-done-values"
+  printf '\200\002\001\040\003\167\002\001\000\000\000\003\000\000/1' >"$work/corpus/layout-mixed"
 fi
 
 "$fuzzer" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 -artifact_prefix="$work/" \

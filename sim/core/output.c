@@ -1,0 +1,138 @@
+/* output: the checks and the lock every writer of an output shares (see output.h). */
+#define _GNU_SOURCE
+#include "attnrank/output.h"
+
+#include "attnrank/spec.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+int ar_output_check_name(const char *output, const char *longest_suffix, char *err)
+{
+    if (!output[0]) {
+        snprintf(err, AR_ERR_LEN, "the output name is empty: give a file name with -o");
+        return -1;
+    }
+    const char *slash = strrchr(output, '/');
+    const char *base = slash ? slash + 1 : output;
+    if (!base[0]) {
+        snprintf(err, AR_ERR_LEN, "%s: ends in '/': give a name, not a folder", output);
+        return -1;
+    }
+    char *dir = slash ? strndup(output, (size_t)(slash - output)) : strdup(".");
+    long name_max = dir ? pathconf(dir[0] ? dir : "/", _PC_NAME_MAX) : -1;
+    free(dir);
+    if (name_max <= 0)
+        name_max = NAME_MAX;
+    size_t suffix = strlen(longest_suffix);
+    if (strlen(base) + suffix > (size_t)name_max) {
+        snprintf(err, AR_ERR_LEN,
+                 "%s: a name of %zu characters; with %s added it passes the file system's limit of %ld "
+                 "(NAME_MAX): choose a shorter name",
+                 output, strlen(base), longest_suffix, name_max);
+        return -1;
+    }
+    if (strlen(output) + suffix >= PATH_MAX) {
+        snprintf(err, AR_ERR_LEN, "%s: a path of %zu characters; with %s added it passes the limit of %d (PATH_MAX)",
+                 output, strlen(output), longest_suffix, PATH_MAX);
+        return -1;
+    }
+    return 0;
+}
+
+struct ar_output_lock {
+    int fd;
+    char path[]; /* OUTPUT.lock */
+};
+
+/* Who holds the lock, from what it wrote into the file; a holder writes that right
+ * after it gets the lock, so a lock just taken gets a moment to say so. */
+static void describe_holder(int fd, const char *output, const char *path, char *err)
+{
+    char text[320] = "";
+    for (int tries = 0; tries < 50; ++tries) {
+        ssize_t got = pread(fd, text, sizeof text - 1, 0);
+        text[got > 0 ? got : 0] = '\0';
+        if (strchr(text, '\n'))
+            break;
+        nanosleep(&(struct timespec){0, 10000000}, NULL);
+    }
+    long pid;
+    char host[256];
+    if (sscanf(text, "%ld %255s", &pid, host) == 2)
+        snprintf(err, AR_ERR_LEN, "%s: another attnrank is writing it (PID %ld on host %s, lock %s); wait for it to "
+                 "finish or write elsewhere", output, pid, host, path);
+    else
+        snprintf(err, AR_ERR_LEN, "%s: another process holds its lock %s (PID and host unknown); wait for it to "
+                 "finish or write elsewhere", output, path);
+}
+
+ar_output_lock *ar_output_lock_take(const char *output, char *err)
+{
+    size_t len = strlen(output);
+    ar_output_lock *lock = malloc(sizeof *lock + len + sizeof ".lock");
+    if (!lock) {
+        snprintf(err, AR_ERR_LEN, "%s: out of memory", output);
+        return NULL;
+    }
+    memcpy(lock->path, output, len);
+    memcpy(lock->path + len, ".lock", sizeof ".lock");
+    snprintf(err, AR_ERR_LEN, "%s: cannot take the lock: its file keeps being replaced", lock->path);
+    for (int attempt = 0; attempt < 100; ++attempt) {
+        int fd = open(lock->path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+        if (fd < 0) {
+            snprintf(err, AR_ERR_LEN, "%s: cannot create the lock file: %s", lock->path, strerror(errno));
+            break;
+        }
+        struct flock whole = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+        if (fcntl(fd, F_SETLK, &whole) != 0) {
+            if (errno == EACCES || errno == EAGAIN)
+                describe_holder(fd, output, lock->path, err);
+            else
+                snprintf(err, AR_ERR_LEN, "%s: cannot lock it (%s): the file system offers no locks (Lustre: "
+                         "mount with -o flock); write elsewhere", lock->path, strerror(errno));
+            close(fd);
+            break;
+        }
+        /* The holder before us removes the name while it still holds the lock: if that
+         * happened after our open, we hold a removed file; take the name there now. */
+        struct stat held, named;
+        if (fstat(fd, &held) != 0 || stat(lock->path, &named) != 0 || held.st_dev != named.st_dev ||
+            held.st_ino != named.st_ino) {
+            close(fd);
+            continue;
+        }
+        char line[320], host[256] = "unknown";
+        if (gethostname(host, sizeof host) != 0)
+            strcpy(host, "unknown");
+        host[sizeof host - 1] = '\0';
+        int n = snprintf(line, sizeof line, "%ld %s\n", (long)getpid(), host);
+        if (ftruncate(fd, 0) == 0 && pwrite(fd, line, (size_t)n, 0) == n) {
+            lock->fd = fd;
+            return lock;
+        }
+        snprintf(err, AR_ERR_LEN, "%s: cannot write the lock file: %s", lock->path, strerror(errno));
+        unlink(lock->path);
+        close(fd);
+        break;
+    }
+    free(lock);
+    return NULL;
+}
+
+void ar_output_lock_release(ar_output_lock *lock)
+{
+    if (!lock)
+        return;
+    /* The name goes first, while the lock is still held (see ar_output_lock_take). */
+    unlink(lock->path);
+    close(lock->fd);
+    free(lock);
+}
