@@ -40,7 +40,7 @@ typedef enum {
     AR_OK = 0,
     AR_ERR_INPUT,       /* bad input (spec, options, a file read), or a run refused before it starts */
     AR_ERR_IO,          /* a write failed during the run */
-    AR_ERR_INTERRUPTED, /* SIGINT or SIGTERM (ar_stop_signal says which): finished points are saved */
+    AR_ERR_INTERRUPTED, /* SIGINT, SIGTERM or SIGHUP (ar_stop_signal says which): finished points are saved */
 } ar_status;
 
 /* MPI (a build with -Dmpi=true): under `mpirun -np P` rank 0 hands out points, largest
@@ -51,9 +51,13 @@ int ar_mpi_rank(void);
 int ar_mpi_size(void);
 void ar_mpi_finalize(void);
 
-/* Set by SIGINT/SIGTERM handlers: the engine stops after flushing finished points. */
+/* Set by the SIGINT/SIGTERM/SIGHUP handlers: the engine stops after flushing finished points. */
 extern volatile sig_atomic_t ar_stop_signal;
+/* SIGINT, SIGTERM and SIGHUP set ar_stop_signal (a run saves what it finished and stops;
+ * exit 128 + the signal); a file-size limit becomes a failed write. */
 void ar_install_signal_handlers(void);
+/* "SIGINT", "SIGTERM" or "SIGHUP": which one stopped the run, for messages. */
+const char *ar_stop_signal_name(void);
 
 /* Run (or resume) spec into opt->output. On success *rows holds the verdict rows
  * (free them) and the return is AR_OK; otherwise a status with err set. A shard's file

@@ -79,8 +79,8 @@ static const char usage_text[] =
     "exit status: 0 every verdict as the spec expects; 1 a definite verdict contradicts\n"
     "the expected one; 2 bad input (spec, command line, file) or a run refused before it\n"
     "starts (memory, disk, file-size limit); 3 I/O error during a run; 4 no verdict\n"
-    "contradicts, but one expected HOLDS or VIOLATED is INCONCLUSIVE or NOT RUN; 130/143\n"
-    "interrupted by SIGINT/SIGTERM (finished points are saved: continue with --resume).\n";
+    "contradicts, but one expected HOLDS or VIOLATED is INCONCLUSIVE or NOT RUN; 130/143/129\n"
+    "interrupted by SIGINT/SIGTERM/SIGHUP (finished points are saved: continue with --resume).\n";
 
 static const char run_help[] =
     "usage: attnrank run SPEC [-o FILE] [--set KEY=VALUE]... [--threads N] [--resume] [--force]\n"
@@ -140,8 +140,27 @@ static void name_widths(const char *claim, const char *experiment, int *claim_wi
     *experiment_width = (int)fmax(*experiment_width, strlen(experiment));
 }
 
-static void print_verdicts(FILE *f, const ar_verdict_row *rows, int n)
+/* A verdict row's texts as a terminal may show them: rows read back from a file may hold
+ * anything (an escape sequence in a statement would reach the terminal as a command). */
+static void printable_row(const ar_verdict_row *in, ar_verdict_row *out)
 {
+    *out = *in;
+    char *texts[] = {out->claim, out->experiment, out->point, out->statement, out->implied_by};
+    for (size_t t = 0; t < sizeof texts / sizeof texts[0]; ++t)
+        for (unsigned char *c = (unsigned char *)texts[t]; *c; ++c)
+            if (*c < 0x20 || *c == 0x7f)
+                *c = '?';
+}
+
+static void print_verdicts(FILE *f, const ar_verdict_row *given, int n)
+{
+    ar_verdict_row *rows = malloc((size_t)(n > 0 ? n : 1) * sizeof *rows);
+    if (!rows) {
+        fprintf(f, "(out of memory: the verdicts cannot be printed)\n");
+        return;
+    }
+    for (int i = 0; i < n; ++i)
+        printable_row(&given[i], &rows[i]);
     int cw = 8, ew = 16;
     for (int i = 0; i < n; ++i)
         name_widths(rows[i].claim, rows[i].experiment, &cw, &ew);
@@ -174,6 +193,7 @@ static void print_verdicts(FILE *f, const ar_verdict_row *rows, int n)
         if (!seen)
             fprintf(f, "  %-*s %s\n", cw, rows[i].claim, rows[i].statement);
     }
+    free(rows);
 }
 
 /* The exit status the verdicts give: 1 if a definite verdict contradicts its

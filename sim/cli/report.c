@@ -4,6 +4,7 @@
 
 #include "attnrank/engine.h"
 #include "attnrank/output.h"
+#include "attnrank/plan.h"
 #include "attnrank/spec.h"
 #include "attnrank/store.h"
 
@@ -16,6 +17,7 @@
 #include <dirent.h>
 #include <ftw.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -99,6 +101,26 @@ static int wait_for(pid_t child)
     }
 }
 
+/* The address space the figure scripts need: Python with matplotlib maps about 290 MiB
+ * here, of which numpy's OpenBLAS takes a 128 MiB buffer at its first LAPACK call and,
+ * when that mmap fails, retries it forever (the script hangs at 250 MiB, draws at
+ * 300 MiB). Below this under `ulimit -v` the figures are not tried. */
+static const double FIGURE_SCRIPTS_ADDRESS_SPACE = 512.0 * 1048576;
+
+/* Why the figure scripts cannot run under this process's address-space limit, or NULL. */
+static const char *address_space_too_small(char *reason, size_t len)
+{
+    struct rlimit as;
+    if (getrlimit(RLIMIT_AS, &as) != 0 || as.rlim_cur == RLIM_INFINITY ||
+        (double)as.rlim_cur >= FIGURE_SCRIPTS_ADDRESS_SPACE)
+        return NULL;
+    char limit[32], need[32];
+    ar_format_bytes((double)as.rlim_cur, limit, sizeof limit);
+    ar_format_bytes(FIGURE_SCRIPTS_ADDRESS_SPACE, need, sizeof need);
+    snprintf(reason, len, "the figure scripts need about %s of address space and ulimit -v allows %s", need, limit);
+    return reason;
+}
+
 /* Draw the figures: plots/plot_all.py RESULT DIR/figures, its output kept in
  * DIR/figures/plot.log for the note. Started with an argument vector, never a shell:
  * the names are data, whatever characters they hold. */
@@ -114,6 +136,8 @@ static void draw_figures(const char *result, const char *figures, const char *pl
         why = "out of memory";
     } else if (access(python, X_OK) != 0) {
         why = "/usr/bin/python3 is missing (apt install python3 python3-matplotlib python3-h5py python3-numpy)";
+    } else if ((why = address_space_too_small(reason, sizeof reason))) {
+        /* said why; the page still has the table */
     } else {
         char *argv[] = {(char *)python, script, "--svg-only", (char *)result, (char *)figures, NULL};
         pid_t child;
@@ -384,8 +408,53 @@ static void remove_tree(const char *path)
     nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/* Is name what a report writes in a folder of its: at the top (figures_level 0) the page
+ * and the figures folder, inside that folder the figures, their list and the log? */
+static int report_wrote(const char *name, int is_dir, int figures_level)
+{
+    if (!figures_level)
+        return is_dir ? strcmp(name, "figures") == 0 : strcmp(name, "report.html") == 0;
+    size_t len = strlen(name);
+    return !is_dir && (strcmp(name, "figures.tsv") == 0 || strcmp(name, "plot.log") == 0 ||
+                       (len > 4 && strcmp(name + len - 4, ".svg") == 0));
+}
+
+/* Does folder dir (figures_level as above) hold nothing but what a report writes? */
+static int only_report_files(const char *top, const char *dir, int figures_level, char *err)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        snprintf(err, AR_ERR_LEN, "%s: %s", dir, strerror(errno));
+        return -1;
+    }
+    int status = 0;
+    for (struct dirent *entry; status == 0 && (entry = readdir(d));) {
+        const char *name = entry->d_name;
+        if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+            continue;
+        char *path = joined(dir, "/"), *full = path ? joined(path, name) : NULL;
+        struct stat st;
+        int known = full && lstat(full, &st) == 0 && (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)) &&
+                    report_wrote(name, S_ISDIR(st.st_mode), figures_level);
+        if (!full) {
+            snprintf(err, AR_ERR_LEN, "%s: out of memory", top);
+            status = -1;
+        } else if (!known) {
+            snprintf(err, AR_ERR_LEN, "%s: holds %s, which no report wrote; a report replaces its whole folder: "
+                     "give it another -o DIR", top, full + strlen(top) + 1);
+            status = -1;
+        } else if (S_ISDIR(st.st_mode)) {
+            status = only_report_files(top, full, 1, err);
+        }
+        free(full);
+        free(path);
+    }
+    closedir(d);
+    return status;
+}
+
 /* A report replaces its whole folder: DIR must be absent, or a folder holding nothing
- * but what a report writes. */
+ * but what a report writes (its page, and in figures/ its figures, list and log). */
 static int replaceable(const char *dir, char *err)
 {
     struct stat st;
@@ -399,22 +468,7 @@ static int replaceable(const char *dir, char *err)
         snprintf(err, AR_ERR_LEN, "%s: exists and is not a folder: give the report another -o DIR", dir);
         return -1;
     }
-    DIR *d = opendir(dir);
-    if (!d) {
-        snprintf(err, AR_ERR_LEN, "%s: %s", dir, strerror(errno));
-        return -1;
-    }
-    int status = 0;
-    for (struct dirent *entry; status == 0 && (entry = readdir(d));) {
-        const char *name = entry->d_name;
-        if (strcmp(name, ".") && strcmp(name, "..") && strcmp(name, "report.html") && strcmp(name, "figures")) {
-            snprintf(err, AR_ERR_LEN, "%s: holds %s, which no report wrote; a report replaces its whole folder: "
-                     "give it another -o DIR", dir, name);
-            status = -1;
-        }
-    }
-    closedir(d);
-    return status;
+    return only_report_files(dir, dir, 0, err);
 }
 
 /* The finished folder becomes DIR in one step; a report already there is swapped out,
@@ -477,8 +531,7 @@ ar_status ar_report_write(const char *result, const char *dir_given, const char 
                 free(figures);
             }
             else if (ar_stop_signal) {
-                snprintf(err, AR_ERR_LEN, "%s: interrupted by %s; no report written", dir,
-                         ar_stop_signal == SIGTERM ? "SIGTERM" : "SIGINT");
+                snprintf(err, AR_ERR_LEN, "%s: interrupted by %s; no report written", dir, ar_stop_signal_name());
                 status = AR_ERR_INTERRUPTED;
             }
         }

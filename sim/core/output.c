@@ -26,6 +26,17 @@ int ar_output_check_name(const char *output, const char *longest_suffix, char *e
         snprintf(err, AR_ERR_LEN, "%s: ends in '/': give a name, not a folder", output);
         return -1;
     }
+    /* Another writer's names: a run on o.h5.partial would replace the file a run on o.h5
+     * is writing, and neither lock would see the other. */
+    static const char *const writers_suffixes[] = {".partial", ".partial.tmp", ".lock"};
+    for (size_t i = 0; i < sizeof writers_suffixes / sizeof writers_suffixes[0]; ++i) {
+        size_t n = strlen(base), k = strlen(writers_suffixes[i]);
+        if (n >= k && strcmp(base + n - k, writers_suffixes[i]) == 0) {
+            snprintf(err, AR_ERR_LEN, "%s: names ending in %s are the ones a writer makes beside its output: "
+                     "choose another name", output, writers_suffixes[i]);
+            return -1;
+        }
+    }
     char *dir = slash ? strndup(output, (size_t)(slash - output)) : strdup(".");
     long name_max = dir ? pathconf(dir[0] ? dir : "/", _PC_NAME_MAX) : -1;
     free(dir);
@@ -114,11 +125,14 @@ ar_output_lock *ar_output_lock_take(const char *output, char *err)
             strcpy(host, "unknown");
         host[sizeof host - 1] = '\0';
         int n = snprintf(line, sizeof line, "%ld %s\n", (long)getpid(), host);
+        errno = 0;
         if (ftruncate(fd, 0) == 0 && pwrite(fd, line, (size_t)n, 0) == n) {
             lock->fd = fd;
             return lock;
         }
-        snprintf(err, AR_ERR_LEN, "%s: cannot write the lock file: %s", lock->path, strerror(errno));
+        /* a short write sets no errno: under ulimit -f it is the file-size limit */
+        snprintf(err, AR_ERR_LEN, "%s: cannot write the lock file: %s", lock->path,
+                 errno ? strerror(errno) : "the file-size limit (ulimit -f) or a full disk");
         unlink(lock->path);
         close(fd);
         break;

@@ -20,6 +20,11 @@ static void on_signal(int sig)
     ar_stop_signal = sig;
 }
 
+const char *ar_stop_signal_name(void)
+{
+    return ar_stop_signal == SIGTERM ? "SIGTERM" : ar_stop_signal == SIGHUP ? "SIGHUP" : "SIGINT";
+}
+
 void ar_install_signal_handlers(void)
 {
     struct sigaction sa;
@@ -28,6 +33,7 @@ void ar_install_signal_handlers(void)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL); /* a dropped ssh session: stop as cleanly as on SIGTERM */
     /* A file-size limit (ulimit -f, a full quota) must come back as a failed write we
      * report, not as a kill that leaves a half-made file. */
     signal(SIGXFSZ, SIG_IGN);
@@ -171,7 +177,7 @@ ar_status ar_engine_finish(const ar_run_plan *plan, const ar_run_options *opt, a
                            int *n_rows, char *err)
 {
     const ar_spec *spec = plan->spec;
-    const char *signal_name = ar_stop_signal == SIGTERM ? "SIGTERM" : "SIGINT";
+    const char *signal_name = ar_stop_signal_name();
     if (status == AR_OK && ar_stop_signal && opt->no_resume) {
         snprintf(err, AR_ERR_LEN, "%s: interrupted by %s; nothing written: run it again", opt->output, signal_name);
         status = AR_ERR_INTERRUPTED;

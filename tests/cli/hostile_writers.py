@@ -242,6 +242,51 @@ def case_report_sigterm(tmp):
     check(open(f"{other}/notes.txt").read() == "keep me\n", "a folder that is not a report is left alone")
 
 
+def case_review_findings(tmp):
+    """A second review's findings: another writer's names as an output (a run on
+    o.h5.partial replaced the file a run on o.h5 was writing), files of the user's inside
+    figures/ of an earlier report (deleted before), and a report under ulimit -v (its
+    figure scripts waited forever for numpy's OpenBLAS buffer)."""
+    spec = write(f"{tmp}/small.cfg", SMALL_SPEC)
+    for suffix in (".partial", ".partial.tmp", ".lock"):
+        out = f"{tmp}/o.h5{suffix}"
+        one_line_error(run(["run", spec, "-o", out], expect=2), out, suffix, "a writer makes")
+        check(not os.path.exists(out) and not beside(out), f"nothing made for -o {out}")
+    result = small_result(tmp)
+    one_line_error(run(["merge", "-o", f"{tmp}/m.h5.partial", result], expect=2), "m.h5.partial")
+    one_line_error(run(["report", result, "-o", f"{tmp}/r.lock"], expect=2), "r.lock")
+    rep = f"{tmp}/rep"
+    run(["report", result, "-o", rep], expect=0)
+    write(f"{rep}/figures/notes.txt", "keep me\n")
+    one_line_error(run(["report", result, "-o", rep], expect=2), "rep", "figures/notes.txt")
+    check(open(f"{rep}/figures/notes.txt").read() == "keep me\n", "the user's file in figures/ is kept")
+    os.remove(f"{rep}/figures/notes.txt")
+    os.mkdir(f"{rep}/figures/sub")
+    one_line_error(run(["report", result, "-o", rep], expect=2), "rep", "figures/sub")
+    os.rmdir(f"{rep}/figures/sub")
+    run(["report", result, "-o", rep], expect=0)
+    # a stored statement holding a terminal escape and a newline is shown, not obeyed
+    with h5py.File(result, "r+") as f:
+        rows = f["verdicts"][...]
+        rows["statement"][0] = b"\x1b[31mHACK\n\x07"
+        f["verdicts"][...] = rows
+    shown = subprocess.run([test_cli.EXE, "info", result], capture_output=True)
+    check(shown.returncode == 0 and b"\x1b" not in shown.stdout and b"\x07" not in shown.stdout,
+          f"info passes a stored escape sequence to the terminal: {shown.stdout[-300:]!r}")
+    if "asan" in subprocess.run(["ldd", test_cli.EXE], capture_output=True, text=True).stdout:
+        return  # AddressSanitizer's shadow memory does not fit under any ulimit -v
+    limit = 150000 * 1024
+    try:
+        proc = subprocess.run([test_cli.EXE, "report", result, "-o", f"{tmp}/limited"], capture_output=True,
+                              text=True, timeout=120,
+                              preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (limit, limit)))
+    except subprocess.TimeoutExpired:
+        check(False, "report under ulimit -v 150000 hangs")
+    check(proc.returncode == 0, f"report under ulimit -v: exit {proc.returncode}: {proc.stderr!r}")
+    one_line_error(proc, "figures not drawn", "address space")
+    check(os.path.exists(f"{tmp}/limited/report.html"), "the page is written without figures")
+
+
 def case_report_file_limit(tmp):
     """ulimit -f below the page's size: one line, exit 3, no folder left (no SIGXFSZ)."""
     result = small_result(tmp)

@@ -243,6 +243,16 @@ def case_sigterm(tmp):
     run(["run", spec, "-o", out, "--resume", "-q"], expect=0)
     run(["run", spec, "-o", f"{tmp}/ref.h5", "-q"], expect=0)
     same_datasets(out, f"{tmp}/ref.h5")
+    # SIGHUP (a dropped ssh session) stops as cleanly: exit 129, resumable, no lock left
+    out = f"{tmp}/hup.h5"
+    proc = start_slow(tmp, out)
+    time.sleep(0.8)
+    proc.send_signal(signal.SIGHUP)
+    _, err = proc.communicate(timeout=60)
+    check(proc.returncode == 129 and "interrupted by SIGHUP" in err, f"SIGHUP: exit {proc.returncode} ({err})")
+    check(os.path.exists(out + ".partial") and not os.path.exists(out + ".lock"), "SIGHUP leaves a resumable run")
+    run(["run", spec, "-o", out, "--resume", "-q"], expect=0)
+    same_datasets(out, f"{tmp}/ref.h5")
 
 
 def case_refuse_overwrite(tmp):
