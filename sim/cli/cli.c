@@ -255,7 +255,7 @@ static int parse_size(const char *text, double *bytes)
     }
     if (*end == 'B' || *end == 'b')
         end++;
-    if (*end)
+    if (*end || v < 1 || !isfinite(v)) /* 0.5 would plan with 0 B; 1e30T is inf */
         return -1;
     *bytes = v;
     return 0;

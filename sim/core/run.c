@@ -37,6 +37,9 @@ void ar_install_signal_handlers(void)
     /* A file-size limit (ulimit -f, a full quota) must come back as a failed write we
      * report, not as a kill that leaves a half-made file. */
     signal(SIGXFSZ, SIG_IGN);
+    /* A closed pipe on stdout or stderr (`attnrank run ... | head`) must not kill a run
+     * mid-write: the write fails instead, and the results are still saved. */
+    signal(SIGPIPE, SIG_IGN);
 }
 
 static int file_exists(const char *path)

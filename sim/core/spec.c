@@ -333,7 +333,7 @@ static int read_param_value(const context *c, const ar_param *p, const config_se
     if (!isfinite(v))
         return fail(c->err, at, p->name, "must be a finite number, not %g", v);
     if (p->type == AR_PARAM_INT && v != floor(v))
-        return fail(c->err, at, p->name, "must be an integer, not %g", v);
+        return fail(c->err, at, p->name, "must be an integer, not %.17g", v);
     if (v < p->min || v > p->max || (p->min_exclusive && v <= p->min)) {
         char value[32]; /* an integer exactly: 4294967304, not 4.29497e+09 */
         snprintf(value, sizeof value, p->type == AR_PARAM_INT && fabs(v) < 1e18 ? "%.0f" : "%g", v);

@@ -200,7 +200,7 @@ static int fits_int64(const char *s, size_t i, size_t end)
     size_t n = 0;
     if (s[i] == '-' || s[i] == '+')
         digits[n++] = s[i++];
-    int hex = s[i] == '0' && (s[i + 1] == 'x' || s[i + 1] == 'X');
+    int hex = end - i > 2 && s[i] == '0' && (s[i + 1] == 'x' || s[i + 1] == 'X'); /* "0x" alone is 0, then x */
     i += hex ? 2 : 0;
     while (i + 1 < end && s[i] == '0') /* leading zeros: any number of them */
         i++;
@@ -314,7 +314,7 @@ static int lex_file(ar_spec_source *src, int file, const char *s, int depth)
                 line += s[i] == '\n';
                 i++;
             }
-            if (!s[i] && depth > 0) /* libconfig would carry the open string on into the including file */
+            if (!s[i]) /* libconfig would take the rest as text, or carry it on into the including file */
                 return refuse(src, file, line, NULL, "the file ends inside %s", c == '"' ? "a string" : "a comment");
             i += s[i] ? strlen(close) : 0;
         } else if (c == '#' || (c == '/' && s[i + 1] == '/')) {

@@ -100,6 +100,18 @@ def case_bom(tmp):
     refused(tmp, [path], "bom.cfg:4", "n: must be an integer")
 
 
+def case_review_findings(tmp):
+    """A second review's findings: "0x" was said not to fit in 64 bits, a near-integer was
+    printed rounded to the integer it is not, and a spec ending inside a comment or a
+    string was accepted (the same ending in an included file was refused)."""
+    refused(tmp, [spec(tmp, seed="0x")], "s.cfg:1", "syntax error")
+    refused(tmp, [spec(tmp, n="8.0000000001")], "s.cfg:4", "n: must be an integer, not 8.0000000001")
+    path = write(f"{tmp}/open_comment.cfg", ONE_POINT.format(seed=1, name="e", trials=10, n=8) + "/* open")
+    refused(tmp, [path], "open_comment.cfg", "ends inside a comment")
+    path = write(f"{tmp}/open_string.cfg", ONE_POINT.format(seed=1, name="e", trials=10, n=8) + 'title = "open')
+    refused(tmp, [path], "open_string.cfg", "ends inside a string")
+
+
 def case_include_lines(tmp):
     """Includes are expanded before libconfig reads: a wrapping integer in an included file
     is caught, and every message names the file and line it came from."""

@@ -265,6 +265,14 @@ def case_review_findings(tmp):
     one_line_error(run(["report", result, "-o", rep], expect=2), "rep", "figures/sub")
     os.rmdir(f"{rep}/figures/sub")
     run(["report", result, "-o", rep], expect=0)
+    # a closed pipe on stderr (`attnrank run ... 2>&1 | head -c 10`) killed the run with
+    # SIGPIPE at its next progress line: now the write fails and the run finishes
+    piped = f"{tmp}/piped.h5"
+    proc = subprocess.Popen([test_cli.EXE, "run", spec, "-o", piped], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc.stderr.close()
+    proc.wait(timeout=120)
+    check(proc.returncode == 0 and os.path.exists(piped) and beside(piped) == [piped],
+          f"a run whose stderr pipe closed: exit {proc.returncode}, left {beside(piped)}")
     # a stored statement holding a terminal escape and a newline is shown, not obeyed
     with h5py.File(result, "r+") as f:
         rows = f["verdicts"][...]
