@@ -102,8 +102,10 @@ int ar_store_shard(ar_store *store, int *index, int *count, char *err);
 /* "I/N", decimal digits only, 0 <= I < N <= INT_MAX, nothing around them: 0, else -1. */
 int ar_shard_parse(const char *text, int *index, int *count);
 int ar_store_set_attribute(ar_store *store, const char *name, const char *value, char *err);
-/* Copy every point that src has done and dst has not (data, histograms, then the done
- * ledger, flushed) from src into dst; both hold the same spec. The merge of shards. */
+/* Copy every point that src has done, its shard owns (all, for a whole run) and dst
+ * has not (data, histograms, then the done ledger, flushed) from src into dst; both
+ * hold the same spec. src's values at its done points are checked first (-1, err
+ * naming its file, dataset and point). The merge of shards. */
 int ar_store_copy_points(ar_store *dst, ar_store *src, long *copied, char *err);
 int ar_store_close(ar_store *store);
 

@@ -13,7 +13,8 @@ static int by_value(const void *a, const void *b)
 }
 
 /* Open every shard read-only and check they fit together: the same spec, one N, each
- * index once, every shard complete. A file written without --shard (or with --shard
+ * index once, every shard complete and marking done only points it owns (their values
+ * are checked by ar_store_open). A file written without --shard (or with --shard
  * 0/1) is a whole run: merged alone, it is a merge of one. */
 static int open_shards(const char *const *paths, int n, ar_store **stores, char *err)
 {
@@ -56,8 +57,15 @@ static int open_shards(const char *const *paths, int n, ar_store **stores, char 
         ar_run_options opt = {.shard = index, .shards = of};
         long first = 0, missing = 0;
         for (int e = 0; e < spec->n_experiments; ++e) {
-            for (long p = 0; p < spec->experiments[e].n_points; ++p)
+            for (long p = 0; p < spec->experiments[e].n_points; ++p) {
+                if (!ar_engine_owns(&opt, first + p) && ar_store_done(stores[i], e, p)) {
+                    snprintf(err, AR_ERR_LEN, "%s: shard %d/%d marks point %ld of experiment %s done, which belongs "
+                             "to shard %ld/%d", paths[i], index, of, p, spec->experiments[e].name,
+                             (first + p) % of, of);
+                    goto refused;
+                }
                 missing += ar_engine_owns(&opt, first + p) && !ar_store_done(stores[i], e, p);
+            }
             first += spec->experiments[e].n_points;
         }
         if (missing && of == 1) {

@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 /* 2: /verdicts gained resolution, note and rule_kind; limits are judged on an
@@ -1089,13 +1091,16 @@ static int load_done(ar_store *s, char *err)
         dataset_shape shape = grid_shape(x, VALUE_FLAG);
         if (read_checked(s, name, &shape, H5T_NATIVE_UCHAR, s->done[e], err) < 0)
             return -1;
-        for (long p = 0; p < x->n_points; ++p) /* a point is done or not */
-            s->done[e][p] = s->done[e][p] != 0;
+        for (long p = 0; p < x->n_points; ++p) /* a point is done (1) or not (0): nothing else */
+            if (s->done[e][p] > 1)
+                return fail(err, s->path, "damaged: dataset /%s holds %u at point %ld, not 0 (not done) or 1 (done)",
+                            name, (unsigned)s->done[e][p], p);
     }
     return 0;
 }
 
 static ar_store *open_store(const char *path, int writable, int check, char *err);
+static int check_done_values(ar_store *store, int experiment, int output, char *err);
 
 ar_store *ar_store_create(const char *path, const ar_spec *spec, const char *command_line, char *err)
 {
@@ -1153,10 +1158,17 @@ ar_store *ar_store_open(const char *path, int writable, char *err)
 static ar_store *open_store(const char *path, int writable, int check, char *err)
 {
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    if (access(path, F_OK) != 0) {
-        fail(err, path, "no such file");
+    /* H5Fis_hdf5 says "no" for a file it cannot open at all: say why instead, lest a good
+     * shard unreadable for a moment (permissions, too many open files) look damaged. */
+    int probe = open(path, writable ? O_RDWR : O_RDONLY);
+    if (probe < 0) {
+        if (errno == ENOENT)
+            fail(err, path, "no such file");
+        else
+            fail(err, path, "cannot open: %s", strerror(errno));
         return NULL;
     }
+    close(probe);
     if (H5Fis_hdf5(path) <= 0) {
         fail(err, path, "not an HDF5 file, or truncated");
         return NULL;
@@ -1211,6 +1223,11 @@ static ar_store *open_store(const char *path, int writable, int check, char *err
      * now, not after a resumed run's worth of work. */
     if ((check && check_layout(s, err) < 0) || load_done(s, err) < 0)
         goto bad;
+    /* and the values at every point the ledger marks done: what a run could write */
+    for (int e = 0; check && e < s->spec.n_experiments; ++e)
+        for (int o = 0; o < s->spec.experiments[e].sim->n_outputs; ++o)
+            if (check_done_values(s, e, o, err) < 0)
+                goto bad;
     free(canonical);
     free(version);
     return s;
@@ -1350,9 +1367,88 @@ int ar_store_write_point(ar_store *store, int experiment, long point, const ar_s
     return 0;
 }
 
+/* The values of one output at every point the ledger marks done, checked to be what
+ * ar_engine_summarize_point can write: per value, 0 <= count, 0 <= failed and
+ * count + failed <= trials (a marked point: count 0, failed its failed trials; an
+ * output that does not apply: both 0); where count > 0, mean, min and max finite with
+ * min <= mean <= max (to rounding); histogram entries >= 0 summing to at most the
+ * count of the value they histogram (values outside 0..max are not counted). Points
+ * not done, and a vector's unused tail, are NaN by design and not looked at. */
+static int check_done_values(ar_store *store, int experiment, int output, char *err)
+{
+    const ar_experiment *x = &store->spec.experiments[experiment];
+    const ar_output *o = &x->sim->outputs[output];
+    size_t n = (size_t)x->n_points, width = (size_t)vector_width(x, o);
+    dataset_shape real = stat_shape(x, o, VALUE_DOUBLE), whole = stat_shape(x, o, VALUE_INT64);
+    dataset_shape hist = o->hist_max ? hist_shape(x, o) : whole;
+    size_t hist_values = o->hist_max ? (size_t)hist.dims[x->n_axes] : 0;
+    double *mean = malloc(n * width * sizeof *mean + 1), *lo = malloc(n * width * sizeof *lo + 1),
+           *hi = malloc(n * width * sizeof *hi + 1);
+    long long *count = malloc(n * width * sizeof *count + 1), *failed = malloc(n * width * sizeof *failed + 1),
+              *h = malloc(n * hist_values * sizeof *h + 1);
+    char name[6][512];
+    const char *stats[6] = {"mean", "min", "max", "count", "failed", "hist"};
+    for (int k = 0; k < 6; ++k)
+        snprintf(name[k], sizeof name[k], "%s/%s/%s", x->name, o->name, stats[k]);
+    int status = mean && lo && hi && count && failed && h
+                     ? 0
+                     : fail(err, store->path, "out of memory reading %s/%s", x->name, o->name);
+    if (status == 0 && (read_checked(store, name[0], &real, H5T_NATIVE_DOUBLE, mean, err) < 0 ||
+                        read_checked(store, name[1], &real, H5T_NATIVE_DOUBLE, lo, err) < 0 ||
+                        read_checked(store, name[2], &real, H5T_NATIVE_DOUBLE, hi, err) < 0 ||
+                        read_checked(store, name[3], &whole, H5T_NATIVE_LLONG, count, err) < 0 ||
+                        read_checked(store, name[4], &whole, H5T_NATIVE_LLONG, failed, err) < 0 ||
+                        (o->hist_max && read_checked(store, name[5], &hist, H5T_NATIVE_LLONG, h, err) < 0)))
+        status = -1;
+    long long trials = x->trials;
+    for (size_t p = 0; status == 0 && p < n; ++p) {
+        if (!store->done[experiment][p])
+            continue;
+        ar_point pt;
+        ar_experiment_point(x, (long)p, &pt);
+        int length = ar_output_length(o, &pt);
+        char where[64] = "";
+        for (int i = 0; status == 0 && i < length; ++i) {
+            size_t at = p * width + (size_t)i;
+            if (o->length)
+                snprintf(where, sizeof where, " element %d", i);
+            long long c = count[at], f = failed[at];
+            double m = mean[at], a = lo[at], b = hi[at];
+            double slack = 1e-12 * fmax(fabs(a), fabs(b));
+            if (c < 0 || c > trials)
+                status = fail(err, store->path, "damaged: dataset /%s holds %lld at point %zu%s, not 0 to %lld (the "
+                              "trials)", name[3], c, p, where, trials);
+            else if (f < 0 || f > trials - c)
+                status = fail(err, store->path, "damaged: dataset /%s holds %lld at point %zu%s, not 0 to %lld (the "
+                              "trials less the count %lld)", name[4], f, p, where, trials - c, c);
+            else if (c > 0 && (!isfinite(a) || !isfinite(b) || a > b))
+                status = fail(err, store->path, "damaged: datasets /%s and /%s hold %g and %g at point %zu%s, not a "
+                              "finite min <= max of %lld values", name[1], name[2], a, b, p, where, c);
+            else if (c > 0 && !(isfinite(m) && m >= a - slack && m <= b + slack))
+                status = fail(err, store->path, "damaged: dataset /%s holds %g at point %zu%s, not a finite mean "
+                              "within [min, max] = [%g, %g]", name[0], m, p, where, a, b);
+        }
+        if (status == 0 && o->hist_max && length > 0) {
+            long long sum = 0, c = count[p * width + (size_t)length - 1];
+            for (size_t v = 0; status == 0 && v < hist_values; ++v) {
+                long long e = h[p * hist_values + v];
+                if (e < 0 || e > c - sum)
+                    status = fail(err, store->path, "damaged: dataset /%s holds %lld for value %zu at point %zu, "
+                                  "not a count within the point's %lld values", name[5], e, v, p, c);
+                else
+                    sum += e;
+            }
+        }
+    }
+    free(mean), free(lo), free(hi), free(count), free(failed), free(h);
+    return status;
+}
+
 int ar_store_read_summaries(ar_store *store, int experiment, int output, int element, ar_summary *out,
                             char *err)
 {
+    if (check_done_values(store, experiment, output, err) < 0)
+        return -1;
     const ar_experiment *x = &store->spec.experiments[experiment];
     const ar_output *o = &x->sim->outputs[output];
     size_t n = (size_t)x->n_points, width = (size_t)vector_width(x, o);
@@ -1553,9 +1649,23 @@ int ar_store_copy_points(ar_store *dst, ar_store *src, long *copied, char *err)
     const ar_spec *spec = &dst->spec;
     *copied = 0;
     char name[512];
+    /* Only the points src's shard owns (global index mod N, as ar_engine_owns), each
+     * checked first: a shard's ledger or values are never taken on trust. */
+    int shard, shards;
+    if (ar_store_shard(src, &shard, &shards, err) < 0)
+        return -1;
+    long first = 0;
     for (int e = 0; e < spec->n_experiments; ++e) {
         const ar_experiment *x = &spec->experiments[e];
         int ok = 1;
+        unsigned char *take = calloc((size_t)x->n_points + 1, 1);
+        if (!take)
+            return fail(err, dst->path, "out of memory copying experiment %s", x->name);
+        for (long p = 0; p < x->n_points; ++p)
+            take[p] = src->done[e][p] && (shards <= 1 || (first + p) % shards == shard);
+        first += x->n_points;
+        for (int o = 0; ok && o < x->sim->n_outputs; ++o)
+            ok = check_done_values(src, e, o, err) == 0;
         for (int o = 0; ok && o < x->sim->n_outputs; ++o) {
             const ar_output *out = &x->sim->outputs[o];
             dataset_shape real = stat_shape(x, out, VALUE_DOUBLE), whole = stat_shape(x, out, VALUE_INT64);
@@ -1566,7 +1676,7 @@ int ar_store_copy_points(ar_store *dst, ar_store *src, long *copied, char *err)
                 snprintf(name, sizeof name, "%s/%s/%s", x->name, out->name,
                          k < N_STATS ? STAT_NAMES[k] : k == N_STATS ? "count" : k == N_STATS + 1 ? "failed" : "hist");
                 ok = copy_dataset(dst, src, name, k < N_STATS ? &real : k < N_STATS + 2 ? &whole : &hist,
-                                  src->done[e], dst->done[e], x->n_points, err) == 0;
+                                  take, dst->done[e], x->n_points, err) == 0;
             }
         }
         /* data first, flushed; then the ledger, as a run writes them */
@@ -1574,16 +1684,18 @@ int ar_store_copy_points(ar_store *dst, ar_store *src, long *copied, char *err)
             ok = fail(err, dst->path, "cannot copy experiment %s from %s (disk full?)", x->name, src->path) == 0;
         long newly = 0;
         for (long p = 0; p < x->n_points; ++p)
-            newly += src->done[e][p] && !dst->done[e][p];
+            newly += take[p] && !dst->done[e][p];
         dataset_shape done = grid_shape(x, VALUE_FLAG);
         snprintf(name, sizeof name, "%s/done", x->name);
-        ok = ok && copy_dataset(dst, src, name, &done, src->done[e], dst->done[e], x->n_points, err) == 0;
+        ok = ok && copy_dataset(dst, src, name, &done, take, dst->done[e], x->n_points, err) == 0;
         if (ok && H5Fflush(dst->file, H5F_SCOPE_GLOBAL) < 0)
             ok = fail(err, dst->path, "cannot copy experiment %s from %s (disk full?)", x->name, src->path) == 0;
+        if (ok)
+            for (long p = 0; p < x->n_points; ++p)
+                dst->done[e][p] |= take[p];
+        free(take);
         if (!ok)
             return -1;
-        for (long p = 0; p < x->n_points; ++p)
-            dst->done[e][p] |= src->done[e][p];
         *copied += newly;
     }
     return 0;

@@ -5,6 +5,7 @@ usage: hostile_files.py ATTNRANK CASE     (meson registers one test per case)
 """
 import os
 import shutil
+import subprocess
 import sys
 
 import h5py
@@ -94,6 +95,31 @@ def case_shard_attribute(tmp):
     with h5py.File(paths[1], "r+") as f:
         f.attrs["shard"] = "1/3"
     run(["merge", "-o", f"{tmp}/m.h5", *paths], expect=0)
+
+
+def case_unreadable(tmp):
+    """A file attnrank may not open was called "not an HDF5 file, or truncated": a user
+    could delete a good shard for it. Now the reason is given."""
+    _, good = tiny(tmp)
+    if os.geteuid() == 0:  # root reads anything: read as nobody (the folder is root's, 0700)
+        def as_nobody():
+            os.setgid(65534)
+            os.setuid(65534)
+        try:
+            proc = subprocess.run([test_cli.EXE, "info", good], capture_output=True, text=True,
+                                  preexec_fn=as_nobody)
+        except (OSError, subprocess.SubprocessError) as e:  # the build folder is not open to nobody
+            print(f"skip: cannot run attnrank as nobody here ({e})")
+            sys.exit(77)
+        if proc.returncode == 127 or "error while loading shared libraries" in proc.stderr:
+            print(f"skip: nobody cannot run attnrank here ({proc.stderr.strip()})")
+            sys.exit(77)
+    else:
+        os.chmod(good, 0)
+        proc = subprocess.run([test_cli.EXE, "info", good], capture_output=True, text=True)
+        os.chmod(good, 0o644)
+    check(proc.returncode == 2, f"info on an unreadable file: exit {proc.returncode}: {proc.stderr!r}")
+    one_line_error(proc, "tiny.h5", "cannot open", "Permission denied")
 
 
 def case_merge_whole_run(tmp):
@@ -207,6 +233,101 @@ def case_report_partial(tmp):
     check("incomplete run: 2 of 6 points" in proc.stderr, f"report says the run is incomplete: {proc.stderr!r}")
     page = open(f"{tmp}/rep/report.html").read()
     check("incomplete run: 2 of 6 points" in page, "the report's header says the run is incomplete")
+
+
+def shard_copies(tmp, label, edits):
+    """For each (what, edit): a folder with shards 0 and 2 and a copy of shard 1 that edit(f, point) altered,
+    point the index (into e's grid) of a point shard 1/3 owns."""
+    paths = shards(tmp)
+    for what, edit in edits.items():
+        folder = f"{tmp}/{label}-{what.replace(' ', '_')}"
+        os.makedirs(folder)
+        copies = [shutil.copy(p, folder) for p in paths]
+        with h5py.File(copies[1], "r+") as f:
+            edit(f, np.unravel_index(1, f["e/done"].shape))  # point 1: 1 mod 3, shard 1's
+        yield what, copies
+
+
+def case_merge_foreign_points(tmp):
+    """A shard whose ledger marks done a point another shard owns is refused: its empty point never
+    replaces the owner's result."""
+    def all_done(f, point):
+        f["e/done"][...] = np.ones(f["e/done"].shape, dtype=np.uint8)
+
+    def one_foreign(f, point):
+        f["e/done"][np.unravel_index(2, f["e/done"].shape)] = 1  # point 2: shard 2's
+
+    owner = {"all done": 0, "one foreign": 2}  # the first point not its own it marks done
+    for what, copies in shard_copies(tmp, "foreign", {"all done": all_done, "one foreign": one_foreign}):
+        out = f"{os.path.dirname(copies[1])}/m.h5"
+        refused(["merge", "-o", out, *copies], copies[1], f"shard 1/3 marks point {owner[what]} of experiment e done",
+                f"belongs to shard {owner[what]}/3")
+        check(not os.path.exists(out), f"{what}: a merged file")
+
+
+def case_ledger_values(tmp):
+    """The done ledger holds 0 or 1: any other value is refused, in merge, --resume and info."""
+    def done_as(value):
+        return lambda f, point: f["e/done"].__setitem__(point, value)
+
+    for what, copies in shard_copies(tmp, "ledger", {"2": done_as(2), "255": done_as(255)}):
+        refused(["merge", "-o", f"{os.path.dirname(copies[1])}/m.h5", *copies], copies[1], "/e/done", what)
+        refused(["info", copies[1]], copies[1], "/e/done")
+    spec, good = tiny(tmp, "good.h5")
+    partial = partial_of(tmp, good, "undone", 2)
+    with h5py.File(partial, "r+") as f:
+        f["e/done"][np.unravel_index(4, f["e/done"].shape)] = 2  # an undone point, never computed
+    refused(["run", spec, "-o", partial[: -len(".partial")], "--resume", "-q"], partial, "/e/done")
+
+
+def value_lies():
+    """(dataset, value) at a done point: each impossible for what a run writes there."""
+    return {"count -5": ("count", -5), "count 2^62": ("count", 2 ** 62), "failed over trials": ("failed", 1),
+            "failed -1": ("failed", -1), "hist -1": ("hist", -1), "NaN mean": ("mean", np.nan),
+            "mean 1e300": ("mean", 1e300), "max below min": ("max", -1.0), "min inf": ("min", -np.inf)}
+
+
+def edit_value(f, point, stat, value):
+    name = f"e/argmax_rank/{stat}"
+    if stat == "hist":
+        f[name][point + (0,)] = value
+    else:
+        f[name][point] = value  # failed 1: with count 40 = trials, one trial too many
+
+
+def case_done_point_values(tmp):
+    """Values at a done point are what a run could write, checked before merge, --resume and info use them."""
+    edits = {what: (lambda f, point, s=stat, v=value: edit_value(f, point, s, v))
+             for what, (stat, value) in value_lies().items()}
+    for what, copies in shard_copies(tmp, "values", edits):
+        stat = value_lies()[what][0]
+        refused(["merge", "-o", f"{os.path.dirname(copies[1])}/m.h5", *copies], copies[1],
+                f"/e/argmax_rank/{stat}", "point 1")
+    spec, good = tiny(tmp, "good.h5")
+    for what, (stat, value) in value_lies().items():
+        partial = partial_of(tmp, good, f"partial-{what.replace(' ', '_')}", 3)
+        with h5py.File(partial, "r+") as f:
+            edit_value(f, np.unravel_index(1, f["e/done"].shape), stat, value)
+        refused(["run", spec, "-o", partial[: -len(".partial")], "--resume", "-q"], partial,
+                f"/e/argmax_rank/{stat}", "point 1")
+        copy = f"{os.path.dirname(partial)}/whole.h5"
+        shutil.copy(good, copy)
+        with h5py.File(copy, "r+") as f:
+            edit_value(f, np.unravel_index(1, f["e/done"].shape), stat, value)
+        refused(["info", copy], copy, f"/e/argmax_rank/{stat}", "point 1")
+    # a marked point (too many failed trials: count 0, NaN statistics) and an untouched file still pass
+    marked = f"{tmp}/marked/good.h5"
+    os.makedirs(os.path.dirname(marked))
+    shutil.copy(good, marked)
+    with h5py.File(marked, "r+") as f:
+        point = np.unravel_index(1, f["e/done"].shape)
+        for stat in ("mean", "stderr", "std", "ci_lo", "ci_hi", "min", "max"):
+            f[f"e/argmax_rank/{stat}"][point] = np.nan
+        f["e/argmax_rank/count"][point] = 0
+        f["e/argmax_rank/failed"][point] = 40
+        f["e/argmax_rank/hist"][point] = np.zeros(f["e/argmax_rank/hist"].shape[-1], dtype=np.int64)
+    run(["info", marked], expect=0)
+    run(["info", good], expect=0)
 
 
 if __name__ == "__main__":
