@@ -1219,6 +1219,20 @@ static ar_store *open_store(const char *path, int writable, int check, char *err
         fail(err, path, "its stored spec is not valid for this attnrank: %s", spec_err);
         goto bad;
     }
+    /* The canonical spec is its own canonical form, so its hash is the one written beside
+     * it: an edited spec (31 trials shown for a file of 30) does not pass for the original. */
+    char *stored_hash = NULL, hash[32];
+    snprintf(hash, sizeof hash, "%016llx", (unsigned long long)s->spec.hash);
+    st = read_attr_string(file, "spec_hash", &stored_hash);
+    int same = st == ATTR_OK && strcmp(stored_hash, hash) == 0;
+    free(stored_hash);
+    if (!same) {
+        fail(err, path, st == ATTR_ABSENT  ? "damaged: no spec_hash attribute"
+                        : st != ATTR_OK    ? "damaged: its spec_hash attribute is not one text value"
+                                           : "damaged: its spec_canonical does not hash to its spec_hash (%s): edited?",
+             hash);
+        goto bad;
+    }
     /* The whole layout before anything is read from it: a damaged file is refused
      * now, not after a resumed run's worth of work. */
     if ((check && check_layout(s, err) < 0) || load_done(s, err) < 0)

@@ -122,6 +122,21 @@ def case_unreadable(tmp):
     one_line_error(proc, "tiny.h5", "cannot open", "Permission denied")
 
 
+def case_edited_spec(tmp):
+    """A stored canonical spec edited without its hash (30 trials made 31) was shown by
+    info as the file's spec: now refused, for info, merge and --resume alike."""
+    spec, good = tiny(tmp)
+    with h5py.File(good, "r") as f:
+        canonical = f.attrs["spec_canonical"]
+    canonical = canonical.decode() if isinstance(canonical, bytes) else canonical
+    check("trials = " in canonical, "the canonical spec names its trials")
+    edited = canonical.replace("trials = ", "trials = 1", 1)
+    with h5py.File(good, "r+") as f:
+        f.attrs["spec_canonical"] = edited
+    refused(["info", good], good, "spec_hash", "edited")
+    refused(["merge", "-o", f"{tmp}/m.h5", good], good, "spec_hash")
+
+
 def case_merge_whole_run(tmp):
     """Item 12: `--shard 0/1` is a whole run; merge takes it alone as a merge of one."""
     spec, single = tiny(tmp, "single.h5")
