@@ -11,13 +11,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_cli  # noqa: E402
-from test_cli import check, one_line_error, run, write, SMALL_SPEC  # noqa: E402,F401
-
-
-def asan_build():
-    """AddressSanitizer reserves terabytes of shadow address space: no RLIMIT_AS case can
-    run under it."""
-    return "asan" in subprocess.run(["ldd", test_cli.EXE], capture_output=True, text=True).stdout
+from test_cli import asan_build, check, one_line_error, run, write, SMALL_SPEC  # noqa: E402,F401
 
 
 def limited(args, kib, timeout=60, env=None):

@@ -281,7 +281,7 @@ def case_review_findings(tmp):
     shown = subprocess.run([test_cli.EXE, "info", result], capture_output=True)
     check(shown.returncode == 0 and b"\x1b" not in shown.stdout and b"\x07" not in shown.stdout,
           f"info passes a stored escape sequence to the terminal: {shown.stdout[-300:]!r}")
-    if "asan" in subprocess.run(["ldd", test_cli.EXE], capture_output=True, text=True).stdout:
+    if test_cli.asan_build():
         return  # AddressSanitizer's shadow memory does not fit under any ulimit -v
     limit = 150000 * 1024
     try:

@@ -92,6 +92,12 @@ def h5diff_groups(a, b, groups):
         check(proc.returncode == 0, f"h5diff {a} {b} {g}: {proc.stdout} {proc.stderr}")
 
 
+def asan_build():
+    """Is the program under test built with AddressSanitizer? Its shadow memory fits under
+    no ulimit -v, and memcheck cannot run it."""
+    return "asan" in subprocess.run(["ldd", EXE], capture_output=True, text=True).stdout
+
+
 def one_line_error(proc, *parts):
     lines = proc.stderr.strip().splitlines()
     check(len(lines) == 1, f"want one line on stderr, got {proc.stderr!r}")
@@ -985,7 +991,7 @@ def case_failure_injection(tmp):
         check(verdicts["H1"] == "NOT RUN", f"no verdict from marked points: {verdicts}")
     # a memory rlimit (ulimit -v) gets the pre-flight refusal, not an OOM kill (not under
     # AddressSanitizer, whose shadow memory cannot live under such a limit)
-    if "asan" in subprocess.run(["ldd", EXE], capture_output=True, text=True).stdout:
+    if asan_build():
         return
     big = write(f"{tmp}/big.cfg", 'seed = 1; experiments = ( { name = "big"; simulator = "markov_spectrum"; '
                                   'trials = 4; n = 8192; spectrum = "full"; } );')
@@ -1012,7 +1018,7 @@ def case_valgrind(tmp):
     if not shutil.which("valgrind"):
         print("valgrind is not installed: skipped")
         sys.exit(77)
-    if "asan" in subprocess.run(["ldd", EXE], capture_output=True, text=True).stdout:
+    if asan_build():
         print("an AddressSanitizer build: memcheck runs on the plain build")
         sys.exit(77)
     memcheck = ["valgrind", "--error-exitcode=99", "--leak-check=full", "--errors-for-leak-kinds=definite",
