@@ -487,9 +487,34 @@ static void describe_dims(int rank, const hsize_t *dims, char *buf, size_t len)
 /* The dataset `name` of the group loc (whose path is `group`, "" or ending in '/')
  * opened, if it has the type and shape of `want`; else -1 with err naming the file and
  * the dataset. */
+/* Is every link on the path name (below loc) a hard link? A soft link (mean -> std) or an
+ * external one (into another file) would pass another dataset off as the one named. */
+static int hard_links_only(hid_t loc, const char *name)
+{
+    char prefix[512];
+    size_t len = strlen(name);
+    if (len >= sizeof prefix)
+        return 0;
+    for (size_t end = 1; end <= len; ++end) {
+        if (name[end] != '/' && name[end] != '\0')
+            continue;
+        memcpy(prefix, name, end);
+        prefix[end] = '\0';
+        H5L_info_t info;
+        if (H5Lexists(loc, prefix, H5P_DEFAULT) <= 0 || H5Lget_info(loc, prefix, &info, H5P_DEFAULT) < 0 ||
+            info.type != H5L_TYPE_HARD)
+            return 0;
+    }
+    return 1;
+}
+
 static hid_t open_in(const ar_store *s, hid_t loc, const char *group, const char *name, const dataset_shape *want,
                      char *err)
 {
+    if (H5Lexists(loc, name, H5P_DEFAULT) > 0 && !hard_links_only(loc, name)) {
+        fail(err, s->path, "damaged: /%s%s is a soft or external link, not a dataset of this file", group, name);
+        return -1;
+    }
     hid_t ds = H5Dopen2(loc, name, H5P_DEFAULT);
     if (ds < 0) {
         fail(err, s->path, "damaged: dataset /%s%s is missing", group, name);
@@ -562,6 +587,10 @@ static int check_one(const ar_store *s, hid_t loc, const char *group, const data
 /* A group of the layout, opened (-1 with err set if it is not there). */
 static hid_t open_group(const ar_store *s, hid_t loc, const char *group, const char *name, char *err)
 {
+    if (H5Lexists(loc, name, H5P_DEFAULT) > 0 && !hard_links_only(loc, name)) {
+        fail(err, s->path, "damaged: /%s%s is a soft or external link, not a group of this file", group, name);
+        return -1;
+    }
     hid_t g = H5Gopen2(loc, name, H5P_DEFAULT);
     if (g < 0)
         fail(err, s->path, "damaged: group /%s%s is missing", group, name);

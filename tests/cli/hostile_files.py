@@ -137,6 +137,33 @@ def case_edited_spec(tmp):
     refused(["merge", "-o", f"{tmp}/m.h5", good], good, "spec_hash")
 
 
+def case_links(tmp):
+    """A soft link (mean -> std) or an external link (mean -> another file's) was read as
+    the dataset it replaced: refused, for a dataset and for a group."""
+    _, good = tiny(tmp)
+    other = f"{tmp}/other.h5"
+    shutil.copy(good, other)
+    with h5py.File(good, "r") as f:
+        output = next(k for k in f["e"] if isinstance(f["e"][k], h5py.Group) and "mean" in f["e"][k])
+    for label, link in (("soft", lambda g: h5py.SoftLink(g.name + "/std")),
+                        ("external", lambda g: h5py.ExternalLink(other, g.name + "/mean"))):
+        path = f"{tmp}/{label}.h5"
+        shutil.copy(good, path)
+        with h5py.File(path, "r+") as f:
+            g = f[f"e/{output}"]
+            made = link(g)
+            del g["mean"]
+            g["mean"] = made
+        refused(["info", path], path, f"/e/{output}/mean", "link")
+    path = f"{tmp}/group.h5"
+    shutil.copy(good, path)
+    with h5py.File(path, "r+") as f:
+        f["copy"] = f["e"]  # a second hard link: the same object, allowed
+        del f["e"]
+        f["e"] = h5py.SoftLink("/copy")
+    refused(["info", path], path, "/e", "link")
+
+
 def case_merge_whole_run(tmp):
     """Item 12: `--shard 0/1` is a whole run; merge takes it alone as a merge of one."""
     spec, single = tiny(tmp, "single.h5")
