@@ -5,6 +5,7 @@
  * JSON line; driven by bench/run_bench_convex.py.
  *
  * usage: bench_convex N n d ITERATIONS */
+#include "attnrank/blas_core.h"
 #include "attnrank/convex.h"
 #include "attnrank/linalg.h"
 
@@ -15,6 +16,7 @@
 
 int main(int argc, char **argv)
 {
+    ar_blas_core_select(argv);
     if (argc != 5) {
         fprintf(stderr, "usage: %s N n d ITERATIONS\n", argv[0]);
         return 2;
@@ -56,9 +58,9 @@ int main(int argc, char **argv)
     double t4 = omp_get_wtime();
     printf("{\"impl\": \"c\", \"N\": %d, \"n\": %d, \"d\": %d, \"iterations_per_s\": %.1f, \"setup_ms\": %.3f, "
            "\"solve_ms\": %.3f, \"solve_iterations\": %d, \"gap\": %.3g, \"objective\": %.12g, \"active\": %d, "
-           "\"openblas_core\": \"%s\"}\n",
+           "\"openblas_core\": \"%s\", \"core_origin\": \"%s\"}\n",
            N, n, d, 1 / per_iteration, t[0] * 1e3, (t4 - t3) * 1e3, solved.iterations, solved.gap,
-           solved.primal, solved.active, ar_blas_corename());
+           solved.primal, solved.active, ar_blas_corename(), ar_blas_core_origin());
     free(x), free(y), free(z), free(teacher), free(work);
     return 0;
 }

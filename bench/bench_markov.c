@@ -3,6 +3,7 @@
  * Prints one JSON line; driven by bench/run_bench_markov.py.
  *
  * usage: bench_markov N TRIALS THREADS SPECTRUM(full|top2) */
+#include "attnrank/blas_core.h"
 #include "attnrank/engine.h"
 #include "attnrank/linalg.h"
 #include "attnrank/families/markov.h"
@@ -33,6 +34,7 @@ static double dgemm_gflops(int n)
 
 int main(int argc, char **argv)
 {
+    ar_blas_core_select(argv);
     if (argc != 5) {
         fprintf(stderr, "usage: %s N TRIALS THREADS SPECTRUM\n", argv[0]);
         return 2;
@@ -81,10 +83,10 @@ int main(int argc, char **argv)
     getrusage(RUSAGE_SELF, &usage);
     printf("{\"impl\": \"c-%s\", \"n\": %d, \"threads\": %d, \"trials\": %d, \"ms_per_matrix\": %.4f, "
            "\"sampling_ms\": %.4f, \"lapack_dgesdd_ms\": %.4f, \"dgesdd_gflops\": %.2f, \"dgemm_gflops\": %.2f, "
-           "\"sigma1\": %.6f, \"peak_rss_mib\": %.1f, \"openblas_core\": \"%s\"}\n",
+           "\"sigma1\": %.6f, \"peak_rss_mib\": %.1f, \"openblas_core\": \"%s\", \"core_origin\": \"%s\"}\n",
            spectrum, n, threads, trials, engine * 1e3, sampling / samples * 1e3, lapack / samples * 1e3,
            lapack > 0 ? svd_flops / (lapack / samples) / 1e9 : 0.0, gemm, values[0], usage.ru_maxrss / 1024.0,
-           ar_blas_corename());
+           ar_blas_corename(), ar_blas_core_origin());
     free(values), free(a), free(sv), free(work), free(iwork);
     ar_spec_free(&spec);
     return 0;

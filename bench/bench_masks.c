@@ -4,6 +4,7 @@
  * bench/run_bench_masks.py.
  *
  * usage: bench_masks N D W LAYERS TRIALS THREADS ROUTE(dense|sparse) */
+#include "attnrank/blas_core.h"
 #include "attnrank/dynamics.h"
 #include "attnrank/engine.h"
 #include "attnrank/families/masks.h"
@@ -45,6 +46,7 @@ static double step_ms(int n, int d, int w, int dense)
 
 int main(int argc, char **argv)
 {
+    ar_blas_core_select(argv);
     if (argc != 8) {
         fprintf(stderr, "usage: %s N D W LAYERS TRIALS THREADS ROUTE\n", argv[0]);
         return 2;
@@ -73,13 +75,14 @@ int main(int argc, char **argv)
     ar_point pt;
     ar_experiment_point(x, 0, &pt);
     double rate = values[(size_t)ar_output_offset(&pt, AR_MASKDYN_OUT_RATE) * trials];
+    double edges = values[(size_t)ar_output_offset(&pt, AR_MASKDYN_OUT_EDGES) * trials];
     struct rusage usage;
     getrusage(RUSAGE_SELF, &usage);
     printf("{\"impl\": \"c-%s\", \"n\": %d, \"d\": %d, \"w\": %d, \"layers\": %d, \"threads\": %d, \"trials\": %d, "
-           "\"ms_per_layer\": %.5f, \"step_ms\": %.5f, \"rate\": %.6f, \"peak_rss_mib\": %.1f, "
-           "\"openblas_core\": \"%s\"}\n",
-           route, n, d, w, layers, threads, trials, engine / layers * 1e3, step, rate, usage.ru_maxrss / 1024.0,
-           ar_blas_corename());
+           "\"ms_per_layer\": %.5f, \"step_ms\": %.5f, \"rate\": %.6f, \"edges\": %.0f, \"peak_rss_mib\": %.1f, "
+           "\"openblas_core\": \"%s\", \"core_origin\": \"%s\"}\n",
+           route, n, d, w, layers, threads, trials, engine / layers * 1e3, step, rate, edges, usage.ru_maxrss / 1024.0,
+           ar_blas_corename(), ar_blas_core_origin());
     free(values);
     ar_spec_free(&spec);
     return 0;

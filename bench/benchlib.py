@@ -17,6 +17,12 @@ def run(cmd, env_extra=None):
     return json.loads(out.strip().splitlines()[-1])
 
 
+def core(result):
+    """The OpenBLAS core a C benchmark ran with and how it was decided: "Zen (detected)"."""
+    origin = result.get("core_origin")
+    return f"{result['openblas_core']} ({origin})" if origin else result["openblas_core"]
+
+
 def command_line(default_exe):
     """(path of the C benchmark, quick?) from sys.argv: [EXE] [--quick]."""
     args = [a for a in sys.argv[1:] if not a.startswith("--")]

@@ -11,7 +11,7 @@ since OPENBLAS_CORETYPE can change gemm speed by up to 1.6x.
 """
 import os
 
-from benchlib import HERE, ONE_THREAD as one, command_line, run
+from benchlib import HERE, ONE_THREAD as one, command_line, core, run
 
 
 def main():
@@ -29,7 +29,7 @@ def main():
         c_big = run([exe, str(n), str(n), str(4 * trials), "1", "auto"])
         rows.append((n, r, c_big))
 
-    print(f"\nOpenBLAS core: C {rows[0][1]['c-auto-1']['openblas_core']}, "
+    print(f"\nOpenBLAS core: C {core(rows[0][1]['c-auto-1'])}, "
           f"NumPy {rows[0][1]['numpy-auto']['openblas_core']}; NumPy {rows[0][1]['numpy-auto']['numpy']}\n")
     print(f"{'n = d = d_h':>11} {'implementation':<28} {'us/trial':>10} {'trials/s/core':>14} {'peak MiB':>9} "
           f"{'mean rank':>10}")

@@ -8,7 +8,7 @@ gap below 1e-9, at (N, n, d) = (200, 64, 32) and a smaller case; --quick: the sm
 """
 import os
 
-from benchlib import HERE, ONE_THREAD as one, command_line, run
+from benchlib import HERE, ONE_THREAD as one, command_line, core, run
 
 
 def main():
@@ -19,7 +19,7 @@ def main():
         args = [str(N), str(n), str(d), str(its)]
         rows.append((N, n, d, run([exe] + args, one),
                      run(["/usr/bin/python3", os.path.join(HERE, "reference_convex.py")] + args, one)))
-    print(f"OpenBLAS core: {rows[0][3]['openblas_core']}; both sides on one thread\n")
+    print(f"OpenBLAS core: {core(rows[0][3])}; both sides on one thread\n")
     print(f"{'N':>4} {'n':>3} {'d':>3} {'side':<6} {'iterations/s':>13} {'to gap 1e-9 (ms)':>17} {'iterations':>10} "
           f"{'gap':>9} {'active':>6}")
     for N, n, d, c, py in rows:

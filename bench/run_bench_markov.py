@@ -10,7 +10,7 @@ kernels). n = 4096 takes about four minutes.
 """
 import os
 
-from benchlib import HERE, ONE_THREAD as one, command_line, run
+from benchlib import HERE, ONE_THREAD as one, command_line, core, run
 
 
 def main():
@@ -25,8 +25,7 @@ def main():
             r["full2"] = run([exe, str(n), str(2 * trials), "2", "full"])
         r["top2"] = run([exe, str(n), str(max(trials, 4)), "1", "top2"])
         rows.append((n, r))
-    core = rows[0][1]["full1"]["openblas_core"]
-    print(f"OpenBLAS core: {core}; NumPy on one thread\n")
+    print(f"OpenBLAS core: {core(rows[0][1]['full1'])}; NumPy on one thread\n")
     print(f"{'n':>5} {'route':<34} {'ms/matrix':>10} {'matrices/s/core':>16}")
     for n, r in rows:
         for key, label in [("numpy", "NumPy, full SVD, 1 core"), ("full1", "C, full spectrum, 1 thread"),

@@ -11,7 +11,7 @@ routes. --quick: n = 128 only.
 """
 import os
 
-from benchlib import HERE, ONE_THREAD as one, command_line, run
+from benchlib import HERE, ONE_THREAD as one, command_line, core, run
 
 D, LAYERS = 32, 100
 
@@ -27,7 +27,7 @@ def main():
                 r[route] = run([exe, str(n), str(D), str(w), str(LAYERS), str(trials), "1", route])
             r["sparse2"] = run([exe, str(n), str(D), str(w), str(LAYERS), str(2 * trials), "2", "sparse"])
             rows.append((n, w, r))
-    print(f"OpenBLAS core: {rows[0][2]['dense']['openblas_core']}; NumPy on one thread; d = {D}, {LAYERS} layers\n")
+    print(f"OpenBLAS core: {core(rows[0][2]['dense'])}; NumPy on one thread; d = {D}, {LAYERS} layers\n")
     print(f"{'n':>5} {'w':>5} {'route':<34} {'ms/layer':>10} {'step ms':>9}")
     for n, w, r in rows:
         for key, label in [("numpy", "NumPy, dense, 1 core"), ("dense", "C, dense scores, 1 thread"),

@@ -17,8 +17,23 @@ void ar_gemm(char op_a, char op_b, int m, int n, int k, double alpha, const doub
  * wider matrix), op 'N' or 'T'. */
 void ar_gemv(char op, int m, int n, double alpha, const double *a, int lda, const double *x, double beta,
              double *y);
-/* C (m x n) = A (m x k) * B^T, where B is n x k. */
+/* C (m x n) = A (m x k) * B^T, where B is n x k. Products with k <= AR_GEMM_SMALL_MAX_K,
+ * m, n <= AR_GEMM_SMALL_MAX_MN and m k <= AR_GEMM_SMALL_MAX_MK (A within a 512 KiB L2 cache)
+ * go to ar_gemm_nt_small where the CPU has AVX2 and FMA (measured faster than OpenBLAS 0.3
+ * there: bench/bench_gemm), the rest to OpenBLAS. */
 void ar_gemm_nt(int m, int n, int k, const double *a, const double *b, double *c);
+enum { AR_GEMM_SMALL_MAX_K = 256, AR_GEMM_SMALL_MAX_MN = 512, AR_GEMM_SMALL_MAX_MK = 65536 };
+/* 1 if ar_gemm_nt computes an m x n x k product by ar_gemm_nt_small on this CPU. */
+int ar_gemm_nt_uses_small(int m, int n, int k);
+/* C = A B^T by attnrank's register-blocked kernel (gemm_small.c), any m, n and k <=
+ * AR_GEMM_SMALL_MAX_K (larger k: OpenBLAS). No allocation (B is packed a panel at a time
+ * on the stack, 16 KiB at most), one thread. Each entry is the multiply-add chain over k
+ * in order, so its bits depend only on row i of A and row j of B. The AVX2+FMA version
+ * where the CPU has both (fused), else, or when plain != 0, the plain C one (unfused on
+ * x86-64: other last bits). */
+void ar_gemm_nt_small(int m, int n, int k, const double *a, const double *b, double *c, int plain);
+/* 1 if this CPU runs ar_gemm_nt_small's AVX2+FMA version (and ar_gemm_nt uses it). */
+int ar_gemm_small_has_avx2(void);
 /* C (m x n) = A (m x k) * B (k x n). */
 void ar_gemm_nn(int m, int n, int k, const double *a, const double *b, double *c);
 

@@ -95,6 +95,10 @@ int ar_store_reserved_name(const char *name);
  * absent or not text; an integer attribute as its decimal text); NULL: out of memory.
  * Setting one replaces it. */
 char *ar_store_attribute(ar_store *store, const char *name);
+/* 0 if the file's points were drawn from this attnrank's streams (its rng attribute is
+ * AR_RNG_STREAMS); -1 with err naming the file and `what` ("resuming", "merging") that
+ * would mix two kinds of draws. */
+int ar_store_check_streams(ar_store *store, const char *path, const char *what, char *err);
 /* The shard a file holds (its `shard` attribute, "I/N"): 0/1 for a whole run, which has
  * none; -1, with err naming the file, for an attribute that is not I/N with 0 <= I < N
  * and N >= 2. */

@@ -5,10 +5,12 @@
 
 #include <gsl/gsl_errno.h>
 
+#include "attnrank/blas_core.h"
 #include "attnrank/engine.h"
 #include "attnrank/registry.h"
 #include "attnrank/report.h"
 #include "attnrank/linalg.h"
+#include "attnrank/rng.h"
 #include "attnrank/sim.h"
 #include "attnrank/spec.h"
 #include "attnrank/store.h"
@@ -69,7 +71,8 @@ static const char usage_text[] =
     "                            file size of a spec, before running it\n"
     "  verify [--quick|--full]   the default verification suite: a verdict table, the HDF5\n"
     "                            file and its HTML report\n"
-    "  info FILE                 what a result file holds, and its verdicts\n"
+    "  info [FILE]               what a result file holds, and its verdicts; without FILE,\n"
+    "                            the OpenBLAS core in use and how it was decided\n"
     "  mutants FILE              each claim re-judged against perturbed predictions: how\n"
     "                            sharply its verdict could have failed\n"
     "  report FILE [-o DIR]      an HTML page with the verdicts and every claim's figure\n"
@@ -80,7 +83,12 @@ static const char usage_text[] =
     "the expected one; 2 bad input (spec, command line, file) or a run refused before it\n"
     "starts (memory, disk, file-size limit); 3 I/O error during a run; 4 no verdict\n"
     "contradicts, but one expected HOLDS or VIOLATED is INCONCLUSIVE or NOT RUN; 130/143/129\n"
-    "interrupted by SIGINT/SIGTERM/SIGHUP (finished points are saved: continue with --resume).\n";
+    "interrupted by SIGINT/SIGTERM/SIGHUP (finished points are saved: continue with --resume).\n"
+    "\n"
+    "OpenBLAS's core: where OpenBLAS chose kernels below what the CPU supports, attnrank\n"
+    "uses a better core once it passes a self-check here (`attnrank info` says which and\n"
+    "why); OPENBLAS_CORETYPE, when set, is never changed; ATTNRANK_BLAS_CORE=off keeps\n"
+    "OpenBLAS's choice.\n";
 
 static const char run_help[] =
     "usage: attnrank run SPEC [-o FILE] [--set KEY=VALUE]... [--threads N] [--resume] [--force]\n"
@@ -774,8 +782,16 @@ static int cmd_list(int argc, char **argv)
 
 static int cmd_info(int argc, char **argv)
 {
+    if (argc == 1) { /* no file: this machine's BLAS */
+        printf("attnrank %s (git %s)\n", ATTNRANK_VERSION, ar_git_revision);
+        ar_blas_core_print(stdout);
+        printf("attnrank's kernels: normals %s (every variant gives the same bits); S = Q K^T up to 512 x 512 x 256 "
+               "by %s\n", ar_rng_normals_isa(),
+               ar_gemm_small_has_avx2() ? "attnrank's AVX2+FMA kernel" : "OpenBLAS (no AVX2+FMA here)");
+        return AR_EXIT_OK;
+    }
     if (argc != 2)
-        return bad_usage("%s", "info: give exactly one result file");
+        return bad_usage("%s", "info: give one result file, or none for the BLAS core");
     char err[AR_ERR_LEN];
     ar_store *store = ar_store_open(argv[1], 0, err);
     if (!store) {
@@ -783,7 +799,8 @@ static int cmd_info(int argc, char **argv)
         return AR_EXIT_BAD_INPUT;
     }
     static const char *const attrs[] = {"attnrank_version", "git_revision", "created", "command_line", "host",
-                                        "spec_source", "spec_hash", "title", "openblas_core", "hdf5_version",
+                                        "spec_source", "spec_hash", "title", "openblas_core",
+                                        "openblas_core_origin", "kernels", "hdf5_version",
                                         "gsl_version"};
     printf("%s\n", argv[1]);
     for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; ++i) {
@@ -1018,8 +1035,8 @@ static int dispatch(int argc, char **argv);
 
 static int cmd_version(void)
 {
-    printf("attnrank %s (git %s)\nOpenBLAS: %s (core %s)\n", ATTNRANK_VERSION, ar_git_revision,
-           ar_blas_config(), ar_blas_corename());
+    printf("attnrank %s (git %s)\nOpenBLAS: %s (core %s, %s)\n", ATTNRANK_VERSION, ar_git_revision,
+           ar_blas_config(), ar_blas_corename(), ar_blas_core_origin());
     return 0;
 }
 
@@ -1037,7 +1054,7 @@ int ar_cli_main(int argc, char **argv)
     keep_standard_streams();
     /* GSL's default error handler aborts the process; off, a GSL failure comes back as a
      * code or a NaN that the caller sees (a NaN estimate is never averaged or judged). */
-    ar_engine_start_without_blas_pool(argv); /* first: it may start the program again */
+    ar_blas_core_select(argv); /* first: it may start the program again (blas_core.h) */
     gsl_set_error_handler_off();
     ar_mpi_init(&argc, &argv);
     int rank = ar_mpi_rank();

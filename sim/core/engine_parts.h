@@ -24,6 +24,15 @@ void ar_engine_announce_marked(long marked);
 int ar_engine_check_output_path(const char *path, char *err);
 int ar_engine_preflight(const ar_run_plan *plan, const ar_run_options *opt, char *err);
 
+/* The start of the program (preflight.c, blas_core.c): whether it must start again
+ * without OpenBLAS's thread pool (memory is limited, the pool has threads, and it has
+ * not started again for it yet); whether the address space is limited (ulimit -v or -d,
+ * strict overcommit); and the start again itself, as /proc/self/exe with argv, after
+ * setting NAME=VALUE (none if NAME is NULL). Returns -1 where the exec failed. */
+int ar_engine_blas_pool_must_go(void);
+int ar_engine_address_space_limited(void);
+int ar_engine_start_again(char **argv, const char *name, const char *value);
+
 /* Whether this run (its shard) computes the point with this index among all. */
 int ar_engine_owns(const ar_run_options *opt, long global);
 /* Takes the output's lock (output.h), then opens PATH.partial to resume it, or creates

@@ -41,6 +41,8 @@ static int open_shards(const char *const *paths, int n, ar_store **stores, char 
                      count);
             goto refused;
         }
+        if (ar_store_check_streams(stores[i], paths[i], "merging", err) < 0)
+            goto refused;
         const ar_spec *spec = ar_store_spec(stores[i]), *spec0 = ar_store_spec(stores[0]);
         if (spec->hash != spec0->hash) {
             snprintf(err, AR_ERR_LEN, "%s: another spec or seed than %s (hash %016llx, not %016llx)", paths[i],

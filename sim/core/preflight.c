@@ -71,23 +71,34 @@ static int address_space_limited(void)
  * buffer at once, retrying forever when the mmap fails; exit() then waits for it in
  * pthread_join: a hang, even for --version. attnrank never uses the pool (BLAS runs
  * single-threaded inside OpenMP), so where memory is limited the program starts again
- * with OPENBLAS_NUM_THREADS=1, before anything else: no pool at all. (Not always:
- * under valgrind the new image would run unchecked.) */
-void ar_engine_start_without_blas_pool(char **argv)
+ * with OPENBLAS_NUM_THREADS=1, before anything else: no pool at all. That start is
+ * the same exec as the one for a self-checked BLAS core (blas_core.c). */
+int ar_engine_blas_pool_must_go(void)
 {
     if (ar_blas_pool_threads() <= 1 || !address_space_limited())
-        return;
+        return 0;
     const char *pinned = getenv("OPENBLAS_NUM_THREADS");
-    if (pinned && strcmp(pinned, "1") == 0)
-        return; /* already started again: OpenBLAS ignored it; never loop */
-    char self[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0)
-        return;
-    self[n] = '\0';
-    if (setenv("OPENBLAS_NUM_THREADS", "1", 1) == 0)
-        execv(self, argv);
-    /* exec failed: go on; the pool hangs only if its buffers did not fit */
+    return !(pinned && strcmp(pinned, "1") == 0); /* already started again: OpenBLAS ignored it; never loop */
+}
+
+int ar_engine_address_space_limited(void)
+{
+    return address_space_limited();
+}
+
+int ar_engine_start_again(char **argv, const char *name, const char *value)
+{
+    if (name && setenv(name, value, 1) != 0)
+        return -1;
+    /* the program's own file, even if it was replaced or deleted since it started */
+    execv("/proc/self/exe", argv);
+    return -1; /* exec failed: go on; the pool hangs only if its buffers did not fit */
+}
+
+void ar_engine_start_without_blas_pool(char **argv)
+{
+    if (ar_engine_blas_pool_must_go())
+        ar_engine_start_again(argv, "OPENBLAS_NUM_THREADS", "1");
 }
 
 /* The memory a run may plan for: --max-memory, else 80% of RAM. */

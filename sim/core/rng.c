@@ -1,10 +1,8 @@
-/* rng: Philox4x64-10 streams, a ziggurat for normals, and a gsl_rng adaptor. */
+/* rng: Philox4x64-10 streams and a gsl_rng adaptor; the normal sampler is in normals.c. */
 #include "attnrank/rng.h"
 
 #include <Random123/philox.h>
 #include <gsl/gsl_rng.h>
-#include <math.h>
-#include <pthread.h>
 #include <string.h>
 
 void ar_philox4x64(const uint64_t counter[4], const uint64_t key[2], uint64_t out[4])
@@ -22,72 +20,11 @@ void ar_rng_init(ar_rng *rng, uint64_t seed, uint64_t point_key, uint64_t trial,
     ar_philox4x64(counter, key, rng->s);
     if ((rng->s[0] | rng->s[1] | rng->s[2] | rng->s[3]) == 0)
         rng->s[0] = 1; /* xoshiro's one forbidden state; probability 2^-256 */
-}
-
-/* Ziggurat tables (Doornik 2005, "An Improved Ziggurat Method to Generate Normal
- * Random Samples"): 128 blocks of equal area V, the base block carrying the tail. */
-enum { ZIG_BLOCKS = 128 };
-static const double ZIG_R = 3.442619855899;
-static const double ZIG_V = 9.91256303526217e-3;
-static double zig_x[ZIG_BLOCKS + 1];
-static double zig_ratio[ZIG_BLOCKS];
-static pthread_once_t zig_once = PTHREAD_ONCE_INIT;
-
-static void zig_init(void)
-{
-    double f = exp(-0.5 * ZIG_R * ZIG_R);
-    zig_x[0] = ZIG_V / f;
-    zig_x[1] = ZIG_R;
-    zig_x[ZIG_BLOCKS] = 0.0;
-    for (int i = 2; i < ZIG_BLOCKS; ++i) {
-        zig_x[i] = sqrt(-2.0 * log(ZIG_V / zig_x[i - 1] + f));
-        f = exp(-0.5 * zig_x[i] * zig_x[i]);
-    }
-    for (int i = 0; i < ZIG_BLOCKS; ++i)
-        zig_ratio[i] = zig_x[i + 1] / zig_x[i];
-}
-
-static double normal_tail(ar_rng *rng, int negative)
-{
-    double x, y;
-    do {
-        x = log(ar_rng_uniform(rng)) / ZIG_R;
-        y = log(ar_rng_uniform(rng));
-    } while (-2.0 * y < x * x);
-    return negative ? x - ZIG_R : ZIG_R - x;
-}
-
-static inline double zig_draw(ar_rng *rng)
-{
-    for (;;) {
-        uint64_t bits = ar_rng_u64(rng);
-        /* Disjoint bits: the 7 low bits pick the block, the top 53 give u in (-1, 1)
-         * through a signed conversion (one instruction, unlike unsigned 64-bit). */
-        unsigned block = (unsigned)(bits & 0x7f);
-        double u = ((double)((int64_t)bits >> 11) + 0.5) * 0x1.0p-52;
-        if (fabs(u) < zig_ratio[block])
-            return u * zig_x[block];
-        if (block == 0)
-            return normal_tail(rng, u < 0);
-        double x = u * zig_x[block];
-        double f0 = exp(-0.5 * (zig_x[block] * zig_x[block] - x * x));
-        double f1 = exp(-0.5 * (zig_x[block + 1] * zig_x[block + 1] - x * x));
-        if (f1 + ar_rng_uniform(rng) * (f0 - f1) < 1.0)
-            return x;
-    }
-}
-
-double ar_rng_normal(ar_rng *rng)
-{
-    pthread_once(&zig_once, zig_init);
-    return zig_draw(rng);
-}
-
-void ar_rng_normals(ar_rng *rng, double *out, size_t count)
-{
-    pthread_once(&zig_once, zig_init);
-    for (size_t i = 0; i < count; ++i)
-        out[i] = zig_draw(rng);
+    /* The normal lanes cost 8 more Philox blocks: seeded on the first normal drawn. */
+    rng->key[0] = seed, rng->key[1] = point_key;
+    rng->counter[0] = trial, rng->counter[1] = substream;
+    rng->buffered = 0;
+    rng->lanes_seeded = 0;
 }
 
 /* gsl_rng adaptor: the state is a copy of an ar_rng, handing out 32-bit halves. */

@@ -81,6 +81,10 @@ static ar_store *open_or_create(const ar_spec *spec, const ar_run_options *opt, 
             ar_store_close(store);
             return NULL;
         }
+        if (ar_store_check_streams(store, partial, "resuming", err) < 0) {
+            ar_store_close(store);
+            return NULL;
+        }
         if (ar_store_spec(store)->hash != spec->hash) {
             snprintf(err, AR_ERR_LEN,
                      "%s: written by a different spec (hash %016llx, this one %016llx); refusing to mix "

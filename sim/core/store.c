@@ -3,8 +3,10 @@
 #include "attnrank/store.h"
 #include "attnrank/registry.h"
 
+#include "attnrank/blas_core.h"
 #include "attnrank/linalg.h"
 #include "attnrank/rank.h"
+#include "attnrank/rng.h"
 #include "attnrank_config.h"
 #include "git_revision.h"
 
@@ -1083,6 +1085,12 @@ static int write_provenance(hid_t file, const ar_spec *spec, const char *command
     H5get_libversion(&maj, &min, &rel);
     snprintf(hdf5, sizeof hdf5, "%u.%u.%u", maj, min, rel);
     gethostname(host, sizeof host - 1);
+    /* what else computes results besides OpenBLAS: the normals' variant (same bits in
+     * all) and the kernel of S = Q K^T at small sizes (not OpenBLAS's bits) */
+    char kernels[160];
+    snprintf(kernels, sizeof kernels, "normals %s; S = Q K^T up to %dx%dx%d by %s", ar_rng_normals_isa(),
+             AR_GEMM_SMALL_MAX_MN, AR_GEMM_SMALL_MAX_MN, AR_GEMM_SMALL_MAX_K,
+             ar_gemm_small_has_avx2() ? "attnrank's AVX2+FMA kernel" : "OpenBLAS");
     int format = FORMAT_VERSION;
     unsigned long long seed = spec->seed;
     if (attr_string(file, "attnrank_version", ATTNRANK_VERSION) < 0 ||
@@ -1094,12 +1102,12 @@ static int write_provenance(hid_t file, const ar_spec *spec, const char *command
         attr_string(file, "spec_canonical", spec->canonical) < 0 || attr_string(file, "spec_hash", hash) < 0 ||
         attr_number(file, "seed", H5T_NATIVE_ULLONG, &seed) < 0 ||
         attr_string(file, "title", spec->title ? spec->title : "") < 0 ||
-        attr_string(file, "rng", "Philox4x64-10 (Random123), key = {seed, hash(simulator, point "
-                                 "parameters)}, counter = {trial, substream, block}; normals by "
-                                 "128-layer ziggurat") < 0 ||
+        attr_string(file, "rng", AR_RNG_STREAMS) < 0 ||
         attr_string(file, "gsl_version", GSL_VERSION) < 0 || attr_string(file, "hdf5_version", hdf5) < 0 ||
         attr_string(file, "openblas_config", ar_blas_config()) < 0 ||
         attr_string(file, "openblas_core", ar_blas_corename()) < 0 ||
+        attr_string(file, "openblas_core_origin", ar_blas_core_origin()) < 0 ||
+        attr_string(file, "kernels", kernels) < 0 ||
         attr_string(file, "compiler", __VERSION__) < 0)
         return -1;
     return 0;
@@ -1609,6 +1617,22 @@ char *ar_store_attribute(ar_store *store, const char *name)
         return asprintf(&text, "%lld", (long long)value) < 0 ? NULL : text;
     }
     return strdup("");
+}
+
+int ar_store_check_streams(ar_store *store, const char *path, const char *what, char *err)
+{
+    char *rng = ar_store_attribute(store, "rng");
+    if (!rng) {
+        snprintf(err, AR_ERR_LEN, "%s: out of memory", path);
+        return -1;
+    }
+    int same = strcmp(rng, AR_RNG_STREAMS) == 0;
+    free(rng);
+    if (!same)
+        snprintf(err, AR_ERR_LEN,
+                 "%s: its points were drawn from other random streams (its rng attribute is not this attnrank's, "
+                 "%.40s...); %s would mix them: rerun it with this attnrank", path, AR_RNG_STREAMS, what);
+    return same ? 0 : -1;
 }
 
 int ar_shard_parse(const char *text, int *index, int *count)

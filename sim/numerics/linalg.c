@@ -21,8 +21,23 @@ void ar_gemv(char op, int m, int n, double alpha, const double *a, int lda, cons
     cblas_dgemv(CblasRowMajor, op == 'T' ? CblasTrans : CblasNoTrans, m, n, alpha, a, lda, x, 1, beta, y, 1);
 }
 
+/* Small products, S = Q K^T above all: attnrank's kernel is 1.1-1.6x OpenBLAS 0.3's there
+ * (gemm_small.c). It reads A once per 8 columns of C, so A must stay in the L2 cache; past
+ * that OpenBLAS, which blocks for the caches, is as fast or faster. Fixed limits, never
+ * timings: the route, and so the bits, are a function of the shape and the CPU's
+ * instruction set. */
+int ar_gemm_nt_uses_small(int m, int n, int k)
+{
+    return k <= AR_GEMM_SMALL_MAX_K && m <= AR_GEMM_SMALL_MAX_MN && n <= AR_GEMM_SMALL_MAX_MN &&
+           (double)m * k <= AR_GEMM_SMALL_MAX_MK && ar_gemm_small_has_avx2();
+}
+
 void ar_gemm_nt(int m, int n, int k, const double *a, const double *b, double *c)
 {
+    if (ar_gemm_nt_uses_small(m, n, k)) {
+        ar_gemm_nt_small(m, n, k, a, b, c, 0);
+        return;
+    }
     cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, n, k, 1.0, a, k, b, k, 0.0, c, n);
 }
 
