@@ -19,25 +19,41 @@ from test_cli import check, one_line_error, run, write, SMALL_SPEC  # noqa: E402
 
 H3_SPEC = """seed = 4;
 experiments = (
-  { name = "e"; simulator = "hardmax_rank"; trials = 300; n = [8, 16]; d_h = 1; sigma = SIGMA; }
+  { name = "e"; simulator = "hardmax_rank"; trials = 3000; n = [8, 16]; d_h = 1; sigma = SIGMA; }
 );
 """
 
 
+def binomial_tails(k, trials, p):
+    """The smaller of P(K <= k) and P(K >= k) for K ~ Binomial(trials, p)."""
+    pmf = [math.exp(math.lgamma(trials + 1) - math.lgamma(i + 1) - math.lgamma(trials - i + 1)
+                    + i * math.log(p) + (trials - i) * math.log1p(-p)) for i in range(trials + 1)]
+    return min(sum(pmf[:k + 1]), sum(pmf[k:]))
+
+
 def case_sigma_scale_free(tmp):
-    """H3 holds for every sigma > 0: at the ends of sigma's range too (1e-200 once underflowed
-    every score to 0, rank 1, VIOLATED). The point's stream is keyed by sigma, so the ranks
-    are compared as verdicts here; tests/test_hardmax_claims.c compares them bit for bit on
-    one stream, and softmax's at (sigma, tau) with those at (1, tau / sigma^2)."""
+    """H3's law holds for every sigma > 0: at the ends of sigma's range too (1e-200 once
+    underflowed every score to 0, rank 1, E[rank] = 1). The point's stream is keyed by
+    sigma, so the runs are compared with the theory, not with each other:
+    tests/test_hardmax_claims.c compares them bit for bit on one stream, and softmax's at
+    (sigma, tau) with those at (1, tau / sigma^2). With d_h = 1 the rank is 1 exactly when
+    all n queries share a sign, so the count of rank-1 trials is Binomial(trials, 2^(1-n)):
+    both its tails at the observed count must be >= 1e-5 (a false alarm once in 10^5 per
+    point). Not the verdict: H3's is a 95% statement, VIOLATED by chance in about one run
+    of twenty."""
     for sigma in ("5e-324", "1e-200", "1e100"):
         spec = write(f"{tmp}/h3.cfg", H3_SPEC.replace("SIGMA", sigma))
         out = f"{tmp}/h3_{sigma}.h5"
-        run(["run", spec, "-o", out, "-q"], expect=0)
-        verdicts, defects = verdicts_and_defects(out)
-        check(verdicts.get("H3") == "HOLDS" and not defects, f"sigma = {sigma}: {verdicts}, {defects}")
+        proc = run(["run", spec, "-o", out, "-q"])
+        check(proc.returncode in (0, 1), f"sigma = {sigma}: exit {proc.returncode}: {proc.stderr}")
+        _, defects = verdicts_and_defects(out)
+        check(not defects, f"sigma = {sigma}: {defects}")
         with h5py.File(out, "r") as f:
-            mean = f["e/argmax_rank/mean"][()]
-            check(np.all(mean > 1.9), f"sigma = {sigma}: E[rank] {mean}, want about 2 - 2^(1-n)")
+            hist, count = f["e/argmax_rank/hist"][()], f["e/argmax_rank/count"][()]
+        for i, n in enumerate((8, 16)):
+            ones, p = int(hist[i][1]), 2.0 ** (1 - n)  # hist's last axis is the rank
+            check(binomial_tails(ones, int(count[i]), p) >= 1e-5,
+                  f"sigma = {sigma}, n = {n}: {ones} of {count[i]} trials of rank 1, want about {p * count[i]:.1f}")
     # softmax's regimes are in tau / sigma^2: tau = 1e-6 at sigma = 1e-3 is temperature 1
     # (H5a, "hardmax", once read it there and said VIOLATED), tau = 1 at sigma = 1e4 is hardmax
     for sigma, tau, h5a in (("1e-3", "1e-6", None), ("1e4", "1.0", "HOLDS")):
