@@ -75,9 +75,9 @@ typedef struct ar_rng {
  * independent parts when a simulator wants that. */
 void ar_rng_init(ar_rng *rng, uint64_t seed, uint64_t point_key, uint64_t trial, uint64_t substream);
 
-static inline uint64_t ar_rng_u64(ar_rng *rng)
+/* One step of the xoshiro256++ state s (the scalar stream and each normal lane). */
+static inline uint64_t ar_xoshiro_next(uint64_t s[4])
 {
-    uint64_t *s = rng->s;
     uint64_t sum = s[0] + s[3];
     uint64_t result = ((sum << 23) | (sum >> 41)) + s[0];
     uint64_t t = s[1] << 17;
@@ -88,6 +88,11 @@ static inline uint64_t ar_rng_u64(ar_rng *rng)
     s[2] ^= t;
     s[3] = (s[3] << 45) | (s[3] >> 19);
     return result;
+}
+
+static inline uint64_t ar_rng_u64(ar_rng *rng)
+{
+    return ar_xoshiro_next(rng->s);
 }
 
 /* Uniform on the open interval (0, 1) with 53 random bits. */

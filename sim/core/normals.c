@@ -118,27 +118,13 @@ static inline double zig_signed(double magnitude, uint64_t w)
     return as_double(as_u64(magnitude) ^ (w << 63));
 }
 
-static inline uint64_t xoshiro_next(uint64_t s[4])
-{
-    uint64_t sum = s[0] + s[3];
-    uint64_t result = ((sum << 23) | (sum >> 41)) + s[0];
-    uint64_t t = s[1] << 17;
-    s[2] ^= s[0];
-    s[3] ^= s[1];
-    s[1] ^= s[2];
-    s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = (s[3] << 45) | (s[3] >> 19);
-    return result;
-}
-
 /* Marsaglia's tail beyond R, unsigned, from the lane state s. */
 static double zig_tail(uint64_t s[4])
 {
     double a, c;
     do {
-        a = zig_log(zig_uniform(xoshiro_next(s))) / ZIG_R;
-        c = zig_log(zig_uniform(xoshiro_next(s)));
+        a = zig_log(zig_uniform(ar_xoshiro_next(s))) / ZIG_R;
+        c = zig_log(zig_uniform(ar_xoshiro_next(s)));
     } while (-2 * c < a * a);
     return ZIG_R - a;
 }
@@ -157,10 +143,10 @@ static double zig_missed(uint64_t s[4], uint64_t w)
         double x = zig_uniform(w) * zig_x[b];
         if (b == 0)
             return zig_signed(zig_tail(s), w);
-        double y = zig_f[b] + zig_uniform(xoshiro_next(s)) * (zig_f[b + 1] - zig_f[b]);
+        double y = zig_f[b] + zig_uniform(ar_xoshiro_next(s)) * (zig_f[b + 1] - zig_f[b]);
         if (y < zig_exp(-0.5 * (x * x)))
             return zig_signed(x, w);
-        w = xoshiro_next(s);
+        w = ar_xoshiro_next(s);
         b = zig_layer(w);
         x = zig_uniform(w) * zig_x[b];
         if (x < zig_x[b + 1])
@@ -171,7 +157,7 @@ static double zig_missed(uint64_t s[4], uint64_t w)
 /* The reference: one normal from the lane state s. */
 static inline double zig_draw(uint64_t s[4])
 {
-    uint64_t w = xoshiro_next(s);
+    uint64_t w = ar_xoshiro_next(s);
     unsigned b = zig_layer(w);
     double x = zig_uniform(w) * zig_x[b];
     if (x < zig_x[b + 1])
