@@ -610,6 +610,10 @@ static int write_all(int fd, const void *data, size_t len)
 /* The check's child: the results under the core OpenBLAS runs here, on stdout. */
 static void run_child(void)
 {
+    if (isatty(STDOUT_FILENO)) { /* its output is binary, for the parent's pipe */
+        fputs("attnrank: " CHILD_ARG " is the self-check's child process, started by attnrank itself\n", stderr);
+        _exit(EXIT_BAD_INPUT);
+    }
     prctl(PR_SET_DUMPABLE, 0); /* a candidate that crashes leaves no core file */
     size_t n = ar_blas_check_length();
     double *out = malloc(n * sizeof *out);
@@ -806,7 +810,9 @@ done:
 
 /* The check of each candidate, best first, until one passes. The reference is this
  * process's own core on one BLAS thread (restored afterwards). Returns the index of the
- * proven candidate or -1, with the outcome in detail. */
+ * proven candidate, -1 if none passed, or -2 if no check could run at all (no process or
+ * file descriptor to spare, or this core's own results failed): that is not cached, so a
+ * later start checks again. The outcome is in detail. */
 static int run_checks(char *detail, size_t len)
 {
     /* the program's own file, even if it was replaced or deleted since it started */
@@ -815,7 +821,7 @@ static int run_checks(char *detail, size_t len)
     double *reference = malloc(n * sizeof *reference);
     if (!reference) {
         say_into(detail, len, "the check could not start: out of memory");
-        return -1;
+        return -2;
     }
     double start = now_seconds();
     int threads = ar_blas_pool_threads();
@@ -827,17 +833,18 @@ static int run_checks(char *detail, size_t len)
     if (status != 0) {
         free(reference);
         say_into(detail, len, "the check could not run: %s's own results failed", state.detected);
-        return -1;
+        return -2;
     }
     /* SIGCHLD ignored (inherited so) would reap the child before we see its status */
     struct sigaction dfl = {.sa_handler = SIG_DFL}, old;
     sigemptyset(&dfl.sa_mask);
     sigaction(SIGCHLD, &dfl, &old);
-    int proven = -1;
+    int proven = -1, decided = 0;
     detail[0] = '\0';
     for (int c = 0; c < state.n_candidates && proven < 0; ++c) {
         char why[DETAIL / 2];
         int r = check_core(self, state.candidates[c], reference, why, sizeof why);
+        decided |= r >= 0;
         if (r == 1) {
             proven = c;
             snprintf(why, sizeof why, "%s passed (dgemm, dgesdd, dgeev at n = 64 and 200 agree with %s's) in %.0f ms",
@@ -849,7 +856,7 @@ static int run_checks(char *detail, size_t len)
     }
     sigaction(SIGCHLD, &old, NULL);
     free(reference);
-    return proven;
+    return proven >= 0 || decided ? proven : -2;
 }
 
 /* ---- the choice -------------------------------------------------------------------- */
@@ -932,6 +939,11 @@ static void choose(char **argv, int pool)
         return; /* not decided: nothing stored, nothing told */
     } else {
         int proven = run_checks(e.detail, sizeof e.detail);
+        if (proven == -2) { /* no check could start (fds, processes, memory): nothing learnt */
+            snprintf(state.detail, sizeof state.detail, "%s", e.detail);
+            trace("not cached: no check could run");
+            return;
+        }
         snprintf(e.chosen, sizeof e.chosen, "%s", proven >= 0 ? state.candidates[proven] : "-");
         e.hinted = proven < 0; /* told below */
         snprintf(state.detail, sizeof state.detail, "%s", e.detail);
@@ -1048,8 +1060,10 @@ void ar_blas_core_print(FILE *out)
         fprintf(out, "  self-check not needed: no core above %s's level for this CPU\n", state.detected);
     if (state.detail[0])
         fprintf(out, "  self-check %s\n", state.detail);
+    char cache_shown[PATH_MAX];
+    printable(cache_shown, sizeof cache_shown, state.cache); /* from XDG_CACHE_HOME or HOME */
     if (state.cache[0])
-        fprintf(out, "  cache      %s (%s; delete it to check again)\n", state.cache,
+        fprintf(out, "  cache      %s (%s; delete it to check again)\n", cache_shown,
                 state.cache_read ? "read" : state.cache_written ? "written now" : "could not be written");
     else if (state.n_candidates > 0)
         fprintf(out, "  cache      none (neither XDG_CACHE_HOME nor HOME is an absolute path)\n");

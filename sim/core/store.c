@@ -1627,11 +1627,12 @@ int ar_store_check_streams(ar_store *store, const char *path, const char *what, 
         return -1;
     }
     int same = strcmp(rng, AR_RNG_STREAMS) == 0;
-    free(rng);
     if (!same)
         snprintf(err, AR_ERR_LEN,
-                 "%s: its points were drawn from other random streams (its rng attribute is not this attnrank's, "
-                 "%.40s...); %s would mix them: rerun it with this attnrank", path, AR_RNG_STREAMS, what);
+                 "%s: its points were drawn from other random streams (rng attribute \"%.40s%s\", not this "
+                 "attnrank's \"%.24s...\"); %s would mix them: rerun it with this attnrank", path, rng,
+                 strlen(rng) > 40 ? "..." : "", AR_RNG_STREAMS, what);
+    free(rng);
     return same ? 0 : -1;
 }
 

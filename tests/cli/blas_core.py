@@ -331,6 +331,22 @@ def case_crash_contained(tmp):
         check(proc.returncode == 0 and spawned(proc) == 1 and len(notes(proc)) == 1, f"unwritable: {proc.stderr!r}")
 
 
+def case_could_not_check(tmp):
+    """A check that could not start (no file descriptor for its pipe) learnt nothing: it is
+    not cached as a failure and no note blames the core; the next start checks and uses it."""
+    need_unset()
+    need_avx2_only()
+    import resource
+    few_fds = lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (4, 4))  # noqa: E731
+    env = base_env(tmp, "cache", ATTNRANK_TEST_BLAS_DETECTED="Prescott", ATTNRANK_TEST_BLAS_TRACE="1")
+    first = attnrank(HOOKED, ["info"], env, preexec=few_fds)
+    check(first.returncode == 0 and not notes(first) and not cache_files(tmp), f"{first.stdout!r} {first.stderr!r}")
+    check("could not start" in first.stdout, f"info says why: {first.stdout}")
+    second = hooked(tmp, ["--version"])
+    check(spawned(second) == 1 and "Haswell, chosen" in second.stdout and len(cache_files(tmp)) == 1,
+          f"checked again and chosen: {second.stdout!r} {second.stderr!r}")
+
+
 def entry_text(key, candidates="Haswell", chosen="Haswell", hinted="no", detail="x"):
     return (f"attnrank blas core cache 1\nmachine {key}\ncandidates {candidates}\nchosen {chosen}\n"
             f"hinted {hinted}\ndetail {detail}\n")
