@@ -99,6 +99,11 @@ char *ar_store_attribute(ar_store *store, const char *name);
  * AR_RNG_STREAMS); -1 with err naming the file and `what` ("resuming", "merging") that
  * would mix two kinds of draws. */
 int ar_store_check_streams(ar_store *store, const char *path, const char *what, char *err);
+/* How the results were computed (openblas_core, openblas_core_origin, kernels): a merge
+ * gives dst the inputs' values, or "mixed: LABEL: value; ..." where they differ; a resumed
+ * run appends "; resumed with VALUE" where this process computes differently. */
+int ar_store_join_provenance(ar_store *dst, ar_store *const *srcs, const char *const *labels, int n, char *err);
+int ar_store_note_resumed_provenance(ar_store *store, char *err);
 /* The shard a file holds (its `shard` attribute, "I/N"): 0/1 for a whole run, which has
  * none; -1, with err naming the file, for an attribute that is not I/N with 0 <= I < N
  * and N >= 2. */

@@ -95,6 +95,16 @@ refused: /* the caller closes every store opened */
     return -1;
 }
 
+/* Labels for the shards' provenance: their file names. */
+static const char *const *labels_of(const char *const *paths, int n, const char **labels)
+{
+    for (int i = 0; i < n; ++i) {
+        const char *slash = strrchr(paths[i], '/');
+        labels[i] = slash ? slash + 1 : paths[i];
+    }
+    return labels;
+}
+
 ar_status ar_engine_merge(const char *output, const char *const *paths, int n, const char *command_line, int force,
                           ar_verdict_row **rows, int *n_rows, char *err)
 {
@@ -126,6 +136,11 @@ ar_status ar_engine_merge(const char *output, const char *const *paths, int n, c
             if (ar_store_copy_points(store, shards[i], &copied, err) < 0)
                 status = AR_ERR_IO;
         }
+        /* the shards' provenance, not the merging machine's */
+        const char **labels = calloc((size_t)n, sizeof *labels);
+        if (status == AR_OK && (!labels || ar_store_join_provenance(store, shards, labels_of(paths, n, labels), n, err) < 0))
+            status = AR_ERR_IO;
+        free(labels);
         status = ar_engine_finish(&plan, &opt, store, lock, partial, status, rows, n_rows, err);
     }
     for (int i = 0; i < n; ++i)

@@ -95,7 +95,12 @@ static ar_store *open_or_create(const ar_spec *spec, const ar_run_options *opt, 
         }
         ar_store_close(store);
         *status = AR_ERR_IO;
-        return ar_store_open(partial, 1, err);
+        store = ar_store_open(partial, 1, err);
+        if (store && ar_store_note_resumed_provenance(store, err) < 0) {
+            ar_store_close(store);
+            return NULL;
+        }
+        return store;
     }
     if (file_exists(opt->output) && !opt->force) {
         snprintf(err, AR_ERR_LEN, "%s: exists; choose another -o or replace it with --force", opt->output);

@@ -1075,6 +1075,17 @@ static void pending_rows(const ar_spec *spec, ar_verdict_row *rows)
     }
 }
 
+
+/* What else computes results besides OpenBLAS: the normals' variant (same bits in all)
+ * and the kernel of S = Q K^T at small sizes (not OpenBLAS's bits). */
+enum { KERNELS_TEXT = 160 };
+static void kernels_text(char out[KERNELS_TEXT])
+{
+    snprintf(out, KERNELS_TEXT, "normals %s; S = Q K^T up to %dx%dx%d by %s", ar_rng_normals_isa(),
+             AR_GEMM_SMALL_MAX_MN, AR_GEMM_SMALL_MAX_MN, AR_GEMM_SMALL_MAX_K,
+             ar_gemm_small_has_avx2() ? "attnrank's AVX2+FMA kernel" : "OpenBLAS");
+}
+
 static int write_provenance(hid_t file, const ar_spec *spec, const char *command_line)
 {
     char created[64], hash[32], hdf5[32], host[256] = "unknown";
@@ -1085,12 +1096,8 @@ static int write_provenance(hid_t file, const ar_spec *spec, const char *command
     H5get_libversion(&maj, &min, &rel);
     snprintf(hdf5, sizeof hdf5, "%u.%u.%u", maj, min, rel);
     gethostname(host, sizeof host - 1);
-    /* what else computes results besides OpenBLAS: the normals' variant (same bits in
-     * all) and the kernel of S = Q K^T at small sizes (not OpenBLAS's bits) */
-    char kernels[160];
-    snprintf(kernels, sizeof kernels, "normals %s; S = Q K^T up to %dx%dx%d by %s", ar_rng_normals_isa(),
-             AR_GEMM_SMALL_MAX_MN, AR_GEMM_SMALL_MAX_MN, AR_GEMM_SMALL_MAX_K,
-             ar_gemm_small_has_avx2() ? "attnrank's AVX2+FMA kernel" : "OpenBLAS");
+    char kernels[KERNELS_TEXT];
+    kernels_text(kernels);
     int format = FORMAT_VERSION;
     unsigned long long seed = spec->seed;
     if (attr_string(file, "attnrank_version", ATTNRANK_VERSION) < 0 ||
@@ -1634,6 +1641,65 @@ int ar_store_check_streams(ar_store *store, const char *path, const char *what, 
                  strlen(rng) > 40 ? "..." : "", AR_RNG_STREAMS, what);
     free(rng);
     return same ? 0 : -1;
+}
+
+/* The attributes that say how a file's floating-point results were computed. */
+static const char *const COMPUTED_BY[] = {"openblas_core", "openblas_core_origin", "kernels"};
+enum { N_COMPUTED_BY = sizeof COMPUTED_BY / sizeof *COMPUTED_BY };
+
+static const char *computed_by_now(int k, char kernels[KERNELS_TEXT])
+{
+    kernels_text(kernels);
+    return k == 0 ? ar_blas_corename() : k == 1 ? ar_blas_core_origin() : kernels;
+}
+
+int ar_store_join_provenance(ar_store *dst, ar_store *const *srcs, const char *const *labels, int n, char *err)
+{
+    for (int k = 0; k < N_COMPUTED_BY; ++k) {
+        char *first = ar_store_attribute(srcs[0], COMPUTED_BY[k]), *joined = NULL;
+        int same = first != NULL;
+        for (int i = 1; same && i < n; ++i) {
+            char *v = ar_store_attribute(srcs[i], COMPUTED_BY[k]);
+            same = v && strcmp(v, first) == 0;
+            free(v);
+        }
+        size_t size = 0;
+        FILE *out = same ? NULL : open_memstream(&joined, &size);
+        for (int i = 0; out && i < n; ++i) {
+            char *v = ar_store_attribute(srcs[i], COMPUTED_BY[k]);
+            fprintf(out, "%s%s: %s", i ? "; " : "mixed: ", labels[i], v ? v : "?");
+            free(v);
+        }
+        if (out)
+            fclose(out);
+        int st = first && (same || joined) ? ar_store_set_attribute(dst, COMPUTED_BY[k], same ? first : joined, err)
+                                           : fail(err, dst->path, "out of memory");
+        free(first);
+        free(joined);
+        if (st < 0)
+            return -1;
+    }
+    return 0;
+}
+
+int ar_store_note_resumed_provenance(ar_store *store, char *err)
+{
+    for (int k = 0; k < N_COMPUTED_BY; ++k) {
+        char kernels[KERNELS_TEXT], *stored = ar_store_attribute(store, COMPUTED_BY[k]), *text = NULL;
+        const char *now = computed_by_now(k, kernels);
+        int st = 0;
+        if (!stored)
+            st = fail(err, store->path, "out of memory");
+        else if (strcmp(stored, now) != 0 && strstr(stored, now) == NULL)
+            st = asprintf(&text, "%s; resumed with %s", stored, now) < 0
+                     ? fail(err, store->path, "out of memory")
+                     : ar_store_set_attribute(store, COMPUTED_BY[k], text, err);
+        free(stored);
+        free(text);
+        if (st < 0)
+            return -1;
+    }
+    return 0;
 }
 
 int ar_shard_parse(const char *text, int *index, int *count)

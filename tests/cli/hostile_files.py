@@ -248,6 +248,32 @@ def case_other_streams(tmp):
     check(not os.path.exists(f"{tmp}/m.h5"), "a merge of mixed streams left a file")
 
 
+def case_computed_by(tmp):
+    """A merge records how its shards were computed (openblas_core, its origin, kernels),
+    not how the merging machine would compute: "mixed: FILE: value; ..." where the shards
+    differ; a resumed run says where it computed differently from the start."""
+    paths = shards(tmp, 2)
+    with h5py.File(paths[0], "r") as f:
+        core, kernels = f.attrs["openblas_core"], f.attrs["kernels"]
+    run(["merge", "-o", f"{tmp}/same.h5", *paths], expect=0)
+    with h5py.File(f"{tmp}/same.h5", "r") as f:
+        check(f.attrs["openblas_core"] == core and f.attrs["kernels"] == kernels, dict(f.attrs))
+    with h5py.File(paths[1], "r+") as f:
+        f.attrs["openblas_core"] = "Prescott"
+    run(["merge", "-o", f"{tmp}/mixed.h5", *paths], expect=0)
+    with h5py.File(f"{tmp}/mixed.h5", "r") as f:
+        check(f.attrs["openblas_core"] == f"mixed: s0.h5: {core}; s1.h5: Prescott", f.attrs["openblas_core"])
+        check(f.attrs["kernels"] == kernels, f.attrs["kernels"])
+    spec, good = tiny(tmp, "good.h5")
+    partial = partial_of(tmp, good, "resumed", 2)
+    with h5py.File(partial, "r+") as f:
+        f.attrs["openblas_core"] = "Prescott"
+    run(["run", spec, "-o", partial[: -len(".partial")], "--resume", "-q"], expect=0)
+    with h5py.File(partial[: -len(".partial")], "r") as f:
+        check(f.attrs["openblas_core"] == f"Prescott; resumed with {core}", f.attrs["openblas_core"])
+        check(f.attrs["kernels"] == kernels, f.attrs["kernels"])
+
+
 def case_attribute_lies(tmp):
     """Attributes are read as what they must be: format_version one integer, text scalar."""
     _, good = tiny(tmp, "good.h5")
