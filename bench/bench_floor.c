@@ -12,6 +12,8 @@
 #include "attnrank/rng.h"
 
 #include <math.h>
+#include "bench_peak.h"
+
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,22 +67,6 @@ static double ns_per_lognormal(double *x, double *y)
     double copy;
     BEST_OF(5, copy, memcpy(y, x, BIG * sizeof *y));
     return (best - copy) / BIG * 1e9;
-}
-
-static double peak_gflops(int n, double *ms)
-{
-    size_t nn = (size_t)n * n;
-    double *a = malloc(nn * sizeof *a), *b = malloc(nn * sizeof *b), *c = malloc(nn * sizeof *c);
-    ar_rng r;
-    ar_rng_init(&r, 1, 2, 5, 0);
-    ar_rng_normals(&r, a, nn);
-    ar_rng_normals(&r, b, nn);
-    ar_gemm_nn(n, n, n, a, b, c);
-    double best;
-    BEST_OF(3, best, ar_gemm_nn(n, n, n, a, b, c));
-    free(a), free(b), free(c);
-    *ms = best * 1e3;
-    return 2.0 * n * n * (double)n / best / 1e9;
 }
 
 /* dgesdd (values only) of an n x n lognormal Markov matrix, best of 3, in ms. */
@@ -154,7 +140,7 @@ int main(int argc, char **argv)
     double *x = malloc(BIG * sizeof *x), *y = malloc(BIG * sizeof *y);
     double normal = ns_per_normal(x), exp_ns = ns_per_exp(x, y), lognormal = ns_per_lognormal(x, y);
     free(x), free(y);
-    double peak_ms, peak = peak_gflops(peak_n, &peak_ms);
+    double peak_s, peak = bench_dgemm_peak(peak_n, &peak_s), peak_ms = 1e3 * peak_s;
     printf("{\"ns_per_normal\": %.4f, \"normals_isa\": \"%s\", \"ns_per_exp_nonpositive\": %.4f, "
            "\"ns_per_lognormal_exp\": %.4f, \"peak_n\": %d, \"peak_gflops\": %.3f, \"peak_ms\": %.3f",
            normal, ar_rng_normals_isa(), exp_ns, lognormal, peak_n, peak, peak_ms);

@@ -9,6 +9,8 @@
 #include "attnrank/linalg.h"
 #include "attnrank/rng.h"
 
+#include "bench_peak.h"
+
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,28 +49,6 @@ static double seconds(product f, int n, int k, const double *a, const double *b,
     return best;
 }
 
-/* OpenBLAS's dgemm at N x N x N, best of 3: GFLOP/s and seconds. */
-static double peak_gflops(int n, double *secs)
-{
-    size_t nn = (size_t)n * n;
-    double *a = malloc(nn * sizeof *a), *b = malloc(nn * sizeof *b), *c = malloc(nn * sizeof *c);
-    ar_rng r;
-    ar_rng_init(&r, 1, 2, 3, 0);
-    ar_rng_normals(&r, a, nn);
-    ar_rng_normals(&r, b, nn);
-    ar_gemm_nn(n, n, n, a, b, c);
-    double best = 1e300;
-    for (int rep = 0; rep < 3; ++rep) {
-        double t0 = omp_get_wtime();
-        ar_gemm_nn(n, n, n, a, b, c);
-        double dt = omp_get_wtime() - t0;
-        best = dt < best ? dt : best;
-    }
-    free(a), free(b), free(c);
-    *secs = best;
-    return 2.0 * n * n * (double)n / best / 1e9;
-}
-
 int main(int argc, char **argv)
 {
     ar_blas_core_select(argv);
@@ -77,7 +57,7 @@ int main(int argc, char **argv)
     static const int defaults[][2] = {{64, 16}, {64, 32}, {64, 64}, {96, 16}, {96, 32}, {96, 96}, {128, 16},
                                       {128, 32}, {128, 64}, {128, 128}, {256, 32}, {256, 256}};
     int count = argc > 2 ? argc - 2 : (int)(sizeof defaults / sizeof defaults[0]);
-    double peak_s = 0, peak = peak_n > 0 ? peak_gflops(peak_n, &peak_s) : 0; /* 0: no peak, no flop_us */
+    double peak_s = 0, peak = peak_n > 0 ? bench_dgemm_peak(peak_n, &peak_s) : 0; /* 0: no peak, no flop_us */
     printf("{\"peak_n\": %d, \"peak_gflops\": %.3f, \"peak_ms\": %.3f, \"small_kernel\": \"%s\", \"shapes\": [",
            peak_n, peak, peak_s * 1e3, ar_gemm_small_has_avx2() ? "avx2+fma" : "plain");
     for (int s = 0; s < count; ++s) {

@@ -8,29 +8,13 @@
 #include "attnrank/linalg.h"
 #include "attnrank/families/markov.h"
 
+#include "bench_peak.h"
+
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-
-static double dgemm_gflops(int n)
-{
-    double *a = malloc((size_t)n * n * sizeof *a), *b = malloc((size_t)n * n * sizeof *b);
-    double *c = malloc((size_t)n * n * sizeof *c);
-    for (size_t i = 0; i < (size_t)n * n; ++i)
-        a[i] = 1.0 / (1 + i % 7), b[i] = 1.0 / (1 + i % 5);
-    ar_gemm_nn(n, n, n, a, b, c);
-    double best = 1e300;
-    for (int rep = 0; rep < 3; ++rep) {
-        double t0 = omp_get_wtime();
-        ar_gemm_nn(n, n, n, a, b, c);
-        double dt = omp_get_wtime() - t0;
-        best = dt < best ? dt : best;
-    }
-    free(a), free(b), free(c);
-    return 2.0 * n * n * (double)n / best / 1e9;
-}
 
 int main(int argc, char **argv)
 {
@@ -77,7 +61,7 @@ int main(int argc, char **argv)
         sampling += s1 - s0;
         lapack += s2 - s1;
     }
-    double gemm = dgemm_gflops(n < 1024 ? n : 1024);
+    double gemm = bench_dgemm_peak(n < 1024 ? n : 1024, NULL);
     double svd_flops = 8.0 / 3.0 * n * (double)n * n; /* bidiagonalisation dominates */
     struct rusage usage;
     getrusage(RUSAGE_SELF, &usage);
