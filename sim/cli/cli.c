@@ -639,10 +639,6 @@ static const char mutants_help[] =
 
 static int cmd_mutants(int argc, char **argv)
 {
-    if (argc == 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
-        fputs(mutants_help, stdout);
-        return AR_EXIT_OK;
-    }
     if (argc != 2 || argv[1][0] == '-')
         return bad_usage("%s", "mutants: give one result FILE");
     return print_file_mutants(argv[1]);
@@ -720,6 +716,19 @@ static void print_param(const ar_param *p)
     const char *type = p->type == AR_PARAM_INT ? "int" : p->type == AR_PARAM_REAL ? "real" : "choice";
     printf("    %-10s %-7s %-12s %-28s %s\n", p->name, type, def, range, p->doc);
 }
+
+static const char list_help[] =
+    "usage: attnrank list [SIMULATOR | --tsv]\n\n"
+    "Lists the simulators with their parameters (type, default, range), outputs and claims;\n"
+    "with SIMULATOR, that one only; with --tsv, one line per parameter for scripts:\n"
+    "simulator, parameter, type, default, min, max, choices.\n";
+
+static const char info_help[] =
+    "usage: attnrank info [FILE]\n\n"
+    "With FILE: what the result file holds (provenance, experiments, points done) and its\n"
+    "verdicts. Without: this machine's OpenBLAS core and how it was decided (OpenBLAS's\n"
+    "detection, attnrank's self-checked choice, or OPENBLAS_CORETYPE), and attnrank's own\n"
+    "kernels (the normal sampler's variant, the S = Q K^T kernel).\n";
 
 static int cmd_list(int argc, char **argv)
 {
@@ -1049,6 +1058,19 @@ static void keep_standard_streams(void)
             _exit(AR_EXIT_IO);
 }
 
+/* Each command's help text, for `help COMMAND` and `COMMAND --help`; NULL if unknown. */
+static const char *command_help(const char *cmd)
+{
+    static const struct {
+        const char *name, *text;
+    } helps[] = {{"run", run_help},       {"verify", verify_help}, {"merge", merge_help}, {"plan", plan_help},
+                 {"report", report_help}, {"mutants", mutants_help}, {"info", info_help}, {"list", list_help}};
+    for (size_t i = 0; i < sizeof helps / sizeof *helps; ++i)
+        if (strcmp(cmd, helps[i].name) == 0)
+            return helps[i].text;
+    return NULL;
+}
+
 int ar_cli_main(int argc, char **argv)
 {
     keep_standard_streams();
@@ -1088,6 +1110,10 @@ static int dispatch(int argc, char **argv)
         return AR_EXIT_BAD_INPUT;
     }
     const char *cmd = argv[1];
+    if (argc == 3 && (strcmp(argv[2], "-h") == 0 || strcmp(argv[2], "--help") == 0) && command_help(cmd)) {
+        fputs(command_help(cmd), stdout); /* COMMAND --help, the same text as help COMMAND */
+        return AR_EXIT_OK;
+    }
     char *command_line = join_command_line(argc, argv);
     int status;
     if (strcmp(cmd, "run") == 0)
@@ -1109,15 +1135,8 @@ static int dispatch(int argc, char **argv)
     else if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0)
         status = cmd_version();
     else if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
-        const char *topic = argc > 2 ? argv[2] : "";
-        fputs(strcmp(topic, "run") == 0      ? run_help
-              : strcmp(topic, "verify") == 0 ? verify_help
-              : strcmp(topic, "merge") == 0  ? merge_help
-              : strcmp(topic, "plan") == 0   ? plan_help
-              : strcmp(topic, "report") == 0 ? report_help
-              : strcmp(topic, "mutants") == 0 ? mutants_help
-                                             : usage_text,
-              stdout);
+        const char *topic = argc > 2 ? command_help(argv[2]) : NULL;
+        fputs(topic ? topic : usage_text, stdout);
         status = 0;
     } else
         status = bad_usage("unknown command '%s'", cmd);

@@ -208,11 +208,6 @@ static void normals_scalar(ar_rng *rng, double *out, size_t blocks)
         (hi) = (vd_sse2)_mm_unpackhi_pd(p0_, p1_);                                           \
     } while (0)
 #include "normals_kernel.h"
-#undef KSUF
-#undef KTARGET
-#undef KW
-#undef KLESS
-#undef KLOOKUP2
 
 #define KSUF avx2
 #define KTARGET __attribute__((target("avx2")))
@@ -238,11 +233,6 @@ static void normals_scalar(ar_rng *rng, double *out, size_t blocks)
     } while (0)
 #endif
 #include "normals_kernel.h"
-#undef KSUF
-#undef KTARGET
-#undef KW
-#undef KLESS
-#undef KLOOKUP2
 
 /* AVX-512F: gathers, one instruction for 8 lanes (not measured: this machine lacks
  * AVX-512; the pair loads above would take 8 extractions and 6 inserts instead). */
@@ -257,11 +247,6 @@ static void normals_scalar(ar_rng *rng, double *out, size_t blocks)
         (hi) = (vd_avx512)_mm512_i64gather_pd(i_, (t) + 1, 4);                               \
     } while (0)
 #include "normals_kernel.h"
-#undef KSUF
-#undef KTARGET
-#undef KW
-#undef KLESS
-#undef KLOOKUP2
 #endif
 
 typedef void (*normals_fn)(ar_rng *rng, double *out, size_t blocks);

@@ -95,3 +95,9 @@ KTARGET static void K(normals)(ar_rng *rng, double *out, size_t blocks)
 #undef K
 #undef KINLINE
 #undef KGROUPS
+/* the includer's parameters too, so the next variant defines them afresh */
+#undef KSUF
+#undef KTARGET
+#undef KW
+#undef KLESS
+#undef KLOOKUP2

@@ -123,7 +123,8 @@ def case_help(tmp):
     check("--quick" in run(["help", "verify"], expect=0).stdout, "help verify")
     one_line_error(run(["frobnicate"], expect=2), "unknown command 'frobnicate'")
     check("OpenBLAS" in run(["--version"], expect=0).stdout, "--version names OpenBLAS")
-    for command, option in (("merge", "--force"), ("plan", "core-hours"), ("report", "-o DIR"), ("run", "--shard")):
+    for command, option in (("merge", "--force"), ("plan", "core-hours"), ("report", "-o DIR"), ("run", "--shard"),
+                            ("info", "OpenBLAS core"), ("list", "--tsv"), ("mutants", "mutants FILE")):
         check(option in run(["help", command], expect=0).stdout, f"help {command} mentions {option}")
         check(option in run([command, "--help"], expect=0).stdout, f"{command} --help mentions {option}")
 
