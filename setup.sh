@@ -14,7 +14,7 @@ cd "$(dirname "$0")"
 PACKAGES=(
   meson ninja-build pkg-config gcc libc6-dev git
   libgsl-dev libopenblas-dev liblapacke-dev libhdf5-dev hdf5-tools
-  libconfig-dev librandom123-dev libopenmpi-dev openmpi-bin
+  libconfig-dev librandom123-dev libmuparser-dev libopenmpi-dev openmpi-bin
   python3-numpy python3-h5py python3-matplotlib
 )
 # Only the test suite needs these: it checks that xarray reads the result files, that

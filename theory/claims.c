@@ -2,6 +2,7 @@
  * table against its simulators (the registry, registry.h, runs it on every table). */
 #include "attnrank/theory.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -42,6 +43,15 @@ int ar_verdict_parse(const char *name, ar_verdict *v)
     return -1;
 }
 
+double ar_claim_predict(const ar_claim *claim, const ar_point *point)
+{
+    if (!claim->conjecture)
+        return claim->predict(point);
+    if (claim->where_expr && !(ar_expr_eval(claim->where_expr, point) != 0))
+        return NAN; /* silent where the condition is false (or undefined) */
+    return claim->prediction_expr ? ar_expr_eval(claim->prediction_expr, point) : 0;
+}
+
 ar_verdict ar_claim_default_expectation(const ar_claim *claim)
 {
     return claim->rule == AR_RULE_MEASURE ? AR_MEASURED : AR_HOLDS;
@@ -51,7 +61,7 @@ int ar_claims_check(const ar_claim *claims, int count, char *why, size_t why_len
 {
     for (int i = 0; i < count; ++i) {
         const ar_claim *c = &claims[i];
-        if (!c->id || !c->sim || !c->predict || !c->statement || !c->formula) {
+        if (!c->id || !c->sim || !(c->predict || c->conjecture) || !c->statement || !c->formula) {
             snprintf(why, why_len, "claim %d (%s): id, simulator, prediction, statement and formula are required", i,
                      c->id ? c->id : "?");
             return -1;

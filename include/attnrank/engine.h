@@ -66,9 +66,11 @@ ar_status ar_engine_run(const ar_spec *spec, const ar_run_options *opt, ar_verdi
                         char *err);
 
 /* Merge the complete shard files of one spec (every index 0..N-1 exactly once) into
- * output, the file a single run would have written, with its verdicts. */
+ * output, the file a single run would have written, with its verdicts. `judged`: NULL,
+ * or the shards' spec with conjectures added (ar_spec_add_conjectures), which output
+ * then holds, with their theory and verdicts (judge -o). */
 ar_status ar_engine_merge(const char *output, const char *const *shards, int n_shards, const char *command_line,
-                          int force, ar_verdict_row **rows, int *n_rows, char *err);
+                          int force, const ar_spec *judged, ar_verdict_row **rows, int *n_rows, char *err);
 
 /* Compute one point's per-trial values: values[v * trials + t], v running over the
  * outputs' values in order (output o's at o * trials when all are scalars). For tests

@@ -7,10 +7,13 @@
 #include "attnrank/store.h"
 #include "attnrank/theory.h"
 
-/* Judge every (experiment, claim) of the store's spec (rows: ar_store_verdict_count).
+/* Judge every (experiment, claim) of spec (rows: ar_store_verdict_count), on the
+ * store's estimates: the store's own spec, or that spec with conjectures added
+ * (ar_spec_add_conjectures), whose grids are the same. Predictions come from the
+ * current theory, not the file.
  * A bound that holds is marked note when another bound of the same experiment and
  * output holds with a prediction at least as tight at every point where it speaks. */
-int ar_engine_verdicts(ar_store *store, ar_verdict_row *rows, char *err);
+int ar_engine_verdicts(ar_store *store, const ar_spec *spec, ar_verdict_row *rows, char *err);
 
 typedef struct ar_mutant_row {
     char claim[16];
@@ -23,6 +26,6 @@ typedef struct ar_mutant_row {
 } ar_mutant_row;
 
 /* Every claim re-judged against its mutants (rows: ar_store_verdict_count). */
-int ar_engine_mutants(ar_store *store, ar_mutant_row *rows, char *err);
+int ar_engine_mutants(ar_store *store, const ar_spec *spec, ar_mutant_row *rows, char *err);
 
 #endif

@@ -29,7 +29,7 @@
 #include "attnrank/sim.h"
 #include "attnrank/theory.h"
 
-enum { AR_MAX_CLAIMS = 16, AR_ERR_LEN = 1024 };
+enum { AR_MAX_CLAIMS = 32, AR_ERR_LEN = 1024 };
 
 typedef struct ar_axis {
     int param;
@@ -74,6 +74,14 @@ void ar_spec_free(ar_spec *spec);
 /* Multiply every experiment's trial count (at least 2 remain); updates the hash.
  * Returns 0, or -1 when out of memory (the spec is then only fit to be freed). */
 int ar_spec_scale_trials(ar_spec *spec, double factor);
+
+/* Judge's conjectures (conjecture.h), added to a loaded spec: those of the conjecture
+ * file at path (NULL: none), then one per --conjecture line. Each goes to the
+ * experiment it names, else to the one whose simulator has its output; result_label
+ * (the result file) names where they are judged in messages. Updates the canonical text
+ * and the hash. Returns 0, or -1 with err (the spec is then only fit to be freed). */
+int ar_spec_add_conjectures(ar_spec *spec, const char *result_label, const char *path, const char *const *lines,
+                            int n_lines, char *err);
 
 /* Index of the axis that sweeps parameter param, or -1 if it is fixed. */
 int ar_experiment_axis_of(const ar_experiment *exp, int param);

@@ -51,6 +51,7 @@
 #ifndef ATTNRANK_THEORY_H
 #define ATTNRANK_THEORY_H
 
+#include "attnrank/expression.h"
 #include "attnrank/sim.h"
 #include "attnrank/stats.h"
 
@@ -86,7 +87,14 @@ typedef struct ar_claim {
                                 fixed if equal; both 0 means [0.25, 2] */
     const char *versus_axis; /* steeper: the other axis, whose change trend_axis's exceeds */
     int identity;           /* true by construction: a unit check of the code, shown as such */
+    /* A user's conjecture (conjecture.h): the prediction is an expression over the
+     * point's parameters, silent (NaN) where `where_expr` is 0; predict is NULL. */
+    int conjecture;
+    const ar_expr *prediction_expr, *where_expr;
 } ar_claim;
+
+/* The claim's prediction at a point: its function's, or its conjecture's expressions. */
+double ar_claim_predict(const ar_claim *claim, const ar_point *point);
 
 /* What else the same data would have judged HOLDS (see the rules above). */
 typedef enum {

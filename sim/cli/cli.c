@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -75,6 +76,8 @@ static const char usage_text[] =
     "                            the OpenBLAS core in use and how it was decided\n"
     "  mutants FILE              each claim re-judged against perturbed predictions: how\n"
     "                            sharply its verdict could have failed\n"
+    "  judge FILE [--conjecture TEXT]...  a finished file judged again without simulating:\n"
+    "                            its claims, and conjectures of your own\n"
     "  report FILE [-o DIR]      an HTML page with the verdicts and every claim's figure\n"
     "  help [COMMAND]            this text, or a command's options\n"
     "  --version                 version and libraries\n"
@@ -617,7 +620,7 @@ static int print_file_mutants(const char *path)
     int n = ar_store_verdict_count(spec);
     ar_mutant_row *rows = calloc((size_t)(n ? n : 1), sizeof *rows);
     int status = AR_EXIT_OK;
-    if (!rows || ar_engine_mutants(store, rows, err) < 0) {
+    if (!rows || ar_engine_mutants(store, spec, rows, err) < 0) {
         say("%s", rows ? err : "out of memory");
         status = AR_EXIT_BAD_INPUT;
     } else {
@@ -642,6 +645,151 @@ static int cmd_mutants(int argc, char **argv)
     if (argc != 2 || argv[1][0] == '-')
         return bad_usage("%s", "mutants: give one result FILE");
     return print_file_mutants(argv[1]);
+}
+
+static const char judge_help[] =
+    "usage: attnrank judge FILE [--conjectures CFILE] [--conjecture 'FIELD=VALUE; ...']...\n"
+    "                           [--mutants] [-o COPY] [--force]\n"
+    "\n"
+    "Judges a finished result file again without simulating: its claims with this\n"
+    "attnrank's theory, and conjectures of your own, by the same rules, resolutions and\n"
+    "mutants as a run (the verdicts are those `run` prints for the same statements).\n"
+    "Prints the verdict table; exits as a run would (0, 1, 4; 2 for a bad conjecture).\n"
+    "FILE is never modified.\n"
+    "\n"
+    "  --conjecture TEXT     one conjecture, fields as in a spec, separated by ';':\n"
+    "                        'id=rank_06; output=argmax_rank; rule=upper_bound;\n"
+    "                         prediction=0.6 * n + 2; where=d_h >= 4'; repeatable\n"
+    "  --conjectures CFILE   a libconfig file: conjectures = ( { experiment = \"NAME\";\n"
+    "                        id = ...; ... }, ... );  experiment may be left out where\n"
+    "                        one experiment alone has the output\n"
+    "  --mutants             also re-judge every claim and conjecture against perturbed\n"
+    "                        predictions (see `attnrank help mutants`)\n"
+    "  -o, --output COPY     write a copy of FILE holding the conjectures too: their\n"
+    "                        theory/<id> datasets, /verdicts and spec (FILE's data, bit\n"
+    "                        for bit); report and info read it like any result file\n"
+    "  -f, --force           replace an existing COPY\n"
+    "\n"
+    "Fields: id, output, rule (upper_bound, lower_bound, equality, limit, log_slope,\n"
+    "decreasing, increasing, steeper, every_trial, witness, measure), prediction and where\n"
+    "(expressions over the simulator's numeric parameters with e, pi, sqrt, exp, ln, log2,\n"
+    "log10, abs, min, max, ^, comparisons, && || and ?:), tolerance (relative: equality,\n"
+    "limit, log_slope), along (the trend's or limit's axis), versus (steeper), rate (limit's\n"
+    "exponent b, or [lo, hi]), element (per-layer outputs), statement, expect, experiment.\n";
+
+/* Judge a finished file again: its claims and the conjectures given (judge_help). */
+static int cmd_judge(int argc, char **argv, char *command_line)
+{
+    static const struct option longs[] = {
+        {"output", required_argument, 0, 'o'}, {"force", no_argument, 0, 'f'},
+        {"conjecture", required_argument, 0, 'c'}, {"conjectures", required_argument, 0, 'C'},
+        {"mutants", no_argument, 0, 'M'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+    };
+    const char *output = NULL, *file = NULL;
+    int force = 0, mutants = 0, n_lines = 0, c;
+    const char **lines = calloc((size_t)argc, sizeof *lines);
+    if (!lines)
+        return AR_EXIT_IO;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":o:fh", longs, NULL)) != -1) {
+        switch (c) {
+        case 'o': output = optarg; break;
+        case 'f': force = 1; break;
+        case 'c': lines[n_lines++] = optarg; break;
+        case 'C':
+            if (file) {
+                free(lines);
+                return bad_usage("%s", "judge: give --conjectures once (put every conjecture in that file)");
+            }
+            file = optarg;
+            break;
+        case 'M': mutants = 1; break;
+        case 'h': fputs(judge_help, stdout); free(lines); return 0;
+        default: free(lines); return option_error("judge: ", c, argv);
+        }
+    }
+    if (optind != argc - 1) {
+        free(lines);
+        return bad_usage("%s", "judge: give one result FILE");
+    }
+    const char *path = argv[optind];
+    /* FILE is never modified: a COPY that is FILE (by another name, a link) would be
+     * replaced by the copy, with --force or after the merge's own checks. */
+    struct stat file_st, copy_st;
+    if (output && stat(path, &file_st) == 0 && stat(output, &copy_st) == 0 && file_st.st_dev == copy_st.st_dev &&
+        file_st.st_ino == copy_st.st_ino) {
+        say("%s: -o COPY is FILE itself (%s); judge never modifies FILE: name another COPY", output, path);
+        free(lines);
+        return AR_EXIT_BAD_INPUT;
+    }
+    char err[AR_ERR_LEN];
+    ar_store *store = ar_store_open(path, 0, err);
+    if (!store) {
+        say("%s", err);
+        free(lines);
+        return AR_EXIT_BAD_INPUT;
+    }
+    const ar_spec *stored = ar_store_spec(store);
+    int status = AR_EXIT_OK;
+    for (int e = 0; e < stored->n_experiments && status == AR_EXIT_OK; ++e)
+        if (ar_store_done_count(store, e) < stored->experiments[e].n_points) {
+            say("%s: incomplete run (experiment %s has %ld of %ld points): judge needs every point (finish it with "
+                "--resume, or merge the shards)", path, stored->experiments[e].name, ar_store_done_count(store, e),
+                stored->experiments[e].n_points);
+            status = AR_EXIT_BAD_INPUT;
+        }
+    /* The file's spec, re-read so that conjectures can join it. */
+    ar_spec spec = {0};
+    if (status == AR_EXIT_OK &&
+        (ar_spec_load_text(stored->canonical, path, NULL, NULL, 0, &spec, err) != 0 ||
+         ar_spec_add_conjectures(&spec, path, file, lines, n_lines, err) != 0)) {
+        say("%s", err);
+        status = AR_EXIT_BAD_INPUT;
+    }
+    int n = status == AR_EXIT_OK ? ar_store_verdict_count(&spec) : 0;
+    ar_verdict_row *rows = status == AR_EXIT_OK ? calloc((size_t)(n ? n : 1), sizeof *rows) : NULL;
+    ar_mutant_row *mutant_rows = status == AR_EXIT_OK && mutants ? calloc((size_t)(n ? n : 1), sizeof *mutant_rows)
+                                                                 : NULL;
+    if (status == AR_EXIT_OK && (!rows || (mutants && !mutant_rows))) {
+        say("%s: out of memory", path);
+        status = AR_EXIT_IO;
+    }
+    if (status == AR_EXIT_OK && (ar_engine_verdicts(store, &spec, rows, err) < 0 ||
+                                 (mutants && ar_engine_mutants(store, &spec, mutant_rows, err) < 0))) {
+        say("%s", err);
+        status = AR_EXIT_BAD_INPUT;
+    }
+    ar_store_close(store);
+    if (status == AR_EXIT_OK && output) { /* the copy, made as a merge of one makes it */
+        ar_verdict_row *copied;
+        int n_copied;
+        ar_install_signal_handlers();
+        ar_status st = ar_engine_merge(output, &path, 1, command_line, force, &spec, &copied, &n_copied, err);
+        if (st != AR_OK) {
+            say("%s", err);
+            status = exit_status(st);
+        }
+        free(st == AR_OK ? copied : NULL);
+    }
+    if (status == AR_EXIT_OK) {
+        print_verdicts(stdout, rows, n);
+        if (mutants) {
+            printf("\n");
+            print_mutants(mutant_rows, n);
+        }
+        int undecided;
+        status = verdict_status(rows, n, &undecided);
+        printf("\njudged: %s%s%s\n", path, output ? ", copy with the conjectures: " : " (not modified)",
+               output ? output : "");
+        print_outcome(status, undecided);
+    }
+    free(rows);
+    free(mutant_rows);
+    if (spec.experiments || spec.canonical)
+        ar_spec_free(&spec);
+    free(lines);
+    return status;
 }
 
 static int cmd_verify(int argc, char **argv, char *command_line)
@@ -785,7 +933,8 @@ static int cmd_list(int argc, char **argv)
                        claims[c]->on_request ? " [only when listed]" : "");
         printf("\n");
     }
-    printf("experiment fields: name, simulator, trials (default 1000), claims, expect, and the parameters.\n");
+    printf("experiment fields: name, simulator, trials (default 1000), claims, expect, conjectures (your own\n"
+           "claims: `attnrank help judge` lists their fields), and the parameters.\n");
     return 0;
 }
 
@@ -844,7 +993,12 @@ static int cmd_info(int argc, char **argv)
             printf(" %s", x->sim->outputs[o].name);
         printf("\n  claims:");
         for (int k = 0; k < x->n_claims; ++k)
-            printf(" %s", x->claims[k]->id);
+            if (!x->claims[k]->conjecture)
+                printf(" %s", x->claims[k]->id);
+        for (int k = 0, listed = 0; k < x->n_claims; ++k)
+            if (x->claims[k]->conjecture)
+                printf("%s%s: %s", listed++ ? "\n               " : "\n  conjectures: ", x->claims[k]->id,
+                       x->claims[k]->formula);
         printf("\n");
     }
     ar_verdict_row *rows;
@@ -893,7 +1047,7 @@ static int cmd_merge(int argc, char **argv, char *command_line)
     char err[AR_ERR_LEN];
     ar_install_signal_handlers(); /* as a run: SIGINT/SIGTERM and a file-size limit leave no half-made file */
     ar_status merged = ar_engine_merge(output, (const char *const *)argv + optind, argc - optind, command_line,
-                                       force, &rows, &n_rows, err);
+                                       force, NULL, &rows, &n_rows, err);
     int status = exit_status(merged);
     if (status != AR_EXIT_OK) {
         say("%s", err);
@@ -1064,7 +1218,8 @@ static const char *command_help(const char *cmd)
     static const struct {
         const char *name, *text;
     } helps[] = {{"run", run_help},       {"verify", verify_help}, {"merge", merge_help}, {"plan", plan_help},
-                 {"report", report_help}, {"mutants", mutants_help}, {"info", info_help}, {"list", list_help}};
+                 {"report", report_help}, {"mutants", mutants_help}, {"info", info_help}, {"list", list_help},
+                 {"judge", judge_help}};
     for (size_t i = 0; i < sizeof helps / sizeof *helps; ++i)
         if (strcmp(cmd, helps[i].name) == 0)
             return helps[i].text;
@@ -1132,6 +1287,8 @@ static int dispatch(int argc, char **argv)
         status = cmd_info(argc - 1, argv + 1);
     else if (strcmp(cmd, "mutants") == 0)
         status = cmd_mutants(argc - 1, argv + 1);
+    else if (strcmp(cmd, "judge") == 0)
+        status = cmd_judge(argc - 1, argv + 1, command_line);
     else if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0)
         status = cmd_version();
     else if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {

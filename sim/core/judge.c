@@ -17,14 +17,20 @@ typedef struct claim_data {
     int has_axis, integer_output;
 } claim_data;
 
-static int load_claim(ar_store *store, int e, const ar_claim *claim, claim_data *d, char *err)
+static int load_claim(ar_store *store, const ar_spec *spec, int e, const ar_claim *claim, claim_data *d, char *err)
 {
-    const ar_experiment *x = &ar_store_spec(store)->experiments[e];
+    const ar_experiment *x = &spec->experiments[e];
     int output = claim->output; /* checked against the simulator by the registry */
     d->integer_output = x->sim->outputs[output].hist_max != NULL;
-    if (ar_store_read_summaries(store, e, output, claim->element, d->est, err) < 0 ||
-        ar_store_read_theory(store, e, claim, d->prediction, err) < 0)
+    if (ar_store_read_summaries(store, e, output, claim->element, d->est, err) < 0)
         return -1;
+    /* The current theory's predictions (a run stored the same in theory/; a judged
+     * conjecture has none stored). */
+    for (long p = 0; p < x->n_points; ++p) {
+        ar_point point;
+        ar_experiment_point(x, p, &point);
+        d->prediction[p] = ar_claim_predict(claim, &point);
+    }
     /* Lines along the claim's trend axis: points equal but for that coordinate (planes:
      * but for it and the versus axis). */
     int param = claim->trend_axis ? ar_sim_param_index(x->sim, claim->trend_axis) : -1;
@@ -106,9 +112,8 @@ static int implies(const ar_claim *tight, const double *f_tight, const ar_claim 
     return shared > 0;
 }
 
-int ar_engine_verdicts(ar_store *store, ar_verdict_row *rows, char *err)
+int ar_engine_verdicts(ar_store *store, const ar_spec *spec, ar_verdict_row *rows, char *err)
 {
-    const ar_spec *spec = ar_store_spec(store);
     int r = 0;
     for (int e = 0; e < spec->n_experiments; ++e) {
         const ar_experiment *x = &spec->experiments[e];
@@ -121,7 +126,7 @@ int ar_engine_verdicts(ar_store *store, ar_verdict_row *rows, char *err)
         }
         for (int k = 0; k < x->n_claims; ++k) {
             const ar_claim *claim = x->claims[k];
-            if (load_claim(store, e, claim, &d, err) < 0) {
+            if (load_claim(store, spec, e, claim, &d, err) < 0) {
                 free_claim_data(&d), free(predictions);
                 return -1;
             }
@@ -171,9 +176,8 @@ int ar_engine_verdicts(ar_store *store, ar_verdict_row *rows, char *err)
     return 0;
 }
 
-int ar_engine_mutants(ar_store *store, ar_mutant_row *rows, char *err)
+int ar_engine_mutants(ar_store *store, const ar_spec *spec, ar_mutant_row *rows, char *err)
 {
-    const ar_spec *spec = ar_store_spec(store);
     int r = 0;
     for (int e = 0; e < spec->n_experiments; ++e) {
         const ar_experiment *x = &spec->experiments[e];
@@ -185,7 +189,7 @@ int ar_engine_mutants(ar_store *store, ar_mutant_row *rows, char *err)
         }
         for (int k = 0; k < x->n_claims; ++k, ++r) {
             const ar_claim *claim = x->claims[k];
-            if (load_claim(store, e, claim, &d, err) < 0) {
+            if (load_claim(store, spec, e, claim, &d, err) < 0) {
                 free_claim_data(&d);
                 return -1;
             }

@@ -106,7 +106,7 @@ static const char *const *labels_of(const char *const *paths, int n, const char 
 }
 
 ar_status ar_engine_merge(const char *output, const char *const *paths, int n, const char *command_line, int force,
-                          ar_verdict_row **rows, int *n_rows, char *err)
+                          const ar_spec *judged, ar_verdict_row **rows, int *n_rows, char *err)
 {
     *rows = NULL;
     *n_rows = 0;
@@ -121,7 +121,7 @@ ar_status ar_engine_merge(const char *output, const char *const *paths, int n, c
     ar_run_options opt = {.output = output, .command_line = command_line, .force = force, .no_resume = 1};
     ar_run_plan plan = {0};
     char *partial = NULL;
-    if (status == AR_OK && (ar_plan_make(ar_store_spec(shards[0]), 1, &plan) < 0 ||
+    if (status == AR_OK && (ar_plan_make(judged ? judged : ar_store_spec(shards[0]), 1, &plan) < 0 ||
                             asprintf(&partial, "%s.partial", output) < 0)) {
         partial = NULL;
         snprintf(err, AR_ERR_LEN, "%s: out of memory", output);

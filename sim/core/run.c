@@ -206,7 +206,7 @@ ar_status ar_engine_finish(const ar_run_plan *plan, const ar_run_options *opt, a
     if (status == AR_OK && opt->shards <= 1) { /* a shard has no verdicts: its merge will */
         *n_rows = ar_store_verdict_count(spec);
         *rows_out = calloc((size_t)(*n_rows ? *n_rows : 1), sizeof **rows_out);
-        if (!*rows_out || ar_engine_verdicts(store, *rows_out, err) < 0 ||
+        if (!*rows_out || ar_engine_verdicts(store, ar_store_spec(store), *rows_out, err) < 0 ||
             ar_store_write_verdicts(store, *rows_out, *n_rows, err) < 0)
             status = AR_ERR_IO;
     }

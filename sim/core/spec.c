@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "attnrank/conjecture.h"
 #include "attnrank/store.h"
 #include "spec_source.h"
 
@@ -396,7 +397,7 @@ static int speaks_on_grid(const ar_claim *claim, const ar_experiment *exp)
     for (long p = 0; p < exp->n_points; ++p) {
         ar_point point;
         ar_experiment_point(exp, p, &point);
-        if (isfinite(claim->predict(&point)))
+        if (isfinite(ar_claim_predict(claim, &point)))
             return 1;
     }
     return 0;
@@ -439,6 +440,81 @@ static int read_expect(const context *c, ar_experiment *exp, const config_settin
             return fail(c->err, at, "expect", "%s %s", id,
                         exp->claims[k]->rule == AR_RULE_MEASURE ? "is a measurement: it can only be \"MEASURED\""
                                                                 : "gives a verdict: it cannot be \"MEASURED\"");
+    }
+    return 0;
+}
+
+/* One conjecture group as text fields with their places (conjecture.h builds it).
+ * `experiment` is a field only in judge's conjecture files. */
+static int conjecture_input(const context *c, const config_setting_t *g, int index, int allow_experiment,
+                            ar_conjecture_input *in)
+{
+    memset(in, 0, sizeof *in);
+    char at[128];
+    where(c, g, at, sizeof at);
+    if (!config_setting_is_group(g))
+        return fail(c->err, at, "conjectures", "element %d must be a group { id = ...; ... }, not %s", index + 1,
+                    type_name(config_setting_type(g)));
+    snprintf(in->where, sizeof in->where, "%s", at);
+    for (int i = 0; i < config_setting_length(g); ++i) {
+        const config_setting_t *s = config_setting_get_elem(g, (unsigned)i);
+        const char *key = config_setting_name(s);
+        where(c, s, at, sizeof at);
+        int f = ar_conjecture_field_parse(key);
+        if (f < 0 || (f == AR_CONJ_EXPERIMENT && !allow_experiment))
+            return fail(c->err, at, "conjectures", "unknown field '%s' (id, output, rule, prediction, where, "
+                        "tolerance, along, versus, rate, element, statement, expect%s)", key,
+                        allow_experiment ? ", experiment" : "");
+        snprintf(in->at[f], sizeof in->at[f], "%s", at);
+        int type = config_setting_type(s);
+        int numeric = f == AR_CONJ_TOLERANCE || f == AR_CONJ_ELEMENT || f == AR_CONJ_RATE;
+        if (type == CONFIG_TYPE_STRING && !numeric) {
+            in->value[f] = config_setting_get_string(s);
+        } else if (numeric && is_number(s)) {
+            snprintf(in->number[f], sizeof in->number[f], "%.17g", number_of(s));
+            in->value[f] = in->number[f];
+        } else if (f == AR_CONJ_RATE && (type == CONFIG_TYPE_ARRAY || type == CONFIG_TYPE_LIST) &&
+                   config_setting_length(s) == 2 && is_number(config_setting_get_elem(s, 0)) &&
+                   is_number(config_setting_get_elem(s, 1))) {
+            snprintf(in->number[f], sizeof in->number[f], "%.17g, %.17g", number_of(config_setting_get_elem(s, 0)),
+                     number_of(config_setting_get_elem(s, 1)));
+            in->value[f] = in->number[f];
+        } else {
+            return fail(c->err, at, key, "must be %s, not %s",
+                        f == AR_CONJ_RATE ? "a number or [lo, hi]" : numeric ? "a number" : "a string",
+                        type_name(type));
+        }
+    }
+    return 0;
+}
+
+/* Adds a built conjecture to the experiment's claims. */
+static int add_conjecture(const context *c, ar_experiment *exp, const ar_conjecture_input *in)
+{
+    if (exp->n_claims == AR_MAX_CLAIMS)
+        return fail(c->err, in->where, "conjectures", "at most %d claims and conjectures per experiment",
+                    AR_MAX_CLAIMS);
+    const ar_claim *claim;
+    ar_verdict expect;
+    if (ar_conjecture_build(in, exp, &claim, &expect, c->err))
+        return -1;
+    exp->claims[exp->n_claims] = claim;
+    exp->expect[exp->n_claims++] = expect;
+    return 0;
+}
+
+static int read_conjectures(const context *c, ar_experiment *exp, const config_setting_t *list)
+{
+    char at[128];
+    where(c, list, at, sizeof at);
+    int type = config_setting_type(list);
+    if (type != CONFIG_TYPE_LIST && !(type == CONFIG_TYPE_ARRAY && config_setting_length(list) == 0))
+        return fail(c->err, at, "conjectures", "must be a list ( { ... }, ... ) of groups, not %s", type_name(type));
+    for (int i = 0; i < config_setting_length(list); ++i) {
+        ar_conjecture_input in;
+        if (conjecture_input(c, config_setting_get_elem(list, (unsigned)i), i, 0, &in) ||
+            add_conjecture(c, exp, &in))
+            return -1;
     }
     return 0;
 }
@@ -550,7 +626,8 @@ static int read_experiment(const context *c, const config_setting_t *g, ar_exper
         const config_setting_t *s = config_setting_get_elem(g, (unsigned)i);
         const char *key = config_setting_name(s);
         where(c, s, at, sizeof at);
-        if (strcmp(key, "name") == 0 || strcmp(key, "simulator") == 0 || strcmp(key, "expect") == 0)
+        if (strcmp(key, "name") == 0 || strcmp(key, "simulator") == 0 || strcmp(key, "expect") == 0 ||
+            strcmp(key, "conjectures") == 0) /* read once the grid is known */
             continue;
         if (strcmp(key, "trials") == 0) {
             if (config_setting_type(s) != CONFIG_TYPE_INT && config_setting_type(s) != CONFIG_TYPE_INT64)
@@ -593,9 +670,6 @@ static int read_experiment(const context *c, const config_setting_t *g, ar_exper
     exp->n_points = (long)points;
     if (!exp->claims_listed)
         default_claims(exp);
-    const config_setting_t *expect = config_setting_get_member(g, "expect");
-    if (expect && read_expect(c, exp, expect))
-        return -1;
 
     /* Cross-field rules, point by point, blaming the field the simulator names. */
     char why[256];
@@ -610,6 +684,13 @@ static int read_experiment(const context *c, const config_setting_t *g, ar_exper
             return fail(c->err, field_at, exp->sim->params[bad].name, "%s (experiment %s)", why, exp->name);
         }
     }
+    /* Conjectures are evaluated at every point: after the points are known valid. */
+    const config_setting_t *conjectures = config_setting_get_member(g, "conjectures");
+    if (conjectures && read_conjectures(c, exp, conjectures))
+        return -1;
+    const config_setting_t *expect = config_setting_get_member(g, "expect");
+    if (expect && read_expect(c, exp, expect))
+        return -1;
     return 0;
 }
 
@@ -643,9 +724,18 @@ static char *canonical_text(const ar_spec *spec)
         fprintf(f, "  {\n    name = \"%s\";\n    simulator = \"%s\";\n    trials = %ld;\n", x->name,
                 x->sim->name, x->trials);
         fprintf(f, "    claims = [");
-        for (int k = 0; k < x->n_claims; ++k)
-            fprintf(f, "%s\"%s\"", k ? ", " : "", x->claims[k]->id);
-        fprintf(f, "];\n    expect = {");
+        for (int k = 0, listed = 0; k < x->n_claims; ++k)
+            if (!x->claims[k]->conjecture)
+                fprintf(f, "%s\"%s\"", listed++ ? ", " : "", x->claims[k]->id);
+        fprintf(f, "];\n");
+        for (int k = 0, listed = 0; k < x->n_claims; ++k)
+            if (x->claims[k]->conjecture) {
+                fprintf(f, "%s      ", listed++ ? ",\n" : "    conjectures = (\n");
+                ar_conjecture_write(f, x->claims[k]);
+                if (k + 1 == x->n_claims)
+                    fprintf(f, "\n    );\n");
+            }
+        fprintf(f, "    expect = {");
         for (int k = 0; k < x->n_claims; ++k)
             fprintf(f, " %s = \"%s\";", x->claims[k]->id, ar_verdict_name(x->expect[k]));
         fprintf(f, " };\n");
@@ -854,6 +944,9 @@ void ar_spec_free(ar_spec *spec)
     for (int e = 0; spec->experiments && e < spec->n_experiments; ++e) {
         ar_experiment *x = &spec->experiments[e];
         free(x->name);
+        for (int k = 0; k < x->n_claims; ++k)
+            if (x->claims[k]->conjecture)
+                ar_conjecture_free(x->claims[k]);
         for (int a = 0; a < x->n_axes; ++a)
             free(x->axes[a].values);
     }
@@ -865,18 +958,149 @@ void ar_spec_free(ar_spec *spec)
     memset(spec, 0, sizeof *spec);
 }
 
-int ar_spec_scale_trials(ar_spec *spec, double factor)
+/* The experiment a judged conjecture speaks about: the one it names, else the only one
+ * whose simulator has its output. */
+static ar_experiment *conjecture_experiment(const context *c, ar_spec *spec, const ar_conjecture_input *in)
 {
+    const char *name = in->value[AR_CONJ_EXPERIMENT], *output = in->value[AR_CONJ_OUTPUT];
+    char names[512] = "";
+    ar_experiment *found = NULL;
     for (int e = 0; e < spec->n_experiments; ++e) {
-        long t = lround(spec->experiments[e].trials * factor);
-        spec->experiments[e].trials = t < 2 ? 2 : t > MAX_TRIALS ? MAX_TRIALS : t;
+        ar_experiment *x = &spec->experiments[e];
+        size_t used = strlen(names);
+        snprintf(names + used, sizeof names - used, "%s%s", used ? ", " : "", x->name);
+        if (name) {
+            if (!strcmp(x->name, name))
+                return x;
+            continue;
+        }
+        for (int o = 0; output && o < x->sim->n_outputs; ++o)
+            if (!strcmp(x->sim->outputs[o].name, output)) {
+                if (found) {
+                    fail(c->err, in->where, "experiment", "experiments %s and %s both have output %s: say which, "
+                         "experiment = NAME", found->name, x->name, output);
+                    return NULL;
+                }
+                found = x;
+            }
     }
+    if (name)
+        fail(c->err, in->at[AR_CONJ_EXPERIMENT], "experiment", "no experiment '%s' in %s (its experiments: %s)", name,
+             c->label, names);
+    else if (!output)
+        fail(c->err, in->where, "output", "missing: which output the conjecture is about");
+    else if (!found)
+        fail(c->err, in->at[AR_CONJ_OUTPUT], "output", "unknown output '%s': no experiment of %s has it (its "
+             "experiments: %s)", output, c->label, names);
+    return found;
+}
+
+static int add_judged(const context *c, ar_spec *spec, const ar_conjecture_input *in)
+{
+    ar_experiment *x = conjecture_experiment(c, spec, in);
+    return x ? add_conjecture(c, x, in) : -1;
+}
+
+/* A conjecture file: `conjectures = ( { experiment = "..."; id = ...; }, ... );`. */
+static int add_conjecture_file(ar_spec *spec, const char *path, const char *file_label, char *err)
+{
+    char *text, why[AR_ERR_LEN / 2];
+    size_t len;
+    if (ar_spec_read_file(path, "the conjecture file", AR_SPEC_MAX_BYTES, &text, &len, why, sizeof why))
+        return fail(err, path, NULL, "%s", why);
+    if (len > AR_SPEC_MAX_BYTES) {
+        free(text);
+        return fail(err, path, NULL, "larger than %d bytes: not a conjecture file", AR_SPEC_MAX_BYTES);
+    }
+    /* @include names are relative to the file's folder, as in a spec (ar_spec_load). */
+    char *dir = strdup(path);
+    if (!dir) {
+        free(text);
+        return fail(err, path, NULL, "out of memory");
+    }
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    ar_spec_source src;
+    config_t cfg;
+    config_init(&cfg);
+    context c = {file_label, &src, err};
+    int status = -1;
+    if (ar_spec_source_read(&src, text, path, slash ? dir : ".")) {
+        fail_source(err, &src);
+    } else if (!config_read_string(&cfg, src.text)) {
+        char at[512];
+        ar_spec_source_locate(&src, config_error_line(&cfg), at, sizeof at);
+        fail(err, at, NULL, "%s (not a valid libconfig file)", config_error_text(&cfg));
+    } else {
+        config_setting_t *root = config_root_setting(&cfg);
+        const config_setting_t *list = config_setting_get_member(root, "conjectures");
+        char at[128];
+        status = 0;
+        for (int i = 0; status == 0 && i < config_setting_length(root); ++i) {
+            const config_setting_t *s = config_setting_get_elem(root, (unsigned)i);
+            if (strcmp(config_setting_name(s), "conjectures") != 0) {
+                where(&c, s, at, sizeof at);
+                status = fail(err, at, config_setting_name(s), "unknown field: a conjecture file holds only "
+                              "conjectures = ( { experiment = \"...\"; id = ...; ... }, ... );");
+            }
+        }
+        int type = list ? config_setting_type(list) : CONFIG_TYPE_NONE;
+        if (status == 0 && type != CONFIG_TYPE_LIST) {
+            if (list)
+                where(&c, list, at, sizeof at);
+            status = fail(err, list ? at : path, "conjectures", list ? "must be a list ( { ... }, ... ) of groups"
+                                                                     : "missing: the file states no conjectures");
+        }
+        for (int i = 0; status == 0 && i < config_setting_length(list); ++i) {
+            ar_conjecture_input in;
+            status = conjecture_input(&c, config_setting_get_elem(list, (unsigned)i), i, 1, &in) ||
+                     add_judged(&c, spec, &in) ? -1 : 0;
+        }
+    }
+    config_destroy(&cfg);
+    ar_spec_source_free(&src);
+    free(text);
+    free(dir);
+    return status;
+}
+
+static int recompute_canonical(ar_spec *spec)
+{
     free(spec->canonical);
     spec->canonical = canonical_text(spec);
     if (!spec->canonical)
         return -1;
     spec->hash = ar_hash_bytes(0, spec->canonical, strlen(spec->canonical));
     return 0;
+}
+
+int ar_spec_add_conjectures(ar_spec *spec, const char *result_label, const char *path, const char *const *lines,
+                            int n_lines, char *err)
+{
+    if (path && add_conjecture_file(spec, path, result_label, err))
+        return -1;
+    for (int i = 0; i < n_lines; ++i) {
+        char label[64], *copy = strdup(lines[i]);
+        snprintf(label, sizeof label, "--conjecture %d", i + 1);
+        context c = {result_label, NULL, err};
+        ar_conjecture_input in;
+        int st = !copy ? fail(err, label, NULL, "out of memory")
+                       : ar_conjecture_parse_line(copy, label, &in, err) || add_judged(&c, spec, &in) ? -1 : 0;
+        free(copy);
+        if (st)
+            return -1;
+    }
+    return recompute_canonical(spec) ? fail(err, result_label, NULL, "out of memory") : 0;
+}
+
+int ar_spec_scale_trials(ar_spec *spec, double factor)
+{
+    for (int e = 0; e < spec->n_experiments; ++e) {
+        long t = lround(spec->experiments[e].trials * factor);
+        spec->experiments[e].trials = t < 2 ? 2 : t > MAX_TRIALS ? MAX_TRIALS : t;
+    }
+    return recompute_canonical(spec);
 }
 
 int ar_experiment_axis_of(const ar_experiment *exp, int param)

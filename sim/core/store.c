@@ -180,6 +180,21 @@ static int read_attr_integer(hid_t obj, const char *name, hid_t mem, void *out, 
 /* ---- layout --------------------------------------------------------------------- */
 /* Every function below closes what it opened on every path, success or failure. */
 
+/* The c-th claim with a theory/ dataset in experiment x: every registered claim of its
+ * simulator, then the experiment's conjectures; NULL past the last. */
+static const ar_claim *theory_claim(const ar_experiment *x, int c)
+{
+    int count;
+    const ar_claim *const *claims = ar_claims_all(&count);
+    for (int i = 0; i < count; ++i)
+        if (claims[i]->sim == x->sim && c-- == 0)
+            return claims[i];
+    for (int k = 0; k < x->n_claims; ++k)
+        if (x->claims[k]->conjecture && c-- == 0)
+            return x->claims[k];
+    return NULL;
+}
+
 static void axis_dims(const ar_experiment *x, hsize_t *dims)
 {
     for (int a = 0; a < x->n_axes; ++a)
@@ -649,15 +664,17 @@ static int check_experiment(const ar_store *s, hid_t g, const ar_experiment *x, 
         if (st < 0)
             return -1;
     }
-    int count, st = 0;
-    const ar_claim *const *claims = ar_claims_all(&count);
+    int st = 0;
     dataset_shape grid = grid_shape(x, VALUE_DOUBLE), done = grid_shape(x, VALUE_FLAG);
     char sub[640];
     snprintf(sub, sizeof sub, "%stheory/", group);
     hid_t tg = open_group(s, g, group, "theory", err);
-    for (int c = 0; tg >= 0 && st == 0 && c < count; ++c)
-        if (claims[c]->sim == x->sim)
-            st = check_one(s, tg, sub, &grid, claims[c]->id, err);
+    for (int c = 0; tg >= 0 && st == 0; ++c) {
+        const ar_claim *claim = theory_claim(x, c);
+        if (!claim)
+            break;
+        st = check_one(s, tg, sub, &grid, claim->id, err);
+    }
     if (tg >= 0)
         H5Gclose(tg);
     return tg < 0 || st < 0 ? -1 : check_one(s, g, group, &done, "done", err);
@@ -781,25 +798,24 @@ static int create_theory(hid_t group, const ar_experiment *x, const hid_t *scale
     hid_t tg = make_group(group, "theory");
     if (tg < 0)
         return -1;
-    int count;
-    const ar_claim *const *claims = ar_claims_all(&count);
     hsize_t dims[AR_MAX_PARAMS];
     axis_dims(x, dims);
     double *values = malloc((size_t)x->n_points * sizeof *values);
     int ok = values != NULL;
-    for (int c = 0; ok && c < count; ++c) {
-        const ar_claim *claim = claims[c];
-        if (claim->sim != x->sim)
-            continue;
+    for (int c = 0; ok; ++c) {
+        const ar_claim *claim = theory_claim(x, c);
+        if (!claim)
+            break;
         for (long p = 0; p < x->n_points; ++p) {
             ar_point point;
             ar_experiment_point(x, p, &point);
-            values[p] = claim->predict(&point);
+            values[p] = ar_claim_predict(claim, &point);
         }
         hid_t ds = make_dataset(tg, claim->id, H5T_NATIVE_DOUBLE, x->n_axes, dims, NULL, claim->statement);
         ok = ds >= 0 && H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values) >= 0 &&
              attach_scales(ds, x, scales) == 0 && attr_string(ds, "formula", claim->formula) == 0 &&
-             attr_string(ds, "output", x->sim->outputs[claim->output].name) == 0;
+             attr_string(ds, "output", x->sim->outputs[claim->output].name) == 0 &&
+             attr_string(ds, "kind", claim->conjecture ? "conjecture" : "claim") == 0;
         if (ds >= 0)
             H5Dclose(ds);
     }

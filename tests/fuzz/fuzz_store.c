@@ -285,7 +285,7 @@ static void read_everything(void)
     const char *const shards[1] = {path};
     rows = NULL;
     unlink(merged);
-    if (ar_engine_merge(merged, shards, 1, "fuzz", 1, &rows, &n, err) == AR_OK)
+    if (ar_engine_merge(merged, shards, 1, "fuzz", 1, NULL, &rows, &n, err) == AR_OK)
         free(rows);
     else if (strchr(err, '\n'))
         abort();

@@ -2,8 +2,8 @@
 # run_fuzz.sh FUZZER TARGET SOURCE_ROOT SECONDS
 # Replays every saved crash input of TARGET (tests/fuzz/regressions/TARGET/), then fuzzes
 # for SECONDS from the seed corpus (the specs under runs/; for the store they become the
-# stored spec of a result file). A new crash input is copied into regressions/ and fails
-# the test.
+# stored spec of a result file; for expressions, a few formulas). A new crash input is
+# copied into regressions/ and fails the test.
 set -uo pipefail
 fuzzer=$1 target=$2 root=$3 seconds=$4
 regressions="$root/tests/fuzz/regressions/$target"
@@ -17,6 +17,7 @@ if compgen -G "$regressions/*" >/dev/null; then
 fi
 
 mkdir -p "$work/corpus"
+options=()
 if [ "$target" = spec ]; then
   cp "$root"/runs/*.cfg "$root"/runs/cluster/*.cfg "$work/corpus/"
   # includes (fuzz_spec.c makes the files they name) and an override after a NUL byte
@@ -24,6 +25,18 @@ if [ "$target" = spec ]; then
   printf 'seed = 1;\n @include "self.cfg"\n@include "open.cfg"\n@include "empty.cfg"\n@include "sub"\n' \
     >"$work/corpus/include-bad"
   printf 'seed = 1;\nexperiments = (\n@include "a.cfg"\n);\n\000a.n=[8, 4294967304]; seed=2' >"$work/corpus/set"
+elif [ "$target" = expression ]; then # formulas as conjectures write them, one a file
+  i=0
+  for formula in '0.6 * n + 2' 'd_h >= 4' '2' '(1 - 1/e) * n + 1' 'sqrt(n) / d_h' \
+    'n > 8 && d_h <= 4 ? 1 : 0' 'min(n, 2 * d_h, 64) - max(log2(n), ln(pi))' \
+    'floor(0.5 * n) + ceil(rho) * sign(-sigma) + round(tau^-1)' 'abs(d - n) / log10(100) <= exp(1)' \
+    'n != 4 || (d_h == 2 && weights)' 'x(1, 2), "s" = 1e999'; do
+    printf '%s' "$formula" >"$work/corpus/formula-$i"
+    i=$((i + 1))
+  done
+  # muparser has no coverage instrumentation: its tokens guide the mutations instead;
+  # inputs reach past the 1000-character limit
+  options=(-dict="$root/tests/fuzz/expression.dict" -max_len=1100)
 else # four bytes (format version, stale or fresh hash), then a spec as the stored one
   for cfg in "$root"/runs/*.cfg "$root"/runs/cluster/*.cfg; do
     { printf '\002\001\000\000'; cat "$cfg"; } >"$work/corpus/$(basename "$cfg")"
@@ -40,7 +53,7 @@ else # four bytes (format version, stale or fresh hash), then a spec as the stor
 fi
 
 "$fuzzer" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 -artifact_prefix="$work/" \
-  -print_final_stats=1 "$work/corpus" 2>"$work/log"
+  -print_final_stats=1 "${options[@]}" "$work/corpus" 2>"$work/log"
 status=$?
 grep -E "stat::number_of_executed_units|stat::peak_rss_mb|cov:" "$work/log" | tail -3
 if [ $status -ne 0 ]; then

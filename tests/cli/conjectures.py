@@ -1,0 +1,737 @@
+#!/usr/bin/python3
+"""CLI tests of conjectures: claims a user states in a spec's experiment or on
+`attnrank judge`'s command line, judged by the verdict machinery of the built-in claims.
+
+usage: conjectures.py ATTNRANK CASE     (meson registers one test per case)
+"""
+import math
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+import h5py
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import test_cli  # noqa: E402
+from test_cli import check, digest, h5diff_groups, one_line_error, run, same_datasets, write  # noqa: E402
+
+# ---- helpers ------------------------------------------------------------------------
+
+
+def table(stdout):
+    """The verdict table's rows, as printed (header to the first blank line)."""
+    lines = stdout.splitlines()
+    check(lines and lines[0].startswith("claim "), f"no verdict table: {stdout[:500]}")
+    end = lines.index("") if "" in lines else len(lines)
+    return lines[1:end]
+
+
+def statements(stdout):
+    """The `claims:` section below the table."""
+    lines = stdout.splitlines()
+    start = lines.index("claims:")
+    end = lines.index("", start) if "" in lines[start:] else len(lines)
+    return lines[start + 1:end]
+
+
+def rows_of(stdout):
+    """Printed verdict rows by (claim, experiment)."""
+    return {(line.split()[0], line.split()[1]): line for line in table(stdout)}
+
+
+def mutant_rows(stdout):
+    """The mutant table's rows by (claim, experiment): the words after the claim."""
+    lines = stdout.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("mutants: "))
+    check(lines[start + 1].startswith("claim "), f"mutant table header: {lines[start + 1]}")
+    out = {}
+    for line in lines[start + 2:]:
+        if not line.strip():
+            break
+        words = line.split()
+        out[(words[0], words[1])] = words[1:]
+    return out
+
+
+def verdict_rows(path):
+    with h5py.File(path, "r") as f:
+        return {(r["claim"].decode(), r["experiment"].decode()): r for r in f["verdicts"][...]}
+
+
+def same_number(a, b, ulps=0):
+    """a == b (NaN equal to NaN), or within `ulps` units in the last place."""
+    a, b = float(a), float(b)
+    if math.isnan(a) or math.isnan(b):
+        return math.isnan(a) and math.isnan(b)
+    if a == b:
+        return True
+    return ulps > 0 and abs(a - b) <= ulps * math.ulp(max(abs(a), abs(b)))
+
+
+def refused_run(tmp, spec, *parts):
+    """run SPEC: exit 2, one line holding every part, no output nor partial file left."""
+    out = f"{tmp}/refused.h5"
+    proc = run(["run", spec, "-o", out, "-q"], expect=2, timeout=120)
+    one_line_error(proc, *parts)
+    left = [f for f in os.listdir(tmp) if f.startswith("refused.h5")]
+    check(not left, f"{spec}: left behind: {left}")
+    return proc
+
+
+def refused_judge(args, *parts):
+    proc = run(["judge", *args], expect=2, timeout=120)
+    one_line_error(proc, *parts)
+    return proc
+
+
+def quoted(value):
+    """A value as libconfig writes it: numbers bare, strings quoted and escaped, lists."""
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(quoted(v) for v in value) + "]"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def group(fields):
+    """A conjecture as one libconfig group, on one line."""
+    return "{ " + " ".join(f"{k} = {quoted(v)};" for k, v in fields.items()) + " }"
+
+
+def line_of(fields):
+    """The same conjecture as judge's --conjecture text (a list value as [lo, hi])."""
+    def text(v):
+        if isinstance(v, (list, tuple)):
+            return "[" + ", ".join(text(x) for x in v) + "]"
+        return str(v)
+    return "; ".join(f"{k}={text(v)}" for k, v in fields.items())
+
+
+def start_run(spec, out, extra=()):
+    return subprocess.Popen([test_cli.EXE, "run", spec, "-o", out, "-q", *extra], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def interrupted(spec, out, delays):
+    """Starts a run of spec and sends it SIGTERM after each delay in turn (seconds) until
+    one lands mid-run. Returns that run's stderr (exit 143, out.partial left)."""
+    for delay in delays:
+        for path in (out, out + ".partial"):
+            if os.path.exists(path):
+                os.remove(path)
+        proc = start_run(spec, out)
+        time.sleep(delay)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=300)
+        if proc.returncode == 143:
+            check(os.path.exists(out + ".partial") and not os.path.exists(out),
+                  f"SIGTERM left no partial file: {os.listdir(os.path.dirname(out))}")
+            return err
+        check(proc.returncode in (0, 1, 4), f"run under SIGTERM: exit {proc.returncode}: {err}")
+    raise test_cli.Failure(f"no SIGTERM landed mid-run (after {delays} s)")
+
+
+# ---- 1. built-in claims restated as conjectures -------------------------------------------
+
+# Each experiment lists one built-in claim and restates it as a conjecture on the same
+# grid. H1 speaks wherever the inputs are orthonormal and the weights independent (the
+# defaults here); H3 only at d_h = 1 (the grid also has d_h > 1), with its rel_tol 0.05;
+# S4's limit 1 + s^2/m^2 along n at rate 1, tolerance 0.01, for exponential entries
+# (m = s = 1: the limit is 2) and uniform ones (m = 1/2, s = 1/sqrt(12): 4/3); M2bound
+# speaks where norm = none, value = identity and the mask has a spanning tree (a window
+# with w >= 1): choice parameters, fixed by the experiment.
+RESTATED_EXPERIMENTS = [
+    ('name = "hard"; simulator = "hardmax_rank"; trials = 400; n = [8, 16, 32]; d_h = [1, 2, 8]; '
+     'claims = ["H1", "H3"];',
+     [("H1", {"id": "cH1", "output": "argmax_rank", "rule": "upper_bound", "prediction": "(1 - exp(-1)) * n + 1"}),
+      ("H3", {"id": "cH3", "output": "argmax_rank", "rule": "equality", "prediction": "2 - 2^(1 - n)",
+              "where": "d_h == 1", "tolerance": 0.05})]),
+    ('name = "spec"; simulator = "markov_spectrum"; trials = 60; entries = "exponential"; '
+     'n = [16, 32, 64, 128]; claims = ["S4"];',
+     [("S4", {"id": "cS4", "output": "stable_rank", "rule": "limit", "prediction": "2", "tolerance": 0.01,
+              "along": "n", "rate": 1})]),
+    ('name = "spec_u"; simulator = "markov_spectrum"; trials = 60; entries = "uniform"; '
+     'n = [16, 32, 64, 128]; claims = ["S4"];',
+     [("S4", {"id": "cS4u", "output": "stable_rank", "rule": "limit", "prediction": "4/3", "tolerance": 0.01,
+              "along": "n", "rate": 1})]),
+    ('name = "masks"; simulator = "mask_dynamics"; trials = 30; mask = "window"; value = "identity"; norm = "none"; '
+     'layers = 30; n = [8, 16]; w = [1, 2]; claims = ["M2bound"];',
+     [("M2bound", {"id": "cM2", "output": "bound_ratio", "rule": "every_trial", "prediction": "1"})]),
+]
+
+# Where the conjecture's formula is the claim's C expression in the same order, the
+# predictions are the same doubles. For uniform entries S4 computes r = (1/sqrt(12))/0.5
+# and 1 + r*r, which is 4/3 only to a few ulps: there predictions, and what is computed
+# from them (the resolution's factors), are compared to 4 ulps.
+ULPS = {"cS4u": 4}
+
+
+def restated_spec(with_conjectures):
+    parts = []
+    for fields, restated in RESTATED_EXPERIMENTS:
+        body = fields
+        if with_conjectures:
+            body += "\n    conjectures = (\n      " + ",\n      ".join(group(c) for _, c in restated) + "\n    );"
+        parts.append("  { " + body + " }")
+    return "seed = 17;\nexperiments = (\n" + ",\n".join(parts) + "\n);\n"
+
+
+def case_restated_identical(tmp):
+    """H1, H3, S4 and M2bound restated as conjectures: the same verdict, estimate,
+    interval, deciding point and resolution as the claim, in the run's /verdicts and
+    table, in judge's mutants, and when the conjectures come to judge as strings."""
+    spec = write(f"{tmp}/restated.cfg", restated_spec(True))
+    out = f"{tmp}/restated.h5"
+    proc = run(["run", spec, "-o", out, "-q"])
+    check(proc.returncode in (0, 1, 4), f"run: exit {proc.returncode}: {proc.stderr}")
+    ran = proc.stdout
+    printed = rows_of(ran)
+    stored = verdict_rows(out)
+    pairs = [(claim, c["id"], fields.split('"')[1]) for fields, restated in RESTATED_EXPERIMENTS
+             for claim, c in restated]
+    for claim, conj, exp in pairs:
+        a, b = stored[(claim, exp)], stored[(conj, exp)]
+        what = f"{claim} and {conj} in {exp}"
+        ulps = ULPS.get(conj, 0)
+        for field in ("verdict", "point", "resolution", "resolution_kind", "trials", "points", "loose", "rule_kind"):
+            check(a[field] == b[field], f"{what}: {field} {a[field]!r} != {b[field]!r}")
+        for field in ("estimate", "ci_lo", "ci_hi"):  # the same data, the same arithmetic
+            check(same_number(a[field], b[field]), f"{what}: {field} {a[field]!r} != {b[field]!r}")
+        for field in ("prediction", "resolution_value", "resolution_lo", "resolution_hi"):
+            check(same_number(a[field], b[field], ulps), f"{what}: {field} {a[field]!r} != {b[field]!r}")
+        with h5py.File(out, "r") as f:
+            t_claim, t_conj = f[f"{exp}/theory/{claim}"][...], f[f"{exp}/theory/{conj}"][...]
+            check(f[f"{exp}/theory/{conj}"].attrs["kind"] == "conjecture", f"{conj}: theory kind")
+        check(np.array_equal(np.isnan(t_claim), np.isnan(t_conj)), f"{what}: the theory speaks at other points")
+        check(all(same_number(x, y, ulps) for x, y in zip(t_claim.ravel(), t_conj.ravel())),
+              f"{what}: theory values differ: {t_claim} {t_conj}")
+        resolution = a["resolution"].decode()
+        for key in ((claim, exp), (conj, exp)):
+            check(f"  {resolution} " in printed[key], f"{key}: printed resolution is not {resolution!r}: {printed[key]}")
+            for word in (a["verdict"].decode(), a["point"].decode()):
+                check(word in printed[key], f"{key}: {word!r} not printed: {printed[key]}")
+    # judge --mutants: the same verdict table as the run, and the same mutant cells.
+    before = digest(out)
+    judged = run(["judge", out, "--mutants"])
+    check(judged.returncode == proc.returncode, f"judge exit {judged.returncode}, run {proc.returncode}")
+    check(table(judged.stdout) == table(ran), f"judge's table differs from run's:\n{judged.stdout}\n{ran}")
+    mutants = mutant_rows(judged.stdout)
+    for claim, conj, exp in pairs:
+        m_claim, m_conj = mutants[(claim, exp)], mutants[(conj, exp)]
+        check(m_claim == m_conj, f"{claim}/{conj} in {exp}: mutants {m_claim} != {m_conj}")
+        check(len(m_claim) > 3 and ":" in m_claim[2], f"{claim}: no mutant cells: {m_claim}")
+    check(digest(out) == before, "judge modified the file")
+    # The claims alone, then the conjectures given to judge as --conjecture strings.
+    plain = write(f"{tmp}/plain.cfg", restated_spec(False))
+    claims_only = f"{tmp}/claims_only.h5"
+    proc2 = run(["run", plain, "-o", claims_only, "-q"])
+    check(proc2.returncode in (0, 1, 4), f"run: exit {proc2.returncode}: {proc2.stderr}")
+    # conjectures do not change what is simulated
+    with h5py.File(out, "r") as a, h5py.File(claims_only, "r") as b:
+        for fields, _ in RESTATED_EXPERIMENTS:
+            exp = fields.split('"')[1]
+            for name in a[exp]:
+                if name != "theory" and isinstance(a[exp][name], h5py.Group):
+                    for ds in a[exp][name]:
+                        check(a[exp][name][ds][()].tobytes() == b[exp][name][ds][()].tobytes(),
+                              f"/{exp}/{name}/{ds} differs with the conjectures")
+    renamed = {}
+    args = []
+    for fields, restated in RESTATED_EXPERIMENTS:
+        exp = fields.split('"')[1]
+        for _, c in restated:
+            new = dict(c)
+            new["id"] = "j" + c["id"][1:]  # same length: the same column widths
+            renamed[c["id"]] = new["id"]
+            new["experiment"] = exp
+            args += ["--conjecture", line_of(new)]
+    proc3 = run(["judge", claims_only, *args])
+    check(proc3.returncode == proc.returncode, f"judge exit {proc3.returncode}, run {proc.returncode}")
+
+    def rename(line):
+        for old, new in renamed.items():
+            line = re.sub(rf"\b{re.escape(old)}\b", new, line)
+        return line
+    want = [rename(line) for line in table(ran)]
+    check(table(proc3.stdout) == want, "judge with --conjecture strings printed other lines than the run:\n"
+          + "\n".join(table(proc3.stdout)) + "\n--- run:\n" + "\n".join(want))
+    check(statements(proc3.stdout) == [rename(line) for line in statements(ran)], "statements differ")
+
+
+# ---- 2. bad conjectures ------------------------------------------------------------
+
+# Spec of the bad-conjecture cases and the finished file judge is given: the conjecture
+# under test goes into the experiment named by its case, on a line of its own.
+BAD_EXPERIMENTS = {
+    "h": 'name = "h"; simulator = "hardmax_rank"; trials = 20; n = [8, 16]; d_h = [2, 8];',
+    "m": 'name = "m"; simulator = "markov_spectrum"; trials = 5; spectrum = "top2"; n = [8, 16, 32];',
+    "m2": 'name = "m2"; simulator = "markov_spectrum"; trials = 5; spectrum = "top2"; entries = "uniform"; '
+          'n = [8, 16, 32];',
+    "k": 'name = "k"; simulator = "mask_dynamics"; trials = 5; n = [8, 16]; layers = 10;',
+}
+GOOD = {"id": "ok1", "output": "argmax_rank", "rule": "upper_bound", "prediction": "n"}
+
+
+def bad_spec(experiment, conjecture_text):
+    """The spec with GOOD in h (line 4) and the conjecture under test on line 6 of its
+    experiment's block. Returns (text, line of the conjecture)."""
+    lines = ["seed = 5;", "experiments = ("]
+    at = None
+    for name, fields in BAD_EXPERIMENTS.items():
+        lines.append(f"  {{ {fields}")
+        conj = []
+        if name == "h":
+            conj.append(group(GOOD))
+        if name == experiment:
+            conj.append(conjecture_text)
+        if conj:
+            lines.append("    conjectures = (")
+            for i, c in enumerate(conj):
+                lines.append("      " + c + ("," if i + 1 < len(conj) else ""))
+                if c is conjecture_text:
+                    at = len(lines)
+            lines.append("    );")
+        lines.append("  }" + ("," if name != list(BAD_EXPERIMENTS)[-1] else ""))
+    lines.append(");")
+    return "\n".join(lines) + "\n", at
+
+
+def ub(**extra):
+    c = {"id": "a", "output": "argmax_rank", "rule": "upper_bound", "prediction": "n"}
+    c.update(extra)
+    return {k: v for k, v in c.items() if v is not None}
+
+
+# (label, experiment, fields, field named, tokens the message must quote; where: spec,
+# judge or both)
+BAD_CASES = [
+    ("unknown variable", "h", ub(prediction="0.6 * x"), "prediction", ["'x'"], "both"),
+    ("choice parameter in where", "h", ub(where="weights > 0"), "where", ["'weights'", "choice parameter"], "both"),
+    ("syntax error", "h", ub(prediction="n +* 2"), "prediction", ["syntax error", "'*'"], "both"),
+    ("unknown function", "h", ub(prediction="sin(n)"), "prediction", ["sin"], "both"),
+    ("unknown output", "h", ub(output="argmax_rnk"), "output", ["'argmax_rnk'"], "both"),
+    ("unknown rule", "h", ub(rule="upper"), "rule", ["'upper'"], "both"),
+    ("histogram output", "m", ub(output="sv_density"), "output", ["sv_density", "histogram"], "both"),
+    ("per-layer output without element", "k", ub(output="mu"), "output", ["mu", "element"], "both"),
+    ("element outside the layers", "k", ub(output="mu", element=100), "element", ["100"], "both"),
+    ("element of a scalar output", "h", ub(element=2), "element", ["argmax_rank"], "both"),
+    ("division by zero", "h", ub(prediction="n/(d_h-2)"), "prediction", ["'n/(d_h-2)'", "+inf", "d_h=2"], "both"),
+    ("NaN: sqrt", "h", ub(prediction="sqrt(1 - n)"), "prediction", ["'sqrt(1 - n)'", "NaN", "n=8"], "both"),
+    ("NaN: ln", "h", ub(prediction="ln(d_h - 4)"), "prediction", ["'ln(d_h - 4)'", "NaN", "d_h=2"], "both"),
+    ("NaN in where", "h", ub(where="sqrt(d_h - 4)"), "where", ["'sqrt(d_h - 4)'", "NaN", "d_h=2"], "both"),
+    ("empty where", "h", ub(where=""), "where", ["empty"], "both"),
+    ("blank where", "h", ub(where="   "), "where", ["empty"], "spec"),
+    ("where false everywhere", "h", ub(where="n > 1000"), "where", ["'n > 1000'", "false at every point"], "both"),
+    ("equality without tolerance", "h", ub(rule="equality"), "tolerance", ["missing", "equality"], "both"),
+    ("limit without tolerance", "h", ub(rule="limit", along="n"), "tolerance", ["missing", "limit"], "both"),
+    ("tolerance to an upper bound", "h", ub(tolerance=0.5), "tolerance", ["upper_bound"], "both"),
+    ("tolerance out of (0, 1)", "h", ub(rule="equality", tolerance=1.5), "tolerance", ["1.5"], "both"),
+    ("rate out of range", "h", ub(rule="limit", along="n", tolerance=0.5, rate=20), "rate", ["20"], "both"),
+    ("rate the wrong way round", "h", ub(rule="limit", along="n", tolerance=0.5, rate=[2.0, 0.5]), "rate",
+     ["2", "0.5"], "both"),
+    ("along not swept", "h", ub(rule="increasing", prediction=None, along="d"), "along", ["'d'", "not swept"],
+     "both"),
+    ("along unknown", "h", ub(rule="increasing", prediction=None, along="zz"), "along", ["'zz'"], "both"),
+    ("along missing", "h", ub(rule="increasing", prediction=None), "along", ["missing"], "both"),
+    ("along a choice parameter", "m", ub(output="stable_rank", rule="limit", tolerance=0.5, along="entries"),
+     "along", ["'entries'"], "spec"),
+    ("versus equal to along", "h", ub(rule="steeper", prediction=None, along="n", versus="n"), "versus",
+     ["'n'", "along"], "both"),
+    ("versus to another rule", "h", ub(versus="d_h"), "versus", ["steeper"], "both"),
+    ("built-in claim's id", "h", ub(id="H1"), "id", ["'H1'", "built-in"], "both"),
+    ("another family's claim id", "h", ub(id="S4"), "id", ["'S4'", "built-in"], "both"),
+    ("duplicate id", "h", ub(id="ok1"), "id", ["'ok1'", "given twice"], "both"),
+    ("bad id", "h", ub(id="1abc"), "id", ["'1abc'"], "both"),
+    ("id too long", "h", ub(id="a234567890123456"), "id", ["'a234567890123456'"], "both"),
+    ("unknown field", "h", ub(foo=1), "foo", ["'foo'", "unknown field"], "both"),
+    ("expect invalid", "h", ub(expect="SURE"), "expect", ["'SURE'"], "both"),
+    ("expect MEASURED for a bound", "h", ub(expect="MEASURED"), "expect", ["MEASURED"], "both"),
+    # the message quotes the character (before: "must be printable ASCII without quotes
+    # or backslashes", no token)
+    ("text with a quote", "h", ub(statement='say "hi" now'), "statement", ["character 5", "is '\"'"], "both"),
+    ("text with a backslash", "h", ub(statement="a \\ b"), "statement", ["character 3", "is '\\'"], "both"),
+    ("text with a tab", "h", ub(statement="a\tb"), "statement", ["character 2", "byte 0x09"], "judge"),
+    ("formula with a quote", "h", ub(prediction='n + "1"'), "prediction", ["character 5", "is '\"'"], "both"),
+    ("missing id", "h", {k: v for k, v in ub().items() if k != "id"}, "id", ["missing"], "both"),
+    ("missing rule", "h", {k: v for k, v in ub().items() if k != "rule"}, "rule", ["missing"], "both"),
+    ("missing prediction", "h", ub(prediction=None), "prediction", ["missing", "upper_bound"], "both"),
+    ("experiment in a run spec", "h", ub(experiment="h"), "experiment", ["'experiment'", "unknown field"], "spec"),
+    ("prediction a number", "h", ub(prediction=3), "prediction", ["must be a string"], "spec"),
+    ("tolerance a string", "h", ub(rule="equality", tolerance="0.1"), "tolerance", ["must be a number"], "spec"),
+    ("unknown experiment", "h", ub(experiment="nope"), "experiment", ["'nope'"], "judge"),
+    ("ambiguous output", "m", ub(output="stable_rank", prediction="2"), "experiment",
+     ["stable_rank", "m", "m2"], "judge"),
+    ("output of no experiment", "h", ub(output="rate_ratio_x"), "output", ["'rate_ratio_x'"], "judge"),
+    ("not key=value", "h", None, "field", ["'bogus'"], "judge"),
+    ("field given twice", "h", None, "id", ["twice"], "judge"),
+]
+
+
+def judge_line(label, experiment, fields):
+    if label == "not key=value":
+        return "id=a; bogus"
+    if label == "field given twice":
+        return "id=a; id=b; output=argmax_rank; rule=upper_bound; prediction=n"
+    fields = dict(fields)
+    # the markov experiments share their outputs: name the one meant (but where the
+    # ambiguity is the case under test)
+    if experiment in ("m", "m2") and "experiment" not in fields and label != "ambiguous output":
+        fields["experiment"] = experiment
+    return line_of(fields)
+
+
+def case_bad_catalogue(tmp):
+    """Every bad conjecture, in a spec (run refuses it before anything runs: exit 2, no
+    output nor partial) and as a --conjecture string (judge: exit 2), in one stderr line
+    naming the place (file:line, "--conjecture N"), the field and the offending token."""
+    base_text, _ = bad_spec(None, None)
+    base_text = base_text.replace(group(GOOD), group(GOOD) + ",\n      " + group(
+        {"id": "st1", "output": "argmax_rank", "rule": "lower_bound", "prediction": "1"}))
+    base = f"{tmp}/base.h5"
+    proc = run(["run", write(f"{tmp}/base.cfg", base_text), "-o", base, "-q"])
+    check(proc.returncode in (0, 4), f"base run: exit {proc.returncode}: {proc.stderr}")
+    before = digest(base)
+    tried = 0
+    for label, experiment, fields, field, tokens, where in BAD_CASES:
+        if where in ("spec", "both"):
+            text, at = bad_spec(experiment, group(fields))
+            spec = write(f"{tmp}/bad.cfg", text)
+            try:
+                refused_run(tmp, spec, f"bad.cfg:{at}:", f"{field}", *tokens)
+            except test_cli.Failure as failure:
+                raise test_cli.Failure(f"{label} (spec): {failure}") from None
+            tried += 1
+        if where in ("judge", "both"):
+            try:
+                refused_judge([base, "--conjecture", line_of(GOOD | {"id": "ok2"}), "--conjecture",
+                               judge_line(label, experiment, fields)], "--conjecture 2:", f"{field}", *tokens)
+            except test_cli.Failure as failure:
+                raise test_cli.Failure(f"{label} (judge): {failure}") from None
+            tried += 1
+    # a conjecture the file already holds, and two strings with one id
+    refused_judge([base, "--conjecture", line_of(GOOD | {"id": "st1"})], "--conjecture 1:", "id", "'st1'",
+                  "given twice")
+    refused_judge([base, "--conjecture", line_of(GOOD | {"id": "twin"}), "--conjecture", line_of(GOOD | {"id": "twin"})],
+                  "--conjecture 2:", "id", "'twin'", "given twice")
+    # conjecture files that are not one
+    refused_judge([base, "--conjectures", write(f"{tmp}/json.cfg", '{"conjectures": []}\n')], "json.cfg:1",
+                  "not a valid libconfig file")
+    refused_judge([base, "--conjectures", write(f"{tmp}/other.cfg", 'conjectures = ();\nseed = 1;\n')],
+                  "other.cfg:2", "seed", "unknown field")
+    refused_judge([base, "--conjectures", write(f"{tmp}/none.cfg", '# nothing\n')], "none.cfg", "conjectures",
+                  "missing")
+    refused_judge([base, "--conjectures", f"{tmp}/absent.cfg"], "absent.cfg")
+    refused_judge([base, "--conjectures", tmp], tmp)
+    refused_judge([base, "--conjectures", write(f"{tmp}/c1.cfg", "conjectures = ();\n"), "--conjectures",
+                   f"{tmp}/c1.cfg"], "--conjectures once")
+    refused_judge([base, "--conjecture"], "--conjecture")
+    refused_judge([base, "--frobnicate"], "--frobnicate")
+    refused_judge([], "one result FILE")
+    refused_judge([f"{tmp}/base.cfg"], "base.cfg")
+    tried += 12
+    check(digest(base) == before, "a refused judge modified the file")
+    # judge refuses an incomplete file: a shard, and a partial file after SIGTERM
+    shard = f"{tmp}/shard.h5"
+    run(["run", f"{tmp}/base.cfg", "-o", shard, "--shard", "0/2", "-q"], expect=0)
+    refused_judge([shard], "shard.h5", "incomplete run")
+    refused_judge([shard, "--conjecture", line_of(GOOD | {"id": "ok2"})], "shard.h5", "incomplete run")
+    slow = write(f"{tmp}/slow.cfg", test_cli.SLOW_SPEC)  # 2-4 s here
+    interrupted(slow, f"{tmp}/slow.h5", (0.8, 0.4, 0.2, 0.1))
+    partial = f"{tmp}/slow.h5.partial"
+    before = digest(partial)
+    refused_judge([partial], "slow.h5.partial", "incomplete run")
+    refused_judge([partial, "-o", f"{tmp}/slow_copy.h5"], "slow.h5.partial", "incomplete run")
+    check(digest(partial) == before and not os.path.exists(f"{tmp}/slow_copy.h5"), "judge of a partial wrote")
+    tried += 4
+    print(f"{tried} bad conjectures and judge inputs, each refused in one line")
+
+
+# ---- 3. judge -o COPY ---------------------------------------------------------------
+
+COPY_SPEC = """seed = 23;
+experiments = (
+  { name = "h"; simulator = "hardmax_rank"; trials = 200; n = [8, 16, 32]; d_h = [1, 2, 8]; claims = ["H1", "H3"]; },
+  { name = "spec"; simulator = "markov_spectrum"; trials = 10; spectrum = "top2"; n = [8, 16]; claims = []; }
+);
+"""
+R06 = {"id": "r06", "output": "argmax_rank", "rule": "lower_bound", "prediction": "0.3 * n - 2", "where": "d_h >= 4"}
+
+
+def case_judge_copy(tmp):
+    """judge -o COPY: FILE untouched; COPY holds the conjecture's theory (kind
+    "conjecture", the formula's values), its /verdicts rows, FILE's data bit for bit;
+    info and judge read it; existing COPY and COPY = FILE refused; exit status from the
+    verdicts."""
+    spec = write(f"{tmp}/copy.cfg", COPY_SPEC)
+    src = f"{tmp}/src.h5"
+    run(["run", spec, "-o", src, "-q"], expect=0)
+    before = digest(src)
+    copy = f"{tmp}/copy.h5"
+    ub = {"id": "ub", "output": "argmax_rank", "rule": "upper_bound", "prediction": "min(n, 5 * d_h)"}
+    sr = {"id": "sr", "output": "stable_rank", "rule": "lower_bound", "prediction": "1"}
+    made = run(["judge", src, "-o", copy, "--conjecture", line_of(R06), "--conjecture", line_of(ub),
+                "--conjecture", line_of(sr)], expect=0)
+    check(digest(src) == before, "judge -o modified FILE")
+    check(f"copy with the conjectures: {copy}" in made.stdout, f"judge -o says where the copy is: {made.stdout[-300:]}")
+    check(not [f for f in os.listdir(tmp) if f.startswith("copy.h5.")], f"left beside COPY: {os.listdir(tmp)}")
+    with h5py.File(copy, "r") as f, h5py.File(src, "r") as g:
+        n = f["h/n"][...].astype(float)[:, None]
+        d_h = f["h/d_h"][...].astype(float)[None, :]
+        theory = f["h/theory/r06"]
+        check(theory.attrs["kind"] == "conjecture", f"theory/r06 kind {theory.attrs['kind']!r}")
+        check(theory.attrs["formula"] == "0.3 * n - 2 where d_h >= 4", f"formula {theory.attrs['formula']!r}")
+        check(theory.attrs["output"] == "argmax_rank", "theory output attribute")
+        want = np.where(d_h >= 4, 0.3 * n - 2, np.nan)  # the same IEEE operations as the formula
+        got = theory[...]
+        check(np.array_equal(np.isnan(got), np.isnan(want)) and np.array_equal(got[~np.isnan(got)], want[~np.isnan(want)]),
+              f"theory/r06 {got} != {want}")
+        got = f["h/theory/ub"][...]
+        check(np.array_equal(got, np.minimum(n, 5 * d_h)), f"theory/ub {got}")
+        check("r06" not in g["h/theory"], "FILE gained the conjecture")
+        rows = {(r["claim"].decode(), r["experiment"].decode()): r for r in f["verdicts"][...]}
+        old = {(r["claim"].decode(), r["experiment"].decode()): r for r in g["verdicts"][...]}
+        check(list(rows) == list(old)[:2] + [("r06", "h"), ("ub", "h")] + list(old)[2:] + [("sr", "spec")],
+              f"COPY's verdict rows {list(rows)}")
+        check(np.array_equal(f["spec/theory/sr"][...], np.ones(2)), "theory/sr")
+        for key, row in old.items():
+            for field in row.dtype.names:
+                if field not in ("note", "note_kind", "implied_by"):  # a new bound may imply an old one
+                    check(row[field].tobytes() == rows[key][field].tobytes(), f"{key}: {field} changed in COPY")
+        check(rows[("r06", "h")]["verdict"] == b"HOLDS" and rows[("ub", "h")]["verdict"] == b"HOLDS",
+              f"conjecture verdicts {rows[('r06', 'h')]['verdict']} {rows[('ub', 'h')]['verdict']}")
+        check(rows[("r06", "h")]["statement"].decode() == "E[argmax_rank] >= 0.3 * n - 2 where d_h >= 4",
+              "default statement")
+        check("conjectures" in f.attrs["spec_canonical"] and "r06" in f.attrs["spec_canonical"],
+              "COPY's stored spec holds the conjectures")
+    # every dataset but the new theory and the verdicts, bit for bit
+    a, b = test_cli.datasets(src), test_cli.datasets(copy)
+    new = {k for k in b if k not in a}
+    check(new == {"h/theory/r06", "h/theory/ub", "spec/theory/sr"}, f"COPY's new datasets {new}")
+    differ = [k for k in a if k != "verdicts" and a[k] != b[k]]
+    check(not differ, f"COPY's datasets differ from FILE's: {differ}")
+    h5diff_groups(src, copy, ["/spec/stable_rank", "/h/argmax_rank", "/h/n", "/h/d_h", "/h/done"])
+    info = run(["info", copy], expect=0).stdout
+    check("r06" in info and "ub" in info and "conjecture" in info, f"info lists the conjectures: {info}")
+    again = run(["judge", copy], expect=0)
+    check(again.stdout.split("\njudged:")[0] == made.stdout.split("\njudged:")[0],
+          f"judge COPY prints another table:\n{again.stdout}\n{made.stdout}")
+    # COPY exists: refused without --force, replaced with it
+    copied = digest(copy)
+    refused_judge([src, "-o", copy, "--conjecture", line_of(R06)], "copy.h5", "--force")
+    check(digest(copy) == copied, "a refused -o altered COPY")
+    run(["judge", src, "-o", copy, "--force", "--conjecture", line_of(ub)], expect=0)
+    with h5py.File(copy, "r") as f:
+        check("ub" in f["h/theory"] and "r06" not in f["h/theory"], "--force replaced COPY")
+    # COPY = FILE, by the same name, another spelling, or a link: refused, with or without --force
+    os.symlink(src, f"{tmp}/link.h5")
+    for target in (src, f"{tmp}/./src.h5", f"{tmp}/link.h5"):
+        for force in ([], ["--force"]):
+            refused_judge([src, "-o", target, *force, "--conjecture", line_of(R06)], "is FILE itself")
+    refused_judge([f"{tmp}/link.h5", "-o", src, "--force"], "is FILE itself")
+    check(digest(src) == before, "judge -o FILE modified FILE")
+    # the exit status follows the verdicts
+    low = {"id": "low", "output": "argmax_rank", "rule": "upper_bound", "prediction": "0.1 * n"}
+    proc = run(["judge", src, "--conjecture", line_of(low)], expect=1)
+    check(rows_of(proc.stdout)[("low", "h")].split()[2] == "VIOLATED", "a bound below the data is VIOLATED")
+    check("differ from what the spec expects" in proc.stdout, "exit 1 explained")
+    run(["judge", src, "--conjecture", line_of(low | {"expect": "VIOLATED"})], expect=0)
+    # H3's formula with a tolerance the interval cannot meet: consistent, undecided
+    tight = {"id": "tight", "output": "argmax_rank", "rule": "equality", "prediction": "2 - 2^(1 - n)",
+             "where": "d_h == 1", "tolerance": 0.001}
+    proc = run(["judge", src, "--conjecture", line_of(tight)], expect=4)
+    check(rows_of(proc.stdout)[("tight", "h")].split()[2] == "INCONCLUSIVE", "tight equality undecided")
+    run(["judge", src, "--conjecture", line_of(tight | {"expect": "INCONCLUSIVE"})], expect=0)
+    run(["judge", src, "--conjecture", line_of(low), "--conjecture", line_of(tight)], expect=1)
+    # -o with a VIOLATED conjecture: the copy is written, the status is 1
+    run(["judge", src, "-o", f"{tmp}/violated.h5", "--conjecture", line_of(low)], expect=1)
+    check(verdict_rows(f"{tmp}/violated.h5")[("low", "h")]["verdict"] == b"VIOLATED", "COPY's VIOLATED row")
+    check(digest(src) == before, "FILE modified")
+
+
+# ---- 4. --conjectures CFILE -------------------------------------------------------------
+
+TWO_SPEC = """seed = 29;
+experiments = (
+  { name = "a"; simulator = "hardmax_rank"; trials = 100; n = [8, 16]; d_h = [1, 4]; },
+  { name = "b"; simulator = "hardmax_rank"; trials = 100; n = [8, 32]; d_h = 2; claims = ["H1"]; }
+);
+"""
+
+CFILE = """# conjectures about two experiments of one simulator
+conjectures = (
+  { experiment = "a"; id = "ca"; output = "argmax_rank"; rule = "upper_bound";
+    prediction = "(1 - exp(-1)) * n + 1"; },
+  { experiment = "b"; id = "cb"; output = "argmax_rank"; rule = "lower_bound"; prediction = "1"; },
+  { experiment = "b"; id = "ca"; output = "argmax_rank"; rule = "increasing"; along = "n";
+    statement = "rank rises with n"; }
+);
+"""
+
+
+def case_conjecture_file(tmp):
+    """--conjectures CFILE with experiment = NAME for a two-experiment file: each
+    conjecture judged in its experiment; errors carry CFILE:line."""
+    src = f"{tmp}/two.h5"
+    run(["run", write(f"{tmp}/two.cfg", TWO_SPEC), "-o", src, "-q"], expect=0)
+    before = digest(src)
+    cfile = write(f"{tmp}/mine.cfg", CFILE)
+    proc = run(["judge", src, "--conjectures", cfile], expect=0)
+    rows = rows_of(proc.stdout)
+    check(list(rows) == [("H1", "a"), ("H2", "a"), ("H3", "a"), ("ca", "a"), ("H1", "b"), ("cb", "b"), ("ca", "b")],
+          f"rows {list(rows)}")
+    check(rows[("ca", "a")].split()[2:4] == rows[("H1", "a")].split()[2:4], "ca restates H1 in a")
+    check(rows[("ca", "b")].split()[3] == "HOLDS" and "increasing" in rows[("ca", "b")], rows[("ca", "b")])
+    said = statements(proc.stdout)
+    check(said[-2:] == ["  ca       E[argmax_rank] <= (1 - exp(-1)) * n + 1",
+                        "  cb       E[argmax_rank] >= 1"], f"statements {said}")
+    # the same as --conjecture strings, and both together (a file, then strings)
+    strings = ["experiment=a; id=ca; output=argmax_rank; rule=upper_bound; prediction=(1 - exp(-1)) * n + 1",
+               "experiment=b; id=cb; output=argmax_rank; rule=lower_bound; prediction=1",
+               "experiment=b; id=ca; output=argmax_rank; rule=increasing; along=n; statement=rank rises with n"]
+    by_strings = run(["judge", src] + [x for s in strings for x in ("--conjecture", s)], expect=0)
+    check(table(by_strings.stdout) == table(proc.stdout), "CFILE and --conjecture strings judge alike")
+    extra = "id=cc; output=argmax_rank; rule=upper_bound; prediction=n; experiment=a"
+    both = run(["judge", src, "--conjectures", cfile, "--conjecture", extra], expect=0)
+    check(("cc", "a") in rows_of(both.stdout), "--conjecture with --conjectures")
+    refused_judge([src, "--conjectures", cfile, "--conjecture", extra.replace("cc", "cb").replace("=a", "=b")],
+                  "--conjecture 1:", "'cb'", "given twice")
+    # -o: COPY holds them in both experiments; judge COPY repeats the table
+    copy = f"{tmp}/copy.h5"
+    run(["judge", src, "--conjectures", cfile, "-o", copy], expect=0)
+    rows = verdict_rows(copy)
+    check(rows[("ca", "b")]["statement"] == b"rank rises with n", "a conjecture's own statement stored")
+    with h5py.File(copy, "r") as f:
+        for exp, ids in (("a", ["ca"]), ("b", ["cb", "ca"])):
+            for i in ids:
+                check(f[f"{exp}/theory/{i}"].attrs["kind"] == "conjecture", f"{exp}/theory/{i}")
+    check(table(run(["judge", copy], expect=0).stdout) == table(proc.stdout), "judge COPY")
+    # errors name CFILE and the line
+    def bad(text, *parts):
+        refused_judge([src, "--conjectures", write(f"{tmp}/bad.cfg", text)], *parts)
+    lines = CFILE.splitlines()
+    bad("\n".join(lines[:4] + ['  { experiment = "b"; id = "cb"; output = "argmax_rank"; rule = "lower_bound";',
+                               '    prediction = "1 + q"; }', ");"]) + "\n", "bad.cfg:6:", "prediction", "'q'")
+    bad(CFILE.replace('experiment = "b"; id = "cb"', 'experiment = "zz"; id = "cb"'), "bad.cfg:5:", "experiment",
+        "'zz'", "a, b")
+    bad(CFILE.replace('experiment = "b"; id = "cb"; ', 'id = "cb"; '), "bad.cfg:5:", "experiment", "argmax_rank",
+        "say which")
+    bad(CFILE.replace('experiment = "a"; id = "ca"', 'experiment = "a"; id = "H2"'), "bad.cfg:3:", "id", "'H2'")
+    bad(CFILE.replace('along = "n"', 'along = "d_h"'), "bad.cfg:6:", "along", "'d_h'", "not swept")
+    bad(CFILE.replace("rule = \"lower_bound\"", "rule = \"lower_bound\"; seed = 3"), "bad.cfg:5:", "'seed'")
+    bad("seed = 1;\n" + CFILE, "bad.cfg:1:", "seed")
+    bad(CFILE.replace(");", ""), "bad.cfg:", "not a valid libconfig file")
+    bad("conjectures = { id = \"x\"; };\n", "bad.cfg:1:", "conjectures", "must be a list")
+    bad("conjectures = ( \"x\" );\n", "bad.cfg:", "conjectures", "must be a group")
+    write(f"{tmp}/part.cfg", '  { experiment = "a"; id = "inc"; output = "argmax_rank";\n'
+                             '    rule = "upper_bound"; prediction = "n * y"; }\n')
+    bad('conjectures = (\n@include "part.cfg"\n);\n', "part.cfg:2:", "prediction", "'y'")
+    check(digest(src) == before, "judge modified FILE")
+
+
+# ---- 5. every rule kind through SIGTERM, --resume and the canonical spec ---------------
+
+ROUND_SPEC = """seed = 31;
+experiments = (
+  { name = "slow"; simulator = "hardmax_rank"; trials = 400; sampler = "faithful";
+    n = [16, 32, 64, 128]; d_h = [1, 4, 16, 64];
+    claims = ["H1", "H2"];
+    conjectures = (
+      { id = "ub"; output = "argmax_rank"; rule = "upper_bound"; prediction = "(1 - 1/e) * n + 1"; },
+      { id = "lb"; output = "argmax_rank"; rule = "lower_bound"; prediction = "1"; where = "d_h >= 4"; },
+      { id = "eq"; output = "argmax_rank"; rule = "equality"; prediction = "2 - 2^(1 - n)"; where = "d_h == 1";
+        tolerance = 0.05; },
+      { id = "lim_fixed"; output = "argmax_rank"; rule = "limit"; prediction = "n * (1 - (1 - 1/n)^n)";
+        along = "d_h"; tolerance = 0.05; rate = 1; where = "n <= 32"; },
+      { id = "lim_range"; output = "argmax_rank"; rule = "limit"; prediction = "n * (1 - (1 - 1/n)^n)";
+        along = "d_h"; tolerance = 0.1; rate = [0.5, 1.5]; },
+      { id = "lim_default"; output = "argmax_rank"; rule = "limit"; prediction = "n * (1 - (1 - 1/n)^n)";
+        along = "d_h"; tolerance = 0.1; },
+      { id = "slope"; output = "argmax_rank"; rule = "log_slope"; prediction = "1"; along = "n";
+        tolerance = 0.3; where = "d_h >= 16"; },
+      { id = "dec"; output = "h2_deficit"; rule = "decreasing"; along = "d_h"; },
+      { id = "inc"; output = "argmax_rank"; rule = "increasing"; along = "n"; where = "d_h > 1"; },
+      { id = "st"; output = "argmax_rank"; rule = "steeper"; along = "n"; versus = "d_h"; },
+      { id = "every"; output = "argmax_rank"; rule = "every_trial"; prediction = "n"; },
+      { id = "wit"; output = "argmax_rank"; rule = "witness"; prediction = "1"; expect = "HOLDS";
+        statement = "some trial's rank exceeds one"; },
+      { id = "meas"; output = "h2_deficit"; rule = "measure"; },
+      { id = "meas_f"; output = "argmax_rank"; rule = "measure"; prediction = "0.5 * n"; where = "n >= 32";
+        expect = "MEASURED"; }
+    );
+  },
+  { name = "layers"; simulator = "mask_dynamics"; trials = 10; n = [8, 16]; layers = 12;
+    conjectures = (
+      { id = "last"; output = "mu_rel"; rule = "upper_bound"; prediction = "1.5"; element = -1; },
+      { id = "first"; output = "mu_rel"; rule = "lower_bound"; prediction = "0.01"; element = 0;
+        expect = "INCONCLUSIVE"; statement = "mu_rel starts 'above' 1% (said to be undecided)"; }
+    );
+  }
+);
+"""
+
+ROUND_IDS = ["ub", "lb", "eq", "lim_fixed", "lim_range", "lim_default", "slope", "dec", "inc", "st", "every", "wit",
+             "meas", "meas_f", "last", "first"]
+
+
+def case_canonical_roundtrip(tmp):
+    """Conjectures of every rule kind: a run stopped by SIGTERM and resumed gives the
+    uninterrupted run's file; the stored canonical spec re-reads to the same conjectures
+    (same canonical text and hash when judge copies it, the same verdicts)."""
+    spec = write(f"{tmp}/round.cfg", ROUND_SPEC)
+    ref = f"{tmp}/ref.h5"
+    t0 = time.monotonic()
+    first = run(["run", spec, "-o", ref, "-q"])
+    full = time.monotonic() - t0
+    check(first.returncode in (0, 1, 4), f"run: exit {first.returncode}: {first.stderr}")
+    ran = rows_of(first.stdout)
+    for i in ROUND_IDS:
+        check(any(key[0] == i for key in ran), f"conjecture {i} not judged: {first.stdout}")
+    check(ran[("meas", "slow")].split()[2] == "MEASURED", "a measurement is MEASURED")
+    with h5py.File(ref, "r") as f:
+        canonical = f.attrs["spec_canonical"]
+        spec_hash = f.attrs["spec_hash"]
+        for i in ROUND_IDS:
+            check(i in canonical, f"{i} not in the canonical spec")
+        check("rate = [0.5, 1.5];" in canonical and "rate = 1.0;" in canonical, f"rates: {canonical}")
+        check("element = -1;" in canonical and "element = 0;" in canonical, "elements")
+        check("first = \"INCONCLUSIVE\";" in canonical, "an expectation in the canonical spec")
+    # stopped by SIGTERM, resumed: the uninterrupted file
+    out = f"{tmp}/resumed.h5"
+    err = interrupted(spec, out, [f * full for f in (0.4, 0.2, 0.1, 0.05)])
+    check("--resume" in err, f"SIGTERM message: {err}")
+    resumed = run(["run", spec, "-o", out, "--resume", "-q"])
+    check(resumed.returncode == first.returncode, f"resume: exit {resumed.returncode}: {resumed.stderr}")
+    check(table(resumed.stdout) == table(first.stdout), "resumed verdicts differ")
+    h5diff_groups(ref, out, ["/slow", "/layers", "/verdicts"])
+    same_datasets(ref, out)
+    with h5py.File(out, "r") as f:
+        check(f.attrs["spec_canonical"] == canonical and f.attrs["spec_hash"] == spec_hash, "resumed spec")
+    # the canonical spec read back: judge re-reads it; its copy stores what it re-wrote
+    judged = run(["judge", ref])
+    check(judged.returncode == first.returncode, f"judge exit {judged.returncode}")
+    check(table(judged.stdout) == table(first.stdout), "judge of the stored spec printed other verdicts:\n"
+          + "\n".join(table(judged.stdout)) + "\n--- run:\n" + "\n".join(table(first.stdout)))
+    check(statements(judged.stdout) == statements(first.stdout), "statements differ after the round trip")
+    copy = f"{tmp}/copy.h5"
+    run(["judge", ref, "-o", copy])
+    with h5py.File(copy, "r") as f:
+        check(f.attrs["spec_canonical"] == canonical, "the canonical spec changed on re-reading:\n"
+              + f.attrs["spec_canonical"] + "\n---\n" + canonical)
+        check(f.attrs["spec_hash"] == spec_hash, "spec hash changed on re-reading")
+    same_datasets(ref, copy)
+    # the canonical spec as a spec file: the same spec (resume finds the file complete)
+    canon = write(f"{tmp}/canonical.cfg", canonical)
+    proc = run(["run", canon, "-o", ref, "--resume", "-q"], expect=2)
+    one_line_error(proc, "already complete")
+    plan = run(["plan", canon], expect=0).stdout
+    check("slow" in plan and "layers" in plan, f"plan of the canonical spec: {plan}")
+
+
+CASES = test_cli.cases_of(globals())
+
+if __name__ == "__main__":
+    test_cli.main(CASES)
