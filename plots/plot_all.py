@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Every figure a result file supports: runs, on each experiment, the figure script
 its claim family names (the group's `plot_script` attribute, written from attnrank's
-registry) and writes OUTDIR/figures.tsv, one line a figure: experiment, claims
+registry) and conjectures.py (a figure per user conjecture, whatever the family), and
+writes OUTDIR/figures.tsv, one line a figure: experiment, claims
 (space-separated), title, SVG path (relative to OUTDIR, so the folder can move),
 caption. `attnrank report` reads it.
 
@@ -12,17 +13,21 @@ import re
 import sys
 
 import common
+import conjectures
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def figures_for(exp, outdir):
-    """The figures of the experiment's family script; none if it names no script here."""
+    """The figures of the experiment's family script (none if it names no script here),
+    then those of its conjectures."""
     script = common.text(exp.group.attrs.get("plot_script", ""))
     name = os.path.splitext(os.path.basename(script))[0]
-    if not re.fullmatch(r"[a-z_][a-z0-9_]*", name) or not os.path.exists(os.path.join(HERE, name + ".py")):
-        return []
-    return importlib.import_module(name).figures_for(exp, outdir)
+    family = []
+    known = re.fullmatch(r"[a-z_][a-z0-9_]*", name) and name not in ("common", "conjectures", "plot_all")
+    if known and os.path.exists(os.path.join(HERE, name + ".py")):
+        family = importlib.import_module(name).figures_for(exp, outdir)
+    return family + conjectures.figures_for(exp, outdir)
 
 
 def run(argv):

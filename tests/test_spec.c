@@ -482,6 +482,116 @@ static void allocation_failures(void)
     rmdir(dir);
 }
 
+/* Conjectures (conjecture.h): the canonical text re-reads to itself, hash and all; a
+ * conjecture file expands @include like a spec, relative to its folder (refused before:
+ * "only a spec read from a file can include files"), and names the included file and
+ * line in its messages; every allocation of a spec with conjectures, of a conjecture
+ * file and of --conjecture lines, failed in turn, gives one "out of memory" line. */
+#define CONJ_SPEC                                                                                          \
+    "seed = 3;\nexperiments = (\n  { name = \"e\"; simulator = \"hardmax_rank\"; trials = 10;\n"           \
+    "    n = [8, 16]; d_h = [1, 4]; claims = [\"H1\"];\n"                                                  \
+    "    conjectures = (\n"                                                                                \
+    "      { id = \"ub\"; output = \"argmax_rank\"; rule = \"upper_bound\"; prediction = \"0.6 * n + 2\";\n" \
+    "        where = \"d_h >= 4\"; },\n"                                                                   \
+    "      { id = \"lim\"; output = \"argmax_rank\"; rule = \"limit\"; prediction = \"n\"; along = \"d_h\";\n" \
+    "        tolerance = 0.1; rate = [0.5, 1.5]; expect = \"VIOLATED\"; },\n"                              \
+    "      { id = \"eq\"; output = \"argmax_rank\"; rule = \"equality\"; prediction = \"2 - 2^(1 - n)\";\n"  \
+    "        where = \"d_h == 1\"; tolerance = 0.05; statement = \"H3 again\"; }\n"                         \
+    "    ); },\n"                                                                                          \
+    "  { name = \"k\"; simulator = \"mask_dynamics\"; trials = 4; n = [8, 16]; layers = 5;\n"                 \
+    "    conjectures = ( { id = \"last\"; output = \"mu\"; rule = \"measure\"; element = -1; } ); }\n"       \
+    ");\n"
+
+static void conjectures(void)
+{
+    ar_spec spec, again;
+    char err[AR_ERR_LEN] = "";
+    CHECK(ar_spec_load_text(CONJ_SPEC, "c.cfg", NULL, NULL, 0, &spec, err) == 0);
+    if (err[0])
+        fprintf(stderr, "unexpected: %s\n", err);
+    if (spec.canonical) {
+        CHECK(spec.experiments[0].n_claims == 4 && spec.experiments[1].n_claims == 1);
+        CHECK_CONTAINS(spec.canonical, "rate = [0.5, 1.5];");
+        CHECK_CONTAINS(spec.canonical, "lim = \"VIOLATED\";");
+        CHECK_CONTAINS(spec.canonical, "element = -1;");
+        CHECK(ar_spec_load_text(spec.canonical, "canonical", NULL, NULL, 0, &again, err) == 0);
+        if (again.canonical) {
+            CHECK(strcmp(again.canonical, spec.canonical) == 0);
+            CHECK(again.hash == spec.hash);
+            ar_spec_free(&again);
+        }
+    }
+    /* A conjecture file with an @include, relative to its folder. */
+    char dir[] = "/tmp/attnrank_conj_XXXXXX", cfile[256], part[256];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(cfile, sizeof cfile, "%s/mine.cfg", dir);
+    snprintf(part, sizeof part, "%s/part.cfg", dir);
+    write_file(part, "  { experiment = \"e\"; id = \"inc\"; output = \"argmax_rank\";\n"
+                     "    rule = \"lower_bound\"; prediction = \"1\"; }\n");
+    write_file(cfile, "conjectures = (\n@include \"part.cfg\"\n);\n");
+    uint64_t hash = spec.hash;
+    const char *lines[] = {"id=s1; output=argmax_rank; rule=increasing; along=n"};
+    if (spec.canonical) {
+        int status = ar_spec_add_conjectures(&spec, "r.h5", cfile, lines, 1, err);
+        if (status)
+            fprintf(stderr, "unexpected: %s\n", err);
+        CHECK(status == 0);
+        CHECK(spec.experiments[0].n_claims == 6 && strcmp(spec.experiments[0].claims[4]->id, "inc") == 0);
+        CHECK(spec.hash != hash);
+        CHECK_CONTAINS(spec.canonical, "id = \"inc\"");
+        ar_spec_free(&spec);
+    }
+    write_file(part, "  { experiment = \"e\"; id = \"inc\"; output = \"argmax_rank\";\n"
+                     "    rule = \"lower_bound\"; prediction = \"1 + q\"; }\n");
+    CHECK(ar_spec_load_text(CONJ_SPEC, "c.cfg", NULL, NULL, 0, &spec, err) == 0);
+    if (spec.canonical) {
+        CHECK(ar_spec_add_conjectures(&spec, "r.h5", cfile, NULL, 0, err) == -1);
+        CHECK(strchr(err, '\n') == NULL);
+        CHECK_CONTAINS(err, "/part.cfg:2: conjectures: prediction: unknown variable 'q'");
+        ar_spec_free(&spec);
+    }
+    /* Allocations failed one at a time: the spec with conjectures, then the file and a line. */
+    write_file(part, "  { experiment = \"e\"; id = \"inc\"; output = \"argmax_rank\";\n"
+                     "    rule = \"lower_bound\"; prediction = \"1\"; }\n");
+    long failures = 0;
+    for (long k = 1;; ++k) {
+        long live_before = live;
+        alloc_calls = 0;
+        fail_at = k;
+        err[0] = '\0';
+        int status = ar_spec_load_text(CONJ_SPEC, "c.cfg", NULL, NULL, 0, &spec, err);
+        if (status == 0) {
+            status = ar_spec_add_conjectures(&spec, "r.h5", cfile, lines, 1, err);
+            ar_spec_free(&spec);
+        }
+        fail_at = -1;
+        if (live != live_before)
+            fprintf(stderr, "conjectures: allocation %ld failed: %ld blocks leaked (%s)\n", k, live - live_before, err);
+        CHECK(live == live_before);
+        if (alloc_calls < k) { /* nothing failed: the whole went through */
+            if (status)
+                fprintf(stderr, "conjectures: unexpected: %s\n", err);
+            CHECK(status == 0);
+            break;
+        }
+        if (status == 0) { /* a failed allocation went unnoticed */
+            fprintf(stderr, "conjectures: allocation %ld failed, yet the conjectures loaded\n", k);
+            CHECK(0);
+            continue;
+        }
+        failures++;
+        CHECK(strchr(err, '\n') == NULL);
+        if (!strstr(err, "out of memory"))
+            fprintf(stderr, "conjectures: allocation %ld failed: %s\n", k, err);
+        CHECK_CONTAINS(err, "out of memory");
+    }
+    printf("conjectures: %ld allocations, each failed in turn\n", failures);
+    CHECK(failures > 10);
+    unlink(part);
+    unlink(cfile);
+    rmdir(dir);
+}
+
 int main(void)
 {
     bad_inputs();
@@ -491,5 +601,6 @@ int main(void)
     overrides();
     includes();
     allocation_failures();
+    conjectures();
     return check_report("spec");
 }

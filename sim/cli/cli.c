@@ -714,8 +714,8 @@ static int cmd_judge(int argc, char **argv, char *command_line)
         return bad_usage("%s", "judge: give one result FILE");
     }
     const char *path = argv[optind];
-    /* FILE is never modified: a COPY that is FILE (by another name, a link) would be
-     * replaced by the copy, with --force or after the merge's own checks. */
+    /* FILE is never modified: a COPY that is FILE (by that name, another or a link) was
+     * replaced by the copy under --force. */
     struct stat file_st, copy_st;
     if (output && stat(path, &file_st) == 0 && stat(output, &copy_st) == 0 && file_st.st_dev == copy_st.st_dev &&
         file_st.st_ino == copy_st.st_ino) {

@@ -241,6 +241,32 @@ static void resolution_and_note(FILE *out, const ar_verdict_row *r)
     }
 }
 
+/* The row's claim if it is a user's conjecture (conjecture.h), else NULL: as the file's
+ * canonical spec has it, which ar_store_open rebuilt and checked against the file (the
+ * theory datasets' kind attribute is written from the same flag). A file from before
+ * conjectures has none: every row is a claim. */
+static const ar_claim *conjecture_of(const ar_store *store, const ar_verdict_row *r)
+{
+    const ar_spec *spec = ar_store_spec(store);
+    for (int e = 0; e < spec->n_experiments; ++e) {
+        const ar_experiment *x = &spec->experiments[e];
+        if (!x->name || strcmp(x->name, r->experiment) != 0)
+            continue;
+        for (int c = 0; c < x->n_claims; ++c)
+            if (x->claims[c]->conjecture && strcmp(x->claims[c]->id, r->claim) == 0)
+                return x->claims[c];
+    }
+    return NULL;
+}
+
+/* The row's anchor, "experiment-claim"; the names are the file's text, escaped. */
+static void anchor(FILE *out, const ar_verdict_row *r)
+{
+    html(out, r->experiment);
+    fputc('-', out);
+    html(out, r->claim);
+}
+
 static const char *verdict_class(ar_verdict v)
 {
     return v == AR_HOLDS ? "holds" : v == AR_VIOLATED ? "violated" : "other";
@@ -290,7 +316,9 @@ static int write_page(const char *result, ar_store *store, const ar_verdict_row 
           ".holds{background:#d9f2d9}.violated{background:#f7d4d4}.other{background:#fbeec5}\n"
           ".num{text-align:right;font-variant-numeric:tabular-nums}.missing{color:#a00}\n"
           "figure{margin:1em 0}figure svg{max-width:100%;height:auto}figcaption{font-size:12px;color:#555}\n"
-          "pre{background:#f7f7f7;padding:1em;overflow:auto;font-size:12px}\n</style></head><body>\n",
+          "pre{background:#f7f7f7;padding:1em;overflow:auto;font-size:12px}\n"
+          ".tag{font:11px sans-serif;background:#dfe6f6;color:#234;border-radius:3px;padding:0 4px;margin-left:4px}\n"
+          "</style></head><body>\n",
           out);
     fputs("<h1>attnrank verification report</h1>\n<p>", out);
     html(out, title && title[0] ? title : result);
@@ -313,9 +341,11 @@ static int write_page(const char *result, ar_store *store, const ar_verdict_row 
           out);
     for (int i = 0; i < n_rows; ++i) {
         const ar_verdict_row *r = &rows[i];
-        fprintf(out, "<tr class=%s><td><a href=\"#%s-%s\">", verdict_class(r->verdict), r->experiment, r->claim);
+        fprintf(out, "<tr class=%s><td><a href=\"#", verdict_class(r->verdict));
+        anchor(out, r);
+        fputs("\">", out);
         html(out, r->claim);
-        fputs("</a></td><td>", out);
+        fputs(conjecture_of(store, r) ? "</a> <span class=tag>conjecture</span></td><td>" : "</a></td><td>", out);
         html(out, r->experiment);
         fputs("</td><td>", out);
         html(out, r->statement);
@@ -330,10 +360,22 @@ static int write_page(const char *result, ar_store *store, const ar_verdict_row 
     fputs("</table>\n<h2>Claims</h2>\n", out);
     for (int i = 0; i < n_rows; ++i) {
         const ar_verdict_row *r = &rows[i];
-        fprintf(out, "<section id=\"%s-%s\"><h3>%s in %s: <span class=%s>%s</span></h3>\n<p>", r->experiment,
-                r->claim, r->claim, r->experiment, verdict_class(r->verdict), ar_verdict_name(r->verdict));
+        const ar_claim *conjecture = conjecture_of(store, r);
+        fputs("<section id=\"", out);
+        anchor(out, r);
+        fputs("\"><h3>", out);
+        html(out, r->claim);
+        fputs(" in ", out);
+        html(out, r->experiment);
+        fprintf(out, ": <span class=%s>%s</span>%s</h3>\n<p>", verdict_class(r->verdict), ar_verdict_name(r->verdict),
+                conjecture ? " <span class=tag>user conjecture</span>" : "");
         html(out, r->statement);
         fputs("<br><small>", out);
+        if (conjecture) {
+            fputs("a user's conjecture, not a claim of attnrank's theory; formula: ", out);
+            html(out, conjecture->formula);
+            fputs("<br>", out);
+        }
         html(out, r->explanation);
         fputs(r->point[0] ? "; deciding point " : "", out);
         html(out, r->point);

@@ -234,8 +234,8 @@ static int check_on_grid(const ar_conjecture_input *in, const conjecture *c, con
         int e = c->claim.element;
         if (out->length && (e >= length || e < -length)) {
             ar_point_describe(&point, which, x->n_axes, desc, sizeof desc);
-            return fail(err, in->at[AR_CONJ_ELEMENT], "element", "%d is outside %s's %d values at the point %s", e,
-                        out->name, length, x->n_axes ? desc : "(single point)");
+            return fail(err, in->at[AR_CONJ_ELEMENT], "element", "%d is outside %s's %d values at the point %s of "
+                        "experiment %s", e, out->name, length, x->n_axes ? desc : "(single point)", x->name);
         }
         measured++;
     }
@@ -282,12 +282,12 @@ static int check_fields(const ar_conjecture_input *in, ar_rule rule, const ar_ou
     for (size_t i = 0; i < sizeof only / sizeof only[0]; ++i) {
         ar_conjecture_field f = only[i].field;
         if (in->value[f] && !wanted[i])
-            return fail(err, in->at[f], field_names[f], "only a %s conjecture takes it, not a %s", only[i].who, rname);
+            return fail(err, in->at[f], field_names[f], "only %s conjectures take it, not %s", only[i].who, rname);
         if (!in->value[f] && required[i])
-            return fail(err, in->where, field_names[f], "missing: a %s conjecture needs it", rname);
+            return fail(err, in->where, field_names[f], "missing: rule %s needs it", rname);
     }
     if (!in->value[AR_CONJ_PREDICTION] && needs_prediction(rule))
-        return fail(err, in->where, "prediction", "missing: a %s conjecture needs a prediction", rname);
+        return fail(err, in->where, "prediction", "missing: rule %s needs a prediction", rname);
     if (out->length && !in->value[AR_CONJ_ELEMENT])
         return fail(err, in->at[AR_CONJ_OUTPUT], "output", "%s has one value per %s: give element = I (which one; "
                     "negative counts from the end)", out->name, out->index_name ? out->index_name : "index");
@@ -364,9 +364,9 @@ int ar_conjecture_build(const ar_conjecture_input *in, const ar_experiment *x, c
     }
     const ar_output *out = &x->sim->outputs[output];
     if (is_histogram(out))
-        return fail(err, in->at[AR_CONJ_OUTPUT], "output", "%s is a histogram (a density over %s): no rule judges "
-                    "it; state the conjecture about a scalar output", out->name,
-                    out->columns ? "a grid" : out->index_name ? out->index_name : "bins");
+        return fail(err, in->at[AR_CONJ_OUTPUT], "output", "%s is a histogram (%s): no rule judges it; state the "
+                    "conjecture about a scalar output", out->name,
+                    out->columns ? "a density over a 2-D grid" : "a density over bins");
     if (!in->value[AR_CONJ_RULE])
         return fail(err, in->where, "rule", "missing: upper_bound, lower_bound, equality, limit, log_slope, "
                     "decreasing, increasing, steeper, every_trial, witness or measure");
@@ -469,14 +469,36 @@ static char *trim(char *s)
     return s;
 }
 
+/* The next `key=value` of a line, cut at a ';' outside the value's quotes (a value that
+ * starts with ' or " may hold ';'); NULL at the end. */
+static char *next_item(char **cursor)
+{
+    char *start = *cursor, *p = start, *eq = NULL;
+    if (!*p)
+        return NULL;
+    for (; *p && *p != ';'; ++p) {
+        if (*p != '=' || eq)
+            continue;
+        eq = p;
+        char *v = p + 1 + strspn(p + 1, " \t");
+        char *close = *v == '"' || *v == '\'' ? strchr(v + 1, *v) : NULL;
+        if (close)
+            p = close;
+    }
+    if (*p)
+        *p++ = '\0';
+    *cursor = p;
+    return start;
+}
+
 int ar_conjecture_parse_line(char *text, const char *label, ar_conjecture_input *in, char *err)
 {
     memset(in, 0, sizeof *in);
     snprintf(in->where, sizeof in->where, "%s", label);
     for (int f = 0; f < AR_CONJ_FIELDS; ++f)
         snprintf(in->at[f], sizeof in->at[f], "%s", label);
-    char *save = NULL;
-    for (char *part = strtok_r(text, ";", &save); part; part = strtok_r(NULL, ";", &save)) {
+    char *cursor = text;
+    for (char *part; (part = next_item(&cursor));) {
         char *item = trim(part);
         if (!*item)
             continue;

@@ -94,22 +94,25 @@ static void describe_axes(const ar_experiment *x, long point, char *buf, size_t 
         ar_point_describe(&pt, which, x->n_axes, buf, len);
 }
 
-/* Whether upper bound `tight` is at least as sharp as `loose` wherever `loose` speaks. */
+/* Whether upper bound `tight` is at least as sharp as `loose` wherever `loose` speaks,
+ * and sharper somewhere: two bounds equal everywhere (a claim restated as a conjecture)
+ * imply each other, and neither is marked. */
 static int implies(const ar_claim *tight, const double *f_tight, const ar_claim *loose, const double *f_loose,
                    long n)
 {
     if (tight == loose || tight->rule != AR_RULE_UPPER_BOUND || loose->rule != AR_RULE_UPPER_BOUND ||
         tight->sim != loose->sim || tight->output != loose->output || tight->element != loose->element)
         return 0;
-    long shared = 0;
+    long shared = 0, sharper = 0;
     for (long p = 0; p < n; ++p) {
         if (isnan(f_loose[p]))
             continue;
         if (!(f_tight[p] <= f_loose[p]))
             return 0;
         shared++;
+        sharper += f_tight[p] < f_loose[p];
     }
-    return shared > 0;
+    return shared > 0 && sharper > 0;
 }
 
 int ar_engine_verdicts(ar_store *store, const ar_spec *spec, ar_verdict_row *rows, char *err)

@@ -444,6 +444,21 @@ static int read_expect(const context *c, ar_experiment *exp, const config_settin
     return 0;
 }
 
+/* v in the fewest digits that read back as v: as the user wrote it, for messages that
+ * quote it (1.1, not 1.1000000000000001). */
+static void shortest(double v, char *buf, size_t len)
+{
+    if (v == floor(v) && fabs(v) < 1e15) { /* 20, not 2e+01 */
+        snprintf(buf, len, "%.0f", v);
+        return;
+    }
+    for (int digits = 1; digits <= 17; ++digits) {
+        snprintf(buf, len, "%.*g", digits, v);
+        if (strtod(buf, NULL) == v)
+            return;
+    }
+}
+
 /* One conjecture group as text fields with their places (conjecture.h builds it).
  * `experiment` is a field only in judge's conjecture files. */
 static int conjecture_input(const context *c, const config_setting_t *g, int index, int allow_experiment,
@@ -471,13 +486,15 @@ static int conjecture_input(const context *c, const config_setting_t *g, int ind
         if (type == CONFIG_TYPE_STRING && !numeric) {
             in->value[f] = config_setting_get_string(s);
         } else if (numeric && is_number(s)) {
-            snprintf(in->number[f], sizeof in->number[f], "%.17g", number_of(s));
+            shortest(number_of(s), in->number[f], sizeof in->number[f]);
             in->value[f] = in->number[f];
         } else if (f == AR_CONJ_RATE && (type == CONFIG_TYPE_ARRAY || type == CONFIG_TYPE_LIST) &&
                    config_setting_length(s) == 2 && is_number(config_setting_get_elem(s, 0)) &&
                    is_number(config_setting_get_elem(s, 1))) {
-            snprintf(in->number[f], sizeof in->number[f], "%.17g, %.17g", number_of(config_setting_get_elem(s, 0)),
-                     number_of(config_setting_get_elem(s, 1)));
+            char lo[32], hi[32];
+            shortest(number_of(config_setting_get_elem(s, 0)), lo, sizeof lo);
+            shortest(number_of(config_setting_get_elem(s, 1)), hi, sizeof hi);
+            snprintf(in->number[f], sizeof in->number[f], "%s, %s", lo, hi);
             in->value[f] = in->number[f];
         } else {
             return fail(c->err, at, key, "must be %s, not %s",
@@ -492,8 +509,8 @@ static int conjecture_input(const context *c, const config_setting_t *g, int ind
 static int add_conjecture(const context *c, ar_experiment *exp, const ar_conjecture_input *in)
 {
     if (exp->n_claims == AR_MAX_CLAIMS)
-        return fail(c->err, in->where, "conjectures", "at most %d claims and conjectures per experiment",
-                    AR_MAX_CLAIMS);
+        return fail(c->err, in->where, "conjectures", "at most %d claims and conjectures per experiment (%s)",
+                    AR_MAX_CLAIMS, exp->name);
     const ar_claim *claim;
     ar_verdict expect;
     if (ar_conjecture_build(in, exp, &claim, &expect, c->err))
@@ -977,21 +994,23 @@ static ar_experiment *conjecture_experiment(const context *c, ar_spec *spec, con
         for (int o = 0; output && o < x->sim->n_outputs; ++o)
             if (!strcmp(x->sim->outputs[o].name, output)) {
                 if (found) {
-                    fail(c->err, in->where, "experiment", "experiments %s and %s both have output %s: say which, "
+                    fail(c->err, in->where, "conjectures: experiment", "experiments %s and %s both have output %s: say which, "
                          "experiment = NAME", found->name, x->name, output);
                     return NULL;
                 }
                 found = x;
             }
     }
+    if (!name && !found && spec->n_experiments == 1)
+        return &spec->experiments[0]; /* its build names the outputs there are */
     if (name)
-        fail(c->err, in->at[AR_CONJ_EXPERIMENT], "experiment", "no experiment '%s' in %s (its experiments: %s)", name,
-             c->label, names);
+        fail(c->err, in->at[AR_CONJ_EXPERIMENT], "conjectures: experiment", "no experiment '%s' in %s (its "
+             "experiments: %s)", name, c->label, names);
     else if (!output)
-        fail(c->err, in->where, "output", "missing: which output the conjecture is about");
+        fail(c->err, in->where, "conjectures: output", "missing: which output the conjecture is about");
     else if (!found)
-        fail(c->err, in->at[AR_CONJ_OUTPUT], "output", "unknown output '%s': no experiment of %s has it (its "
-             "experiments: %s)", output, c->label, names);
+        fail(c->err, in->at[AR_CONJ_OUTPUT], "conjectures: output", "unknown output '%s': no experiment of %s has it "
+             "(its experiments: %s; `attnrank info %s` lists their outputs)", output, c->label, names, c->label);
     return found;
 }
 

@@ -2,10 +2,13 @@
 """The figure scripts on a file written by a reduced run of every simulator: each runs,
 writes non-empty SVG, PDF and PNG, fails in one line on a file that lacks its data, and
 draws what the file holds (the plotted lines are read back from the figures and
-compared with the datasets).
+compared with the datasets), users' conjectures included: a figure each, whose lines
+are their estimate and theory/<id>, in a section of the report tagged as a conjecture.
 
 usage: test_plots.py ATTNRANK CASE   (ATTNRANK_SOURCE_ROOT names the source tree)"""
+import itertools
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -20,12 +23,18 @@ sys.path.insert(0, PLOTS)
 
 SPEC = """seed = 3;
 experiments = (
-  { name = "bound"; simulator = "hardmax_rank"; trials = 200; n = [8, 16, 32]; d_h = [1, 4, 16]; },
-  { name = "soft"; simulator = "softmax_rank"; trials = 20; n = 8; d_h = [2, 4]; tau = [1e-6, 1.0, 1e6]; },
+  { name = "bound"; simulator = "hardmax_rank"; trials = 200; n = [8, 16, 32]; d_h = [1, 4, 16];
+    conjectures = ( { id = "rank_06"; output = "argmax_rank"; rule = "upper_bound"; prediction = "0.6 * n + 2";
+                      where = "d_h >= 4"; } ); },
+  { name = "soft"; simulator = "softmax_rank"; trials = 20; n = 8; d_h = [2, 4]; tau = [1e-6, 1.0, 1e6];
+    conjectures = ( { id = "tau_up"; output = "numrank_rel"; rule = "increasing"; prediction = "d_h + 1";
+                      along = "tau"; } ); },
   { name = "spectrum"; simulator = "markov_spectrum"; trials = 10; n = [16, 32]; gap = ["keep", "remove"]; },
   { name = "disc"; simulator = "markov_spectrum"; trials = 10; n = [16, 32]; eigenvalues = "yes"; },
   { name = "width"; simulator = "width_collapse"; trials = 10; n = [16, 32]; gap = ["keep", "remove"]; },
-  { name = "depth"; simulator = "depth_collapse"; trials = 6; n = [8, 16]; layers = 4; gap = ["keep", "remove"]; },
+  { name = "depth"; simulator = "depth_collapse"; trials = 6; n = [8, 16]; layers = 4; gap = ["keep", "remove"];
+    conjectures = ( { id = "sr_last"; output = "stable_rank"; rule = "upper_bound"; prediction = "n";
+                      element = -1; } ); },
   { name = "masks"; simulator = "mask_dynamics"; trials = 6; n = 16; d = 4; layers = 20;
     mask = ["complete", "window"]; value = "identity"; norm = ["none", "sphere"]; },
   { name = "window"; simulator = "mask_dynamics"; trials = 6; n = 16; d = 4; layers = 20; mask = "window";
@@ -35,6 +44,20 @@ experiments = (
     starts = 4; }
 );
 """
+# Each conjecture of SPEC: experiment, id, the axis its figure runs along, its output
+# and element (None: a scalar output).
+CONJECTURES = [("bound", "rank_06", "n", "argmax_rank", None), ("soft", "tau_up", "tau", "numrank_rel", None),
+               ("depth", "sr_last", "n", "stable_rank", -1)]
+# Layers swept, so that each point's vector has its own end; judge adds a conjecture
+# without a prediction (a trend) to a copy.
+DEEP_SPEC = """seed = 5;
+experiments = (
+  { name = "deep"; simulator = "depth_collapse"; trials = 4; n = [8, 16]; layers = [2, 4]; claims = [];
+    conjectures = ( { id = "sr_end"; output = "stable_rank"; rule = "upper_bound"; prediction = "n";
+                      element = -1; } ); }
+);
+"""
+DEEP_JUDGED = "id=flat; output=frobenius; rule=decreasing; along=n; element=0"
 
 
 class Failure(Exception):
@@ -56,10 +79,20 @@ def result_file(tmp, exe):
     return out
 
 
-def script(name, *args):
+def scripts(*calls):
+    """Run figure scripts, (name, *args) each, side by side; their finished processes."""
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
-    return subprocess.run(["/usr/bin/python3", os.path.join(PLOTS, name), *args], capture_output=True, text=True,
-                          env=env)
+    started = [subprocess.Popen(["/usr/bin/python3", os.path.join(PLOTS, name), *args], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, env=env) for name, *args in calls]
+    done = []
+    for proc in started:
+        out, err = proc.communicate()
+        done.append(subprocess.CompletedProcess(proc.args, proc.returncode, out, err))
+    return done
+
+
+def script(name, *args):
+    return scripts((name, *args))[0]
 
 
 def case_scripts(tmp, exe):
@@ -68,19 +101,24 @@ def case_scripts(tmp, exe):
               "markov.py": ["spectrum_singular_values", "spectrum_stable_rank", "disc_eigenvalues", "width_width",
                             "depth_depth", "depth_gradient"],
               "masks.py": ["masks_mu", "window_rate_w", "equilibria_equilibria"],
-              "convex.py": ["convex_network", "convex_sparsity"]}
-    for name, stems in expect.items():
-        out = os.path.join(tmp, name)
-        proc = script(name, path, out)
-        check(proc.returncode == 0, f"{name}: exit {proc.returncode}: {proc.stderr}")
+              "convex.py": ["convex_network", "convex_sparsity"],
+              "conjectures.py": [f"{e}_conjecture_{c}" for e, c, *_ in CONJECTURES]}
+    # every script at once, and plot_all.py with SVG only, as the report asks
+    *procs, proc = scripts(*[(name, path, os.path.join(tmp, name)) for name in expect],
+                           ("plot_all.py", "--svg-only", path, os.path.join(tmp, "all")))
+    for (name, stems), done in zip(expect.items(), procs):
+        check(done.returncode == 0, f"{name}: exit {done.returncode}: {done.stderr}")
         for stem in stems:
             for fmt in ("svg", "pdf", "png"):
-                file = os.path.join(out, f"{stem}.{fmt}")
+                file = os.path.join(tmp, name, f"{stem}.{fmt}")
                 check(os.path.exists(file) and os.path.getsize(file) > 2000, f"{name}: {file} missing or empty")
-    proc = script("plot_all.py", path, os.path.join(tmp, "all"))
     check(proc.returncode == 0 and "figures in" in proc.stdout, f"plot_all.py: {proc.stderr}")
     rows = open(os.path.join(tmp, "all", "figures.tsv")).read().splitlines()
-    check(len(rows) >= 14 and all(len(r.split("\t")) == 5 for r in rows), f"figures.tsv: {rows[:3]}")
+    check(len(rows) >= 17 and all(len(r.split("\t")) == 5 for r in rows), f"figures.tsv: {rows[:3]}")
+    for experiment, cid, *_ in CONJECTURES:  # a row each, naming the conjecture alone, its verdict in the caption
+        row = [r.split("\t") for r in rows if r.split("\t")[:2] == [experiment, cid]]
+        check(len(row) == 1 and row[0][3] == f"{experiment}_conjecture_{cid}.svg" and "user conjecture" in row[0][4]
+              and re.search(r"verdict (HOLDS|VIOLATED|INCONCLUSIVE)", row[0][4]), f"figures.tsv, {cid}: {row}")
     # a file without the data a figure needs: one line naming it, exit 2
     broken = os.path.join(tmp, "broken.h5")
     shutil.copy(path, broken)
@@ -90,6 +128,9 @@ def case_scripts(tmp, exe):
     check(proc.returncode == 2, f"broken file: exit {proc.returncode}")
     lines = proc.stderr.strip().splitlines()
     check(len(lines) == 1 and "bound lacks the dataset argmax_rank/ci_lo" in lines[0], f"message: {proc.stderr}")
+    proc = script("conjectures.py", broken, os.path.join(tmp, "b"), "bound")  # rank_06 speaks of argmax_rank
+    check(proc.returncode == 2 and proc.stderr.count("\n") == 1 and "argmax_rank/ci_lo" in proc.stderr,
+          f"broken file, conjectures.py: exit {proc.returncode}: {proc.stderr}")
     other = os.path.join(tmp, "other.h5")
     with h5py.File(other, "w") as f:
         f["x"] = np.arange(3)
@@ -117,9 +158,98 @@ def captured(module, function, exp, tmp):
     return dict(kept), common
 
 
+def axis_text(value):
+    return value.decode() if isinstance(value, bytes) else f"{value:g}"
+
+
+def check_conjecture(f, path, experiment, cid, along, output, element, tmp):
+    """The conjecture's figure draws, per value of the other axes where it speaks, its
+    output's mean (at the element) and theory/<id> along its axis, and stars the
+    verdict's estimate."""
+    import common
+    import conjectures
+    exp = common.Experiment(path, f, experiment)
+    figs, _ = captured(conjectures, conjectures.figures_for, exp, tmp)
+    check(f"{experiment}_conjecture_{cid}" in figs, f"{cid}: no figure ({sorted(figs)})")
+    ax = figs[f"{experiment}_conjecture_{cid}"].axes[0]
+    group = f[experiment]
+    axes = group.attrs["axes"].split()
+    mean = group[output]["mean"][...]
+    if element is not None:  # the element of each point's own vector (count + failed says how long it is)
+        seen = (group[output]["count"][...] + group[output]["failed"][...]) > 0
+        length = seen.shape[-1] - np.argmax(seen[..., ::-1], axis=-1)
+        index = length + element if element < 0 else np.full(length.shape, element)
+        mean = np.take_along_axis(mean, index[..., None], -1)[..., 0]
+    theory = group["theory"][cid][...]
+    mean, theory = np.moveaxis(mean, axes.index(along), -1), np.moveaxis(theory, axes.index(along), -1)
+    others = [a for a in axes if a != along]
+    drawn = {l.get_label().removesuffix(" (silent)"): l for l in ax.get_lines()
+             if len(l.get_xdata()) and not l.get_label().startswith("_") and l.get_label() != "deciding point"}
+    predicted = {l.get_label().removeprefix("_prediction "): l for l in ax.get_lines()
+                 if l.get_label().startswith("_prediction ")}
+    combos = list(itertools.product(*(range(len(group[a])) for a in others)))
+    combos = [c for c in combos if np.isfinite(theory[c]).any()] or combos
+    check(len(drawn) == len(combos) == len(predicted), f"{cid}: a line per value of {others}: {sorted(drawn)}")
+    for combo in combos:
+        label = ", ".join(f"{a} = {axis_text(group[a][i])}" for a, i in zip(others, combo)) or output
+        check(label in drawn and label in predicted, f"{cid}: no line {label!r}: {sorted(drawn)}")
+        check(np.allclose(drawn[label].get_xdata(), group[along][...]), f"{cid}, {label}: x is {along}")
+        check(np.allclose(drawn[label].get_ydata(), mean[combo], equal_nan=True), f"{cid}, {label}: the mean")
+        check(np.allclose(predicted[label].get_ydata(), theory[combo], equal_nan=True),
+              f"{cid}, {label}: the prediction is theory/{cid}: {predicted[label].get_ydata()} {theory[combo]}")
+    row = [r for r in f["verdicts"][...] if r["claim"].decode() == cid and r["experiment"].decode() == experiment]
+    star = [l for l in ax.get_lines() if l.get_label() == "deciding point"]
+    check(len(row) == 1 and len(star) == 1 and np.isclose(star[0].get_ydata()[0], row[0]["estimate"]),
+          f"{cid}: the star is the verdict's estimate at {row[0]['point'] if row else '?'}")
+    check(row[0]["verdict"].decode() in ax.get_title(), f"{cid}: the verdict in the panel's title: {ax.get_title()}")
+    return predicted
+
+
+def check_deep_conjectures(tmp, exe):
+    """Layers swept (each point's vector ends elsewhere) and a judged copy: its
+    figures, a file from before kinds (none for it), and the report's sections."""
+    import common
+    import conjectures
+    spec = os.path.join(tmp, "deep.cfg")
+    with open(spec, "w") as f:
+        f.write(DEEP_SPEC)
+    path, copy = os.path.join(tmp, "deep.h5"), os.path.join(tmp, "judged.h5")
+    proc = subprocess.run([exe, "run", spec, "-o", path, "-q"], capture_output=True, text=True)
+    check(proc.returncode == 0, f"the deep run failed: {proc.stderr}")
+    proc = subprocess.run([exe, "judge", path, "--conjecture", DEEP_JUDGED, "-o", copy], capture_output=True, text=True)
+    check(proc.returncode in (0, 1, 4) and os.path.exists(copy), f"judge -o: {proc.stderr}")
+    with common.open_result(copy) as f:
+        check_conjecture(f, copy, "deep", "sr_end", "n", "stable_rank", -1, tmp)
+        exp = common.Experiment(copy, f, "deep")
+        figs, _ = captured(conjectures, conjectures.figures_for, exp, tmp)
+        ax = figs["deep_conjecture_flat"].axes[0]
+        check(not [l for l in ax.get_lines() if l.get_label().startswith("_prediction")],
+              "a trend without a prediction draws none (its theory is a placeholder)")
+    old = os.path.join(tmp, "old.h5")  # no kind attributes: every theory dataset a claim
+    shutil.copy(copy, old)
+    with h5py.File(old, "r+") as f:
+        for name in f["deep/theory"]:
+            del f["deep/theory"][name].attrs["kind"]
+    with common.open_result(old) as f:
+        check(conjectures.figures_for(common.Experiment(old, f, "deep"), tmp) == [], "no kind: no conjecture figure")
+    report = os.path.join(tmp, "rep")
+    proc = subprocess.run([exe, "report", copy, "-o", report], capture_output=True, text=True)
+    check(proc.returncode == 0 and not proc.stderr, f"report: exit {proc.returncode}: {proc.stderr}")
+    page = open(os.path.join(report, "report.html")).read()
+    for cid in ("sr_end", "flat"):
+        row = re.search(rf'<tr class=\w+><td><a href="#deep-{cid}">{cid}</a>([^<]*<span class=tag>[^<]*</span>)?', page)
+        check(row and row.group(1) and "conjecture" in row.group(1), f"{cid}: the table's row is tagged: {row}")
+        section = re.search(rf'<section id="deep-{cid}">(.*?)</section>', page, re.S)
+        check(section and "<span class=tag>user conjecture</span>" in section.group(1).split("</h3>")[0],
+              f"{cid}: a section tagged as a user conjecture")
+        check(section.group(1).count("<svg") == 1 and "user conjecture" in section.group(1).split("<figcaption>")[-1],
+              f"{cid}: its figure, and a caption that says it is a conjecture")
+
+
 def case_curves(tmp, exe):
     """What is drawn is what the file holds: read the lines back from the figures."""
     import common
+    import conjectures
     import hardmax
     import masks
     path = result_file(tmp, exe)
@@ -146,6 +276,8 @@ def case_curves(tmp, exe):
         for line in ax.get_lines():
             i, j = masks_axis.index(line.get_label()), norm_axis.index("none")
             check(np.allclose(line.get_ydata(), np.maximum(mu[i, j], 1e-17)), f"{line.get_label()}: mu_rel")
+        for conjecture in CONJECTURES:
+            check_conjecture(f, path, *conjecture, tmp)
     # and a figure of other data must not pass: perturb the file, the lines move
     with h5py.File(path, "r+") as f:
         f["bound/argmax_rank/mean"][0, 0] += 1.0
@@ -154,6 +286,15 @@ def case_curves(tmp, exe):
         figs, _ = captured(hardmax, hardmax.bound_figure, exp, tmp)
         line = [l for l in figs["bound_rank"].axes[0].get_lines() if l.get_label() == "n = 8"][0]
         check(not np.allclose(line.get_ydata(), mean[0] / 8), "the check sees a changed dataset")
+    with h5py.File(path, "r+") as f:
+        theory = f["bound/theory/rank_06"][...]
+        f["bound/theory/rank_06"][0, 2] += 1.0
+    with common.open_result(path) as f:
+        figs, _ = captured(conjectures, conjectures.figures_for, common.Experiment(path, f, "bound"), tmp)
+        line = [l for l in figs["bound_conjecture_rank_06"].axes[0].get_lines()
+                if l.get_label() == "_prediction d_h = 16"]
+        check(line and not np.allclose(line[0].get_ydata(), theory[:, 2]), "the check sees a changed theory")
+    check_deep_conjectures(tmp, exe)
 
 
 def main():
