@@ -97,6 +97,22 @@ static void comparisons(void)
     CHECK(value_of("1 < 2 < 3") == 1); /* (1 < 2) < 3 */
 }
 
+/* NAME_CHOICE indicators select choices; they follow the point, not the defaults. */
+static void choice_indicators(void)
+{
+    CHECK(value_of("weights_independent") == 1 && value_of("weights_tied") == 0);
+    CHECK(value_of("inputs_orthonormal && weights_independent && n > 8") == 1);
+    char why[256];
+    ar_expr *e = ar_expr_compile("weights_tied ? 2 : 3", hardmax, why, sizeof why);
+    CHECK(e != NULL);
+    ar_point tied = at;
+    tied.value[AR_HARDMAX_WEIGHTS] = AR_HARDMAX_WEIGHTS_TIED;
+    CHECK(ar_expr_eval(e, &tied) == 2 && ar_expr_eval(e, &at) == 3 && ar_expr_eval(e, &tied) == 2);
+    ar_expr_free(e);
+    CHECK_CONTAINS(refusal("weights > 0", hardmax), "weights_independent is 1 where weights is independent");
+    CHECK_CONTAINS(refusal("weights_untied", hardmax), "unknown variable 'weights_untied'");
+}
+
 static void domain_edges(void)
 {
     CHECK(value_of("1 / (n - n)") == INFINITY); /* not an error: the caller decides */
@@ -291,6 +307,7 @@ int main(void)
     arithmetic();
     functions_and_constants();
     comparisons();
+    choice_indicators();
     domain_edges();
     refusals();
     independence();

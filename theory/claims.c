@@ -49,6 +49,9 @@ double ar_claim_predict(const ar_claim *claim, const ar_point *point)
         return claim->predict(point);
     if (claim->where_expr && !(ar_expr_eval(claim->where_expr, point) != 0))
         return NAN; /* silent where the condition is false (or undefined) */
+    const ar_output *out = &claim->sim->outputs[claim->output];
+    if (out->applies && !out->applies(point))
+        return NAN; /* and where its output is not measured, as a built-in claim is */
     return claim->prediction_expr ? ar_expr_eval(claim->prediction_expr, point) : 0;
 }
 

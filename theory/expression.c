@@ -37,8 +37,9 @@ struct ar_expr {
     const ar_sim *sim;
     char *text;
     /* muparser reads parameter i from bound[i] (ar_expr_eval copies a point in); the
-     * variable factory points every unknown name at bound[AR_MAX_PARAMS]. A pointer,
-     * so that eval can write through a const ar_expr. */
+     * variable factory points every unknown name at bound[AR_MAX_PARAMS]; after it come
+     * the choice indicators, one per choice of each choice parameter in table order. A
+     * pointer, so that eval can write through a const ar_expr. */
     double *bound;
     /* The first name the factory was asked for: compile refuses the expression by it. */
     char unknown[AR_EXPR_MAX_LEN + 1];
@@ -183,6 +184,60 @@ static int failed(const ar_expr *e, const char *what, const char *name, char *wh
     return 1;
 }
 
+/* Choice indicators: NAME_CHOICE is 1 where choice parameter NAME is CHOICE, else 0
+ * ("weights_tied"), so that a where can select choices. Visits each, in the order that
+ * gives its slot in bound[]; the name is "" where it would not be a muparser name or
+ * would shadow a parameter. Returns the number of slots. */
+static int choice_indicators(const ar_sim *sim, void (*visit)(void *, int, int, int, const char *), void *data)
+{
+    int slot = AR_MAX_PARAMS + 1;
+    for (int i = 0; i < sim->n_params && i < AR_MAX_PARAMS; ++i) {
+        const ar_param *p = &sim->params[i];
+        for (int c = 0; p->type == AR_PARAM_CHOICE && p->choices[c]; ++c, ++slot) {
+            char name[128];
+            int n = snprintf(name, sizeof name, "%s_%s", p->name, p->choices[c]);
+            int ok = n > 0 && (size_t)n < sizeof name && ar_sim_param_index(sim, name) < 0;
+            for (int k = 0; ok && name[k]; ++k)
+                ok = (name[k] >= 'a' && name[k] <= 'z') || (name[k] >= 'A' && name[k] <= 'Z') ||
+                     (name[k] >= '0' && name[k] <= '9') || name[k] == '_';
+            if (visit)
+                visit(data, slot, i, c, ok ? name : "");
+        }
+    }
+    return slot;
+}
+
+typedef struct {
+    ar_expr *e;
+    int failed;
+    char *why;
+    size_t why_len;
+} defining;
+
+static int failed(const ar_expr *e, const char *what, const char *name, char *why, size_t why_len);
+
+static void define_indicator(void *data, int slot, int param, int choice, const char *name)
+{
+    defining *d = data;
+    (void)param, (void)choice;
+    if (!name[0] || d->failed)
+        return;
+    mupDefineVar(d->e->parser, name, &d->e->bound[slot]);
+    d->failed = failed(d->e, "the choice indicator", name, d->why, d->why_len);
+}
+
+typedef struct {
+    const ar_point *point;
+    double *bound;
+} setting;
+
+static void set_indicator(void *data, int slot, int param, int choice, const char *name)
+{
+    const setting *s = data;
+    (void)name;
+    s->bound[slot] = (int)s->point->value[param] == choice;
+}
+
 static int define_names(ar_expr *e, char *why, size_t why_len)
 {
     muParserHandle_t h = e->parser;
@@ -196,6 +251,10 @@ static int define_names(ar_expr *e, char *why, size_t why_len)
             if (failed(e, "the parameter", e->sim->params[i].name, why, why_len))
                 return -1;
         }
+    defining d = {e, 0, why, why_len};
+    choice_indicators(e->sim, define_indicator, &d);
+    if (d.failed)
+        return -1;
     for (int i = 0; i < N_CONSTANTS; ++i) {
         mupDefineConst(h, constants[i].name, constants[i].value);
         if (failed(e, "the constant", constants[i].name, why, why_len))
@@ -274,7 +333,8 @@ static void describe_unknown(const ar_expr *e, char *why, size_t why_len)
         say(why, why_len, "'%s' is a choice parameter (", name);
         for (int c = 0; sim->params[index].choices[c]; ++c)
             append(why, why_len, "%s%s", c ? ", " : "", sim->params[index].choices[c]);
-        append(why, why_len, "), not a number");
+        append(why, why_len, "), not a number: %s_%s is 1 where %s is %s, else 0", name,
+               sim->params[index].choices[0], name, sim->params[index].choices[0]);
         return;
     }
     if (is_function(name)) {
@@ -374,7 +434,7 @@ ar_expr *ar_expr_compile(const char *text, const ar_sim *sim, char *why, size_t 
     if (e) {
         e->sim = sim;
         e->text = malloc(len + 1);
-        e->bound = calloc(AR_MAX_PARAMS + 1, sizeof *e->bound);
+        e->bound = calloc((size_t)choice_indicators(sim, NULL, NULL), sizeof *e->bound);
     }
     if (!e || !e->text || !e->bound || !(e->parser = mupCreate(muBASETYPE_FLOAT))) {
         say(why, why_len, "out of memory compiling an expression");
@@ -385,6 +445,9 @@ ar_expr *ar_expr_compile(const char *text, const ar_sim *sim, char *why, size_t 
     /* the evaluation that forces the parse sees the simulator's defaults */
     for (int i = 0; i < sim->n_params && i < AR_MAX_PARAMS; ++i)
         e->bound[i] = sim->params[i].default_value;
+    ar_point defaults;
+    ar_point_defaults(sim, &defaults);
+    choice_indicators(sim, set_indicator, &(setting){&defaults, e->bound});
     if (define_names(e, why, why_len) != 0) {
         ar_expr_free(e);
         return NULL;
@@ -418,6 +481,7 @@ double ar_expr_eval(const ar_expr *expr, const ar_point *point)
     for (int i = 0; i < expr->sim->n_params && i < AR_MAX_PARAMS; ++i)
         if (is_numeric(&expr->sim->params[i]))
             expr->bound[i] = point->value[i];
+    choice_indicators(expr->sim, set_indicator, &(setting){point, expr->bound});
     double value = mupEval(expr->parser);
     return mupError(expr->parser) ? NAN : value;
 }

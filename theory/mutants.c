@@ -2,6 +2,7 @@
  * sharply its data can say VIOLATED (see theory.h). */
 #include "attnrank/theory.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,8 +48,9 @@ int ar_mutants(const ar_claim *claim, long n_points, const double *prediction, c
     double *moved = malloc((size_t)(n_points > 0 ? n_points : 1) * sizeof *moved);
     for (int m = 0; m < count; ++m) {
         double factor = raise ? 2 - factors[m] : factors[m];
+        /* By a fraction of |f|: a bound tightened stays tightened where f < 0. */
         for (long p = 0; p < n_points; ++p)
-            moved[p] = prediction[p] * factor;
+            moved[p] = prediction[p] > 0 ? prediction[p] * factor : prediction[p] + (factor - 1) * fabs(prediction[p]);
         ar_judgement j;
         ar_judge(claim, n_points, moved, est, integer_output, line, along, &j);
         mutants[m] = (ar_mutant){factor, 0, j.verdict};

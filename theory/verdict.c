@@ -289,6 +289,11 @@ static int extrapolate(const ar_claim *claim, const ar_summary *est, const doubl
     x->refused = AR_UNDECIDED_NONE;
     if (x->dof < 1)
         return -1;
+    for (int i = 0; i < k; ++i)
+        if (!(along[members[i]] > 0)) { /* the model is undefined there: nothing to fit */
+            x->refused = AR_UNDECIDED_AXIS_NOT_POSITIVE;
+            return 0;
+        }
     double cs[steps], vars[steps], chi2s[steps];
     size_t rows = (size_t)k, cols = (size_t)columns;
     gsl_matrix *design = gsl_matrix_alloc(rows, cols), *cov = gsl_matrix_alloc(cols, cols);
@@ -322,7 +327,7 @@ static int extrapolate(const ar_claim *claim, const ar_summary *est, const doubl
     gsl_vector_free(coef), gsl_vector_free(ys), gsl_vector_free(ws);
     gsl_matrix_free(cov), gsl_matrix_free(design);
     x->chi2 = best;
-    if (gsl_cdf_chisq_Q(best, x->dof) < GOODNESS)
+    if (!(best < INFINITY) || gsl_cdf_chisq_Q(best, x->dof) < GOODNESS) /* a NaN fit is no fit */
         x->refused = AR_UNDECIDED_MISFIT;
     /* Levels as Delta chi-square: z^2 with trusted errors, F(1, dof) when rescaled. */
     double scatter = best / x->dof > 1 ? best / x->dof : 1, alphas[2] = {ALPHA, 2 * gsl_cdf_ugaussian_Q(z_wide)};
@@ -394,7 +399,7 @@ static void judge_limit(const ar_claim *claim, long n, const double *f, const ar
         } else if (x.refused) {
             why = x.refused;
         } else {
-            if (x.lo >= target - band && x.hi <= target + band)
+            if (x.lo <= x.hi && x.lo >= target - band && x.hi <= target + band)
                 v = AR_HOLDS;
             else if (x.hi_wide < target - band || x.lo_wide > target + band)
                 v = AR_VIOLATED;
@@ -410,7 +415,7 @@ static void judge_limit(const ar_claim *claim, long n, const double *f, const ar
             worst = v, worst_badness = badness, shown = x;
             take_point(j, top, target, &est[top]);
             j->estimate = x.c, j->ci_lo = x.lo, j->ci_hi = x.hi;
-            if (!x.sizes)
+            if (!x.sizes || x.dof < 1 || x.refused == AR_UNDECIDED_AXIS_NOT_POSITIVE) /* nothing was fitted */
                 j->estimate = j->ci_lo = j->ci_hi = NAN;
             j->trials = 0;
             for (int i = 0; i < k; ++i)
@@ -424,7 +429,9 @@ static void judge_limit(const ar_claim *claim, long n, const double *f, const ar
         return;
     j->verdict = worst;
     int excludes = j->resolution.excludes;
-    j->resolution = (ar_resolution){AR_RESOLUTION_FACTORS, NAN, k_lo, k_hi, 0, excludes};
+    /* An undecided line establishes no factor: the resolution is left empty, not "none". */
+    j->resolution = undecided ? (ar_resolution){AR_RESOLUTION_NONE, NAN, NAN, NAN, 0, 0}
+                              : (ar_resolution){AR_RESOLUTION_FACTORS, NAN, k_lo, k_hi, 0, excludes};
     j->fit = (ar_fit){lines, shown.sizes, shown.dof, shown.b, shown.chi2,
                       correction_exponent(claim, 1) > correction_exponent(claim, 0), why};
     static const char *const reasons[] = {
@@ -435,6 +442,7 @@ static void judge_limit(const ar_claim *claim, long n, const double *f, const ar
         [AR_UNDECIDED_RATE_AT_RANGE_END] = "the correction exponent b runs into an end of its range (a slower or "
                                            "faster approach fits as well)",
         [AR_UNDECIDED_VARYING_PREDICTION] = "the prediction varies along the axis: a limit has one constant per line",
+        [AR_UNDECIDED_AXIS_NOT_POSITIVE] = "the axis has a value <= 0, where the model's t^-b (and ln t) is undefined",
     };
     int slope = claim->rule == AR_RULE_LOG_SLOPE;
     const char *axis = claim->trend_axis;

@@ -10,7 +10,9 @@
  * the functions sqrt, exp, ln and log (both natural), log2, log10, abs, sign, floor,
  * ceil, round (half away from zero), min(a, b, ...) and max(a, b, ...); nothing else
  * (muparser's own sin, rint, sum, _pi, ... are cleared). A choice parameter is not a
- * number and is refused by name.
+ * number and is refused by name; its indicators are: NAME_CHOICE is 1 where NAME is
+ * CHOICE, else 0 ("weights_tied && inputs_orthonormal"). Values are the parameters'
+ * own, as the spec holds them: d = 0 (meaning d = n) reads as 0.
  *
  * Operators: + - * / ^ (right-associative and above unary minus: -2^2 = -4), < > <= >=
  * == != (1 or 0), && ||, c ? a : b. Refused: = (it would assign), strings, a comma

@@ -122,7 +122,8 @@ typedef enum {
     AR_UNDECIDED_TOO_FEW_SIZES,        /* fewer than 4 sizes with b profiled, 3 with b fixed */
     AR_UNDECIDED_MISFIT,               /* the best fit's chi-square is improbable */
     AR_UNDECIDED_RATE_AT_RANGE_END,    /* b's 95% region reaches an end of its range */
-    AR_UNDECIDED_VARYING_PREDICTION    /* the prediction is not one constant along the line */
+    AR_UNDECIDED_VARYING_PREDICTION,   /* the prediction is not one constant along the line */
+    AR_UNDECIDED_AXIS_NOT_POSITIVE     /* the axis has a value <= 0, where t^-b and ln t are undefined */
 } ar_undecided;
 
 /* The extrapolation behind a limit verdict, on the deciding line. */

@@ -194,15 +194,38 @@ static void default_statement(const conjecture *c, const char *output, const cha
     }
 }
 
+/* A trend or limit needs a line along its axis with two points where it speaks:
+ * seen[] marks, per line (its point at the axis's first value), a first one. */
+static int line_has_two(const ar_experiment *x, int axis, long p, unsigned char *seen)
+{
+    long stride = 1;
+    for (int a = x->n_axes - 1; a > axis; --a)
+        stride *= x->axes[a].count;
+    long start = p - (p / stride % x->axes[axis].count) * stride;
+    if (seen[start])
+        return 1;
+    seen[start] = 1;
+    return 0;
+}
+
 /* Every point of the grid: the expressions are finite where the conjecture speaks,
- * and it speaks at one point at least, where the output is measured. */
+ * and it speaks at one point at least, where the output is measured; a trend or limit
+ * speaks at two points of one line, and a limit only at positive values of its axis. */
 static int check_on_grid(const ar_conjecture_input *in, const conjecture *c, const ar_experiment *x, char *err)
 {
-    const ar_output *out = &x->sim->outputs[c->claim.output];
+    const ar_claim *k = &c->claim;
+    const ar_output *out = &x->sim->outputs[k->output];
     long speaks = 0, measured = 0;
     int which[AR_MAX_PARAMS];
     for (int a = 0; a < x->n_axes; ++a)
         which[a] = x->axes[a].param;
+    int along = k->trend_axis ? ar_sim_param_index(x->sim, k->trend_axis) : -1;
+    int axis = along >= 0 ? ar_experiment_axis_of(x, along) : -1, line_of_two = axis < 0;
+    int extrapolates = k->rule == AR_RULE_LIMIT || k->rule == AR_RULE_LOG_SLOPE;
+    unsigned char *seen = axis >= 0 ? calloc((size_t)x->n_points, 1) : NULL;
+    if (axis >= 0 && !seen)
+        return fail(err, in->where, "id", "out of memory");
+    int status = -1;
     for (long p = 0; p < x->n_points; ++p) {
         ar_point point;
         ar_experiment_point(x, p, &point);
@@ -211,8 +234,9 @@ static int check_on_grid(const ar_conjecture_input *in, const conjecture *c, con
             double w = ar_expr_eval(c->where, &point);
             if (isnan(w)) {
                 ar_point_describe(&point, which, x->n_axes, desc, sizeof desc);
-                return fail(err, in->at[AR_CONJ_WHERE], "where", "'%s' is NaN at the point %s of experiment %s",
-                            in->value[AR_CONJ_WHERE], x->n_axes ? desc : "(single point)", x->name);
+                fail(err, in->at[AR_CONJ_WHERE], "where", "'%s' is NaN at the point %s of experiment %s",
+                     in->value[AR_CONJ_WHERE], x->n_axes ? desc : "(single point)", x->name);
+                goto done;
             }
             if (w == 0)
                 continue;
@@ -222,11 +246,18 @@ static int check_on_grid(const ar_conjecture_input *in, const conjecture *c, con
             double f = ar_expr_eval(c->prediction, &point);
             if (!isfinite(f)) {
                 ar_point_describe(&point, which, x->n_axes, desc, sizeof desc);
-                return fail(err, in->at[AR_CONJ_PREDICTION], "prediction", "'%s' is %s at the point %s of experiment %s%s",
-                            in->value[AR_CONJ_PREDICTION], isnan(f) ? "NaN" : f > 0 ? "+inf" : "-inf",
-                            x->n_axes ? desc : "(single point)", x->name,
-                            isnan(f) ? "" : " (a division by zero?)");
+                fail(err, in->at[AR_CONJ_PREDICTION], "prediction", "'%s' is %s at the point %s of experiment %s%s",
+                     in->value[AR_CONJ_PREDICTION], isnan(f) ? "NaN" : f > 0 ? "+inf" : "-inf",
+                     x->n_axes ? desc : "(single point)", x->name, isnan(f) ? "" : " (a division by zero?)");
+                goto done;
             }
+        }
+        if (extrapolates && !(point.value[along] > 0)) {
+            ar_point_describe(&point, which, x->n_axes, desc, sizeof desc);
+            fail(err, in->at[AR_CONJ_ALONG], "along", "%s = %g at the point %s: rule %s extrapolates c + a %s^-b, "
+                 "defined for %s > 0 only (a where can leave the point out)", k->trend_axis, point.value[along], desc,
+                 rule_spec_name(k->rule), k->trend_axis, k->trend_axis);
+            goto done;
         }
         if (out->applies && !out->applies(&point))
             continue;
@@ -234,18 +265,30 @@ static int check_on_grid(const ar_conjecture_input *in, const conjecture *c, con
         int e = c->claim.element;
         if (out->length && (e >= length || e < -length)) {
             ar_point_describe(&point, which, x->n_axes, desc, sizeof desc);
-            return fail(err, in->at[AR_CONJ_ELEMENT], "element", "%d is outside %s's %d values at the point %s of "
-                        "experiment %s", e, out->name, length, x->n_axes ? desc : "(single point)", x->name);
+            fail(err, in->at[AR_CONJ_ELEMENT], "element", "%d is outside %s's %d values at the point %s of "
+                 "experiment %s", e, out->name, length, x->n_axes ? desc : "(single point)", x->name);
+            goto done;
         }
         measured++;
+        if (axis >= 0 && line_has_two(x, axis, p, seen))
+            line_of_two = 1;
     }
     if (speaks == 0)
-        return fail(err, in->at[AR_CONJ_WHERE], "where", "'%s' is false at every point of experiment %s: the "
-                    "conjecture would say nothing", in->value[AR_CONJ_WHERE], x->name);
-    if (measured == 0)
-        return fail(err, in->at[AR_CONJ_OUTPUT], "output", "%s is not measured at any point where the conjecture "
-                    "speaks", out->name);
-    return 0;
+        fail(err, in->at[AR_CONJ_WHERE], "where", "'%s' is false at every point of experiment %s: the conjecture "
+             "would say nothing", in->value[AR_CONJ_WHERE], x->name);
+    else if (measured == 0)
+        fail(err, in->at[AR_CONJ_OUTPUT], "output", "%s is not measured at any point where the conjecture speaks",
+             out->name);
+    else if (!line_of_two)
+        fail(err, in->at[in->value[AR_CONJ_WHERE] ? AR_CONJ_WHERE : AR_CONJ_ALONG],
+             in->value[AR_CONJ_WHERE] ? "where" : "along", "no line along %s has two points where the conjecture "
+             "speaks and %s is measured: rule %s compares values along %s", k->trend_axis, out->name,
+             rule_spec_name(k->rule), k->trend_axis);
+    else
+        status = 0;
+done:
+    free(seen);
+    return status;
 }
 
 static int check_id(const ar_conjecture_input *in, const ar_experiment *x, char *err)
@@ -424,8 +467,10 @@ int ar_conjecture_build(const ar_conjecture_input *in, const ar_experiment *x, c
     snprintf(c->formula, sizeof c->formula, "%s%s%s", c->prediction ? ar_expr_text(c->prediction) : "(none)",
              where ? " where " : "", where ? where : "");
     if (in->value[AR_CONJ_STATEMENT]) {
-        if (strlen(in->value[AR_CONJ_STATEMENT]) >= sizeof c->statement) {
-            fail(err, in->at[AR_CONJ_STATEMENT], "statement", "longer than %zu characters", sizeof c->statement - 1);
+        size_t len = strlen(in->value[AR_CONJ_STATEMENT]);
+        if (len == 0 || len >= sizeof c->statement) {
+            fail(err, in->at[AR_CONJ_STATEMENT], "statement", len ? "longer than %zu characters" : "empty: leave it "
+                 "out for one made from the fields (at most %zu characters)", sizeof c->statement - 1);
             goto refused;
         }
         snprintf(c->statement, sizeof c->statement, "%s", in->value[AR_CONJ_STATEMENT]);
@@ -493,6 +538,7 @@ static char *next_item(char **cursor)
 
 int ar_conjecture_parse_line(char *text, const char *label, ar_conjecture_input *in, char *err)
 {
+    int given = 0;
     memset(in, 0, sizeof *in);
     snprintf(in->where, sizeof in->where, "%s", label);
     for (int f = 0; f < AR_CONJ_FIELDS; ++f)
@@ -523,8 +569,9 @@ int ar_conjecture_parse_line(char *text, const char *label, ar_conjecture_input 
             value++;
         }
         in->value[f] = value;
+        given++;
     }
-    return 0;
+    return given ? 0 : fail(err, label, "id", "empty: give the fields, 'id=...; output=...; rule=...; ...'");
 }
 
 /* ---- canonical text ----------------------------------------------------------------- */

@@ -826,7 +826,7 @@ static int create_theory(hid_t group, const ar_experiment *x, const hid_t *scale
 
 static int experiment_attributes(hid_t g, const ar_experiment *x)
 {
-    char claims[256] = "";
+    char claims[AR_MAX_CLAIMS * 16 + 1] = ""; /* every id (at most 15 characters) and a space */
     for (int k = 0; k < x->n_claims; ++k) {
         strncat(claims, k ? " " : "", sizeof claims - strlen(claims) - 1);
         strncat(claims, x->claims[k]->id, sizeof claims - strlen(claims) - 1);
@@ -903,7 +903,8 @@ static const char *const undecided_kinds[] = {[AR_UNDECIDED_NONE] = "",
                                               [AR_UNDECIDED_TOO_FEW_SIZES] = "too few sizes",
                                               [AR_UNDECIDED_MISFIT] = "misfit",
                                               [AR_UNDECIDED_RATE_AT_RANGE_END] = "rate at range end",
-                                              [AR_UNDECIDED_VARYING_PREDICTION] = "varying prediction"};
+                                              [AR_UNDECIDED_VARYING_PREDICTION] = "varying prediction",
+                                              [AR_UNDECIDED_AXIS_NOT_POSITIVE] = "axis not positive"};
 
 static int name_index(const char *const *names, int count, const char *name)
 {
