@@ -154,7 +154,7 @@ static int check_axis(const ar_conjecture_input *in, ar_conjecture_field f, cons
     }
     int numeric = rule == AR_RULE_LIMIT || rule == AR_RULE_LOG_SLOPE; /* they extrapolate along it */
     if (numeric && x->sim->params[param].type == AR_PARAM_CHOICE)
-        return fail(err, in->at[f], field_names[f], "'%s' is a choice parameter; a %s needs a numeric axis", name,
+        return fail(err, in->at[f], field_names[f], "'%s' is a choice parameter; rule %s needs a numeric axis", name,
                     rule_spec_name(rule));
     int axis = ar_experiment_axis_of(x, param);
     if (axis < 0 || x->axes[axis].count < 2)
