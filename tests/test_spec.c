@@ -592,6 +592,105 @@ static void conjectures(void)
     rmdir(dir);
 }
 
+/* Conjectures the referee's review (aef9165) refuses, accepts or reads anew: a limit or
+ * log slope along an axis with a value <= 0 (t^-b, ln t undefined there; a where can
+ * leave the point out); a trend with no line of two points where it speaks and its
+ * output is measured (before: accepted, then NOT RUN); an empty statement or
+ * --conjecture; choice indicators NAME_CHOICE in a where (before: unknown variable). */
+#define CONJ_HEAD(grid) HEAD "    claims = [];\n    " grid "\n    conjectures = ( { id = \"c\"; output = "
+#define CONJ_TAIL " } );\n" TAIL
+
+static int conjecture_loads(const char *text, int n_claims)
+{
+    ar_spec spec;
+    char err[AR_ERR_LEN] = "";
+    int status = ar_spec_load_text(text, "t.cfg", NULL, NULL, 0, &spec, err);
+    if (status)
+        fprintf(stderr, "unexpected: %s\n", err);
+    else {
+        if (spec.experiments[0].n_claims != n_claims)
+            fprintf(stderr, "%d claims, want %d\n", spec.experiments[0].n_claims, n_claims);
+        status = spec.experiments[0].n_claims == n_claims ? 0 : -1;
+        ar_spec_free(&spec);
+    }
+    return status;
+}
+
+static void conjecture_review(void)
+{
+    /* d = 0 means d = n: no point for c + a d^-b */
+    expect_error(CONJ_HEAD("n = 16; d = [0, 16, 32, 64];") "\"argmax_rank\"; rule = \"limit\"; prediction = \"16\"; "
+                 "tolerance = 0.01; along = \"d\"; rate = 1;" CONJ_TAIL, NULL, 0,
+                 "t.cfg:6: conjectures: along: d = 0 at the point d=0: rule limit extrapolates c + a d^-b, defined "
+                 "for d > 0 only");
+    expect_error(CONJ_HEAD("n = 16; d = [0, 16, 32, 64];") "\"argmax_rank\"; rule = \"log_slope\"; prediction = \"1\"; "
+                 "tolerance = 0.1; along = \"d\";" CONJ_TAIL, NULL, 0,
+                 "along: d = 0 at the point d=0: rule log_slope");
+    expect_error(CONJ_HEAD("n = 16; d = [32, 16, 0, 64];") "\"argmax_rank\"; rule = \"limit\"; prediction = \"16\"; "
+                 "tolerance = 0.01; along = \"d\";" CONJ_TAIL, NULL, 0, "d = 0 at the point d=0");
+    expect_error(CONJ_HEAD("weights = \"correlated\"; rho = [-0.5, 0.25, 0.5, 1.0];")
+                 "\"argmax_rank\"; rule = \"limit\"; prediction = \"8\"; tolerance = 0.1; along = \"rho\";" CONJ_TAIL,
+                 NULL, 0, "along: rho = -0.5 at the point rho=-0.5: rule limit extrapolates c + a rho^-b, defined for "
+                 "rho > 0 only");
+    /* ...a where that leaves the point out, or a trend (not extrapolated), is fine */
+    CHECK(conjecture_loads(CONJ_HEAD("n = 16; d = [0, 16, 32, 64];") "\"argmax_rank\"; rule = \"limit\"; prediction = \"16\"; "
+                "tolerance = 0.01; along = \"d\"; rate = 1; where = \"d > 0\";" CONJ_TAIL, 1) == 0);
+    CHECK(conjecture_loads(CONJ_HEAD("weights = \"correlated\"; rho = [-0.5, 0.25, 0.5, 1.0];")
+                "\"argmax_rank\"; rule = \"increasing\"; along = \"rho\";" CONJ_TAIL, 1) == 0);
+
+    /* trends and limits: a line along the axis with two points where it speaks */
+    expect_error(CONJ_HEAD("n = [8, 16]; d_h = [2, 8];") "\"argmax_rank\"; rule = \"increasing\"; along = \"d_h\"; "
+                 "where = \"d_h == 2\";" CONJ_TAIL, NULL, 0,
+                 "t.cfg:6: conjectures: where: no line along d_h has two points where the conjecture speaks and "
+                 "argmax_rank is measured: rule increasing compares values along d_h");
+    expect_error(CONJ_HEAD("n = [8, 16]; d_h = [2, 8];") "\"hull_vertices\"; rule = \"decreasing\"; along = \"d_h\";"
+                 CONJ_TAIL, NULL, 0, "along: no line along d_h has two points where the conjecture speaks and "
+                 "hull_vertices is measured");
+    expect_error(CONJ_HEAD("n = [8, 16]; d_h = [2, 8];") "\"argmax_rank\"; rule = \"limit\"; prediction = \"n\"; "
+                 "tolerance = 0.1; along = \"n\"; where = \"n < 10\";" CONJ_TAIL, NULL, 0,
+                 "where: no line along n has two points");
+    expect_error(CONJ_HEAD("n = [8, 16]; d_h = [2, 8];") "\"argmax_rank\"; rule = \"steeper\"; along = \"n\"; "
+                 "versus = \"d_h\"; where = \"n == 16\";" CONJ_TAIL, NULL, 0, "where: no line along n has two points");
+    /* one line of two is enough (n = 8 along d_h), whatever the others */
+    CHECK(conjecture_loads(CONJ_HEAD("n = [8, 16]; d_h = [2, 8];") "\"argmax_rank\"; rule = \"increasing\"; along = \"d_h\"; "
+                "where = \"n == 8 || d_h == 2\";" CONJ_TAIL, 1) == 0);
+    CHECK(conjecture_loads(CONJ_HEAD("n = [8, 16]; d_h = [2, 8];") "\"hull_vertices\"; rule = \"increasing\"; along = \"n\";"
+                CONJ_TAIL, 1) == 0);
+
+    /* an empty statement (leave it out for the default) */
+    expect_error(CONJ_HEAD("n = [8, 16];") "\"argmax_rank\"; rule = \"upper_bound\"; prediction = \"n\"; "
+                 "statement = \"\";" CONJ_TAIL, NULL, 0, "t.cfg:6: conjectures: statement: empty");
+
+    /* choice indicators: weights_independent is 1 where weights is independent */
+    CHECK(conjecture_loads(CONJ_HEAD("n = [8, 16]; weights = [\"independent\", \"tied\"];") "\"argmax_rank\"; rule = "
+                "\"upper_bound\"; prediction = \"(1 - exp(-1)) * n + 1\"; where = \"weights_independent && "
+                "inputs_orthonormal\";" CONJ_TAIL, 1) == 0);
+    expect_error(CONJ_HEAD("n = [8, 16]; weights = [\"independent\", \"tied\"];") "\"argmax_rank\"; rule = "
+                 "\"upper_bound\"; prediction = \"n\"; where = \"weights_correlated\";" CONJ_TAIL, NULL, 0,
+                 "where: 'weights_correlated' is false at every point");
+    expect_error(CONJ_HEAD("n = [8, 16];") "\"argmax_rank\"; rule = \"upper_bound\"; prediction = \"n\"; "
+                 "where = \"weights_twisted\";" CONJ_TAIL, NULL, 0, "where: unknown variable 'weights_twisted'");
+
+    /* judge's lines: an empty one, blank, only separators, an empty statement */
+    const char *bad_lines[][2] = {{"", "--conjecture 1: conjectures: id: empty"},
+                                  {"   ", "--conjecture 1: conjectures: id: empty"},
+                                  {" ; ;", "--conjecture 1: conjectures: id: empty"},
+                                  {"id=s; output=argmax_rank; rule=upper_bound; prediction=n; statement=",
+                                   "--conjecture 1: conjectures: statement: empty"},
+                                  {"id=s; output=argmax_rank; rule=upper_bound; prediction=n; statement=\"\"",
+                                   "--conjecture 1: conjectures: statement: empty"}};
+    for (size_t i = 0; i < sizeof bad_lines / sizeof bad_lines[0]; ++i) {
+        ar_spec spec;
+        char err[AR_ERR_LEN] = "";
+        CHECK(ar_spec_load_text(HEAD "    n = [8, 16];\n" TAIL, "t.cfg", NULL, NULL, 0, &spec, err) == 0);
+        const char *line[] = {bad_lines[i][0]};
+        CHECK(ar_spec_add_conjectures(&spec, "r.h5", NULL, line, 1, err) == -1);
+        CHECK(strchr(err, '\n') == NULL);
+        CHECK_CONTAINS(err, bad_lines[i][1]);
+        ar_spec_free(&spec);
+    }
+}
+
 int main(void)
 {
     bad_inputs();
@@ -602,5 +701,6 @@ int main(void)
     includes();
     allocation_failures();
     conjectures();
+    conjecture_review();
     return check_report("spec");
 }

@@ -357,6 +357,130 @@ static void mutants(void)
     CHECK(ar_mutants(&measure, 3, one, rise, 0, NULL, NULL, m, &why) == 0 && why);
 }
 
+/* After a referee's review (aef9165): a limit or log slope along an axis with a value
+ * <= 0 is undecided, not fitted (before: t^-b and ln t gave a NaN fit whose empty
+ * interval [inf, -inf] said HOLDS to any prediction); an undecided line leaves no
+ * estimate and no resolution (before: "0 [0, 0]" and "no prediction would hold"). */
+static void undecided_limits(void)
+{
+    ar_judgement j;
+    enum { K = 4 };
+    const long line[K] = {0, 0, 0, 0};
+    /* hardmax_rank's d = [0, 16, 32, 64] (0 means d = n), and rho with correlated weights */
+    const double with_zero[K] = {0, 16, 32, 64}, negative[K] = {-0.5, -0.25, 0.5, 1};
+    const double *axes[2] = {with_zero, negative};
+    double f[K];
+    ar_summary est[K];
+    for (int i = 0; i < K; ++i)
+        est[i] = at(5 - 0.1 * i, 0.05, 100);
+    ar_claim limit = {.id = "L", .rule = AR_RULE_LIMIT, .rel_tol = 0.01, .trend_axis = "d", .rate_lo = 1,
+                      .rate_hi = 1};
+    ar_claim profiled = limit, slope = limit;
+    profiled.rate_lo = profiled.rate_hi = 0; /* the default range [0.25, 2] */
+    slope.rule = AR_RULE_LOG_SLOPE;
+    const ar_claim *claims[3] = {&limit, &profiled, &slope};
+    const double predictions[3] = {1000, 5, -1e-3};
+    for (int a = 0; a < 2; ++a)
+        for (int c = 0; c < 3; ++c)
+            for (int q = 0; q < 3; ++q) {
+                for (int i = 0; i < K; ++i)
+                    f[i] = predictions[q];
+                ar_verdict v = judge(claims[c], K, f, est, line, axes[a], &j);
+                if (v != AR_INCONCLUSIVE)
+                    fprintf(stderr, "axis %d claim %d prediction %g: %s, estimate %g [%g, %g]\n", a, c, predictions[q],
+                            ar_verdict_name(v), j.estimate, j.ci_lo, j.ci_hi);
+                CHECK(v == AR_INCONCLUSIVE);
+                CHECK(j.fit.undecided == AR_UNDECIDED_AXIS_NOT_POSITIVE);
+                CHECK_CONTAINS(j.rule, "value <= 0");
+                CHECK(isnan(j.estimate) && isnan(j.ci_lo) && isnan(j.ci_hi));
+                CHECK(j.resolution.kind == AR_RESOLUTION_NONE);
+            }
+    /* The same data on a positive axis is fitted and decided. */
+    const double positive[K] = {8, 16, 32, 64};
+    for (int i = 0; i < K; ++i)
+        est[i] = at(2 - 5 / positive[i], 0.002, 100), f[i] = 2;
+    CHECK(judge(&limit, K, f, est, line, positive, &j) == AR_HOLDS);
+    CHECK(judge(&limit, K, f, est, line, with_zero, &j) == AR_INCONCLUSIVE);
+
+    /* Too few sizes: nothing fitted. No estimate, no interval, no resolution. */
+    ar_claim three = limit;
+    three.rate_lo = 0.5, three.rate_hi = 1.5; /* profiled: 4 sizes needed */
+    ar_verdict v = judge(&three, 3, f, est, line, positive, &j);
+    CHECK(v == AR_INCONCLUSIVE && j.fit.undecided == AR_UNDECIDED_TOO_FEW_SIZES);
+    CHECK(isnan(j.estimate) && isnan(j.ci_lo) && isnan(j.ci_hi));
+    CHECK(j.resolution.kind == AR_RESOLUTION_NONE);
+    char text[128];
+    ar_resolution_describe(&j.resolution, text, sizeof text);
+    CHECK(strcmp(text, "-") == 0); /* before: "no prediction would hold" */
+    CHECK(judge(&limit, 2, f, est, line, positive, &j) == AR_INCONCLUSIVE); /* fixed rate: 3 needed */
+    CHECK(isnan(j.estimate) && j.resolution.kind == AR_RESOLUTION_NONE);
+    /* Any undecided line: a misfit, b at its range's end, a varying prediction. */
+    for (int i = 0; i < K; ++i)
+        est[i] = at(i % 2 ? 3 : 1, 0.001, 100);
+    CHECK(judge(&limit, K, f, est, line, positive, &j) == AR_INCONCLUSIVE && j.fit.undecided == AR_UNDECIDED_MISFIT);
+    CHECK(j.resolution.kind == AR_RESOLUTION_NONE);
+    for (int i = 0; i < K; ++i)
+        est[i] = at(2 - 5 / positive[i], 0.002, 100), f[i] = i < K - 1 ? 3 : 2;
+    CHECK(judge(&limit, K, f, est, line, positive, &j) == AR_INCONCLUSIVE &&
+          j.fit.undecided == AR_UNDECIDED_VARYING_PREDICTION);
+    CHECK(isnan(j.estimate) && j.resolution.kind == AR_RESOLUTION_NONE);
+    /* Two lines, one decided (HOLDS) and one with too few sizes: undecided overall, and
+     * no factor is claimed for the line that was not fitted. */
+    enum { TWO = K + 2 };
+    const long lines2[TWO] = {0, 0, 0, 0, 1, 1};
+    const double along2[TWO] = {8, 16, 32, 64, 8, 16};
+    ar_summary est2[TWO];
+    double f2[TWO];
+    for (int i = 0; i < TWO; ++i)
+        est2[i] = at(2 - 5 / along2[i], 0.002, 100), f2[i] = 2;
+    CHECK(judge(&limit, TWO, f2, est2, lines2, along2, &j) == AR_INCONCLUSIVE);
+    CHECK(j.fit.undecided == AR_UNDECIDED_TOO_FEW_SIZES && j.resolution.kind == AR_RESOLUTION_NONE);
+}
+
+/* Bound mutants of a negative prediction tighten it (aef9165): f + (factor - 1) |f|,
+ * where f * factor moved an upper bound f < 0 up (looser) and a lower one down. Data
+ * just inside a bound of -10 kill every tightened mutant; before, they all held. */
+static void negative_bound_mutants(void)
+{
+    ar_mutant m[AR_MAX_MUTANTS];
+    const char *why;
+    ar_judgement j;
+    const double minus10[2] = {-10, -10};
+    ar_claim upper = {.id = "B", .rule = AR_RULE_UPPER_BOUND}, lower = {.id = "L", .rule = AR_RULE_LOWER_BOUND};
+    ar_summary below[2] = {at(-10.1, 0.02, 1000), at(-12, 0.02, 1000)}; /* E[X] <= -10: just */
+    CHECK(judge(&upper, 2, minus10, below, NULL, NULL, &j) == AR_HOLDS);
+    int count = ar_mutants(&upper, 2, minus10, below, 0, NULL, NULL, m, &why);
+    CHECK(count == 4);
+    for (int k = 0; k < count; ++k) { /* -10.2, -10.3, -10.5, -11: each below -10.1 (before -9.8 .. -9) */
+        if (m[k].verdict != AR_VIOLATED)
+            fprintf(stderr, "upper bound -10, mutant x%g: %s\n", m[k].factor, ar_verdict_name(m[k].verdict));
+        CHECK(m[k].verdict == AR_VIOLATED);
+    }
+    CHECK(count == 4 && m[3].factor == 0.90);
+    ar_summary above[2] = {at(-9.9, 0.02, 1000), at(-8, 0.02, 1000)}; /* E[X] >= -10: just */
+    CHECK(judge(&lower, 2, minus10, above, NULL, NULL, &j) == AR_HOLDS);
+    count = ar_mutants(&lower, 2, minus10, above, 0, NULL, NULL, m, &why);
+    CHECK(count == 4);
+    for (int k = 0; k < count; ++k) { /* -9.8, -9.7, -9.5, -9: each above -9.9 (before -10.2 .. -11) */
+        if (m[k].verdict != AR_VIOLATED)
+            fprintf(stderr, "lower bound -10, mutant x%g: %s\n", m[k].factor, ar_verdict_name(m[k].verdict));
+        CHECK(m[k].verdict == AR_VIOLATED);
+    }
+    /* A far bound survives its tightenings whatever its sign; one of each sign at once. */
+    ar_summary far[2] = {at(-20, 0.02, 1000), at(-20, 0.02, 1000)};
+    count = ar_mutants(&upper, 2, minus10, far, 0, NULL, NULL, m, &why);
+    CHECK(count == 4 && m[3].verdict == AR_HOLDS);
+    const double mixed[2] = {10, -10};
+    ar_summary near_both[2] = {at(9.9, 0.02, 1000), at(-10.1, 0.02, 1000)};
+    count = ar_mutants(&upper, 2, mixed, near_both, 0, NULL, NULL, m, &why);
+    CHECK(count == 4);
+    for (int k = 0; k < count; ++k)
+        CHECK(m[k].verdict == AR_VIOLATED);
+    ar_summary near_positive_only[2] = {at(9.9, 0.02, 1000), at(-20, 0.02, 1000)};
+    count = ar_mutants(&upper, 2, mixed, near_positive_only, 0, NULL, NULL, m, &why);
+    CHECK(count == 4 && m[0].verdict == AR_VIOLATED);
+}
+
 static void descriptions(void)
 {
     char buf[128];
@@ -385,6 +509,8 @@ int main(void)
     monotone_trends();
     steeper();
     mutants();
+    undecided_limits();
+    negative_bound_mutants();
     descriptions();
     return check_report("verdict");
 }

@@ -76,7 +76,7 @@ static int fail(char *err, const char *at, const char *field, const char *fmt, .
     va_end(ap);
     snprintf(err, AR_ERR_LEN, "%.300s: conjectures: %.20s: %s", at, field, msg);
     for (char *p = err; *p; ++p) /* the message quotes the user's text: keep it one line */
-        if (*p == '\n' || *p == '\r')
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
             *p = ' ';
     return -1;
 }

@@ -769,6 +769,296 @@ def case_canonical_roundtrip(tmp):
     check("slow" in plan and "layers" in plan, f"plan of the canonical spec: {plan}")
 
 
+# ---- 6. after the referee's review (aef9165) --------------------------------------------
+
+# A small hardmax experiment to judge --conjecture strings against.
+REVIEW_H = 'name = "h"; simulator = "hardmax_rank"; trials = 40; n = [8, 16]; d_h = [2, 8]; claims = [];'
+
+
+def review_file(tmp, body=REVIEW_H, name="review"):
+    """A finished run of one experiment (body), to judge conjectures against."""
+    out = f"{tmp}/{name}.h5"
+    proc = run(["run", write(f"{tmp}/{name}.cfg", f"seed = 41;\nexperiments = (\n  {{ {body} }}\n);\n"), "-o", out,
+                "-q"])
+    check(proc.returncode in (0, 1, 4), f"run {name}: exit {proc.returncode}: {proc.stderr}")
+    return out, proc
+
+
+def one_experiment(body, conjectures):
+    """A spec of one experiment (body) with the conjectures, the first on line 5."""
+    return ("seed = 41;\nexperiments = (\n  { " + body + "\n    conjectures = (\n      "
+            + ",\n      ".join(group(c) for c in conjectures) + "\n    );\n  }\n);\n")
+
+
+SAME_FIELDS = ("verdict", "point", "resolution", "resolution_kind", "trials", "points", "loose", "excludes",
+               "rule_kind", "failed", "empty_points", "fit_lines", "fit_sizes", "fit_dof", "fit_rate_profiled",
+               "fit_b", "fit_undecided", "rule", "note", "note_kind", "implied_by")
+
+
+def same_rows(a, b, what):
+    """Two /verdicts rows judged alike: every field but the ids and the statement."""
+    for field in SAME_FIELDS:
+        check(a[field] == b[field], f"{what}: {field} {a[field]!r} != {b[field]!r}")
+    for field in ("prediction", "estimate", "ci_lo", "ci_hi", "fit_chi2", "resolution_value", "resolution_lo",
+                  "resolution_hi"):
+        check(same_number(a[field], b[field]), f"{what}: {field} {a[field]!r} != {b[field]!r}")
+
+
+LIMIT_ALONG_D = {"id": "lim_d", "output": "argmax_rank", "rule": "limit", "prediction": "1000", "tolerance": 0.01,
+                 "along": "d", "rate": 1}
+
+
+def case_axis_not_positive(tmp):
+    """A limit or log slope along an axis with a value <= 0 (hardmax_rank's d = 0, which
+    means d = n; rho < 0 with correlated weights) is refused, in a spec and on judge's
+    command line, naming the point; a where that leaves the point out is judged. Before:
+    accepted, and the NaN fit's empty interval [inf, -inf] said HOLDS to prediction 1000."""
+    zero = 'name = "z"; simulator = "hardmax_rank"; trials = 20; n = 16; d = [0, 16, 32, 64]; d_h = 4; claims = [];'
+    refused_run(tmp, write(f"{tmp}/zero.cfg", one_experiment(zero, [LIMIT_ALONG_D])), "zero.cfg:5:",
+                "conjectures: along:", "d = 0 at the point d=0", "rule limit extrapolates c + a d^-b",
+                "defined for d > 0 only")
+    slope = {"id": "sl_d", "output": "argmax_rank", "rule": "log_slope", "prediction": "1", "tolerance": 0.1,
+             "along": "d"}
+    refused_run(tmp, write(f"{tmp}/slope.cfg", one_experiment(zero, [slope])), "slope.cfg:5:",
+                "along:", "d = 0 at the point d=0", "rule log_slope")
+    rho = ('name = "r"; simulator = "hardmax_rank"; trials = 20; n = 8; d_h = 4; weights = "correlated"; '
+           'rho = [-0.5, 0.25, 0.5, 1.0]; claims = [];')
+    lim_rho = LIMIT_ALONG_D | {"id": "lim_rho", "along": "rho", "rate": [0.5, 1.5]}
+    refused_run(tmp, write(f"{tmp}/rho.cfg", one_experiment(rho, [lim_rho])), "rho.cfg:5:", "along:",
+                "rho = -0.5 at the point rho=-0.5", "defined for rho > 0 only")
+    # judge: the same conjecture against a finished file
+    src, _ = review_file(tmp, zero, "zero_run")
+    before = digest(src)
+    refused_judge([src, "--conjecture", line_of(LIMIT_ALONG_D)], "--conjecture 1:", "along:",
+                  "d = 0 at the point d=0", "d > 0 only")
+    refused_judge([src, "--conjecture", line_of(slope)], "--conjecture 1:", "along:", "d = 0 at the point d=0")
+    # a where that leaves d = 0 out: judged on d = 16, 32, 64, and 1000 is no limit of ranks near 5
+    proc = run(["judge", src, "--conjecture", line_of(LIMIT_ALONG_D | {"where": "d > 0"})], expect=1)
+    row = rows_of(proc.stdout)[("lim_d", "z")]
+    check(row.split()[2] == "VIOLATED", f"limit 1000 where d > 0: {row}")
+    check(digest(src) == before, "judge modified the file")
+
+
+def case_undecided_limit_shown(tmp):
+    """A limit with too few sizes (S1 with --set making n two values, and a conjecture
+    restating it) is INCONCLUSIVE with no estimate and no resolution: '-' in the table,
+    NaN and kind none in /verdicts. Before: '0 [0, 0]' and 'no prediction would hold'."""
+    body = ('name = "m"; simulator = "markov_spectrum"; trials = 10; spectrum = "top2"; entries = "exponential"; '
+            'n = [8, 16, 32, 64]; claims = ["S1"];')
+    conj = {"id": "cS1", "output": "sigma1", "rule": "limit", "prediction": "1", "tolerance": 0.01, "along": "n",
+            "rate": 1}
+    spec = write(f"{tmp}/s1.cfg", one_experiment(body, [conj]))
+    out = f"{tmp}/s1.h5"
+    proc = run(["run", spec, "-o", out, "-q", "--set", "m.n=[8,16]"], expect=4)
+    for ran in (proc.stdout, run(["judge", out], expect=4).stdout):
+        rows = rows_of(ran)
+        for claim in ("S1", "cS1"):
+            row = rows[(claim, "m")]
+            check("no prediction would hold" not in row and "0 [0, 0]" not in row, f"{claim}: {row}")
+            words = row.split()
+            # claim experiment verdict expected prediction estimate trials resolution note point
+            check(words[2] == "INCONCLUSIVE" and words[5] == "-" and words[7] == "-",
+                  f"{claim}: estimate and resolution not '-': {row}")
+    stored = verdict_rows(out)
+    for claim in ("S1", "cS1"):
+        r = stored[(claim, "m")]
+        what = f"/verdicts {claim}"
+        check(r["verdict"] == b"INCONCLUSIVE" and r["fit_undecided"] == b"too few sizes", f"{what}: {r}")
+        check(all(math.isnan(r[f]) for f in ("estimate", "ci_lo", "ci_hi")), f"{what}: estimate {r['estimate']} "
+              f"[{r['ci_lo']}, {r['ci_hi']}]")
+        check(r["resolution_kind"] == b"none" and r["resolution"] == b"-", f"{what}: resolution "
+              f"{r['resolution_kind']!r} {r['resolution']!r}")
+        check(all(math.isnan(r[f]) for f in ("resolution_value", "resolution_lo", "resolution_hi")),
+              f"{what}: resolution numbers {r['resolution_lo']} {r['resolution_hi']}")
+    same_rows(stored[("S1", "m")], stored[("cS1", "m")], "S1 and cS1")
+
+
+def case_trend_needs_two_points(tmp):
+    """A trend or limit whose where (or whose output, measured only at some points) leaves
+    no line along its axis with two points is refused, in a spec and on judge's command
+    line. Before: accepted, and NOT RUN."""
+    src, _ = review_file(tmp)
+    before = digest(src)
+    cases = [
+        ({"id": "inc", "output": "argmax_rank", "rule": "increasing", "along": "d_h", "where": "d_h == 2"},
+         "where:", "argmax_rank", "rule increasing compares values along d_h"),
+        # hull_vertices is measured at d_h = 2 only
+        ({"id": "hv", "output": "hull_vertices", "rule": "decreasing", "along": "d_h"}, "along:", "hull_vertices",
+         "rule decreasing"),
+        ({"id": "lim", "output": "argmax_rank", "rule": "limit", "prediction": "n", "tolerance": 0.1, "along": "n",
+          "rate": 1, "where": "n == 8"}, "where:", "along n", "rule limit"),
+        ({"id": "st", "output": "argmax_rank", "rule": "steeper", "along": "n", "versus": "d_h", "where": "n == 16"},
+         "where:", "along n", "rule steeper"),
+    ]
+    for fields, field, *tokens in cases:
+        axis = fields["along"]
+        common = [field, f"no line along {axis} has two points where the conjecture speaks", *tokens]
+        refused_run(tmp, write(f"{tmp}/trend.cfg", one_experiment(REVIEW_H, [fields])), "trend.cfg:5:", *common)
+        refused_judge([src, "--conjecture", line_of(fields)], "--conjecture 1:", *common)
+    # one line with two points is enough
+    fine = {"id": "inc2", "output": "argmax_rank", "rule": "increasing", "along": "d_h", "where": "n == 8"}
+    hv = {"id": "hv2", "output": "hull_vertices", "rule": "increasing", "along": "n"}
+    proc = run(["judge", src, "--conjecture", line_of(fine), "--conjecture", line_of(hv)])
+    check(proc.returncode in (0, 1, 4), f"judge: exit {proc.returncode}: {proc.stderr}")
+    rows = rows_of(proc.stdout)
+    for key in (("inc2", "h"), ("hv2", "h")):
+        check(rows[key].split()[2] != "NOT", f"{key} not run: {rows[key]}")
+    check(digest(src) == before, "judge modified the file")
+
+
+def case_silent_where_unmeasured(tmp):
+    """A conjecture on an output measured only at some points (hull_vertices at d_h = 2)
+    is silent where it is not measured, as a built-in claim is: 'hull_vertices <= n' on
+    d_h = [1, 2, 64] HOLDS. Before: INCONCLUSIVE (points without data)."""
+    body = 'name = "h"; simulator = "hardmax_rank"; trials = 50; n = [8, 16]; d_h = [1, 2, 64]; claims = ["H1"];'
+    src, _ = review_file(tmp, body)
+    hv = {"id": "hv", "output": "hull_vertices", "rule": "upper_bound", "prediction": "n"}
+    copy = f"{tmp}/copy.h5"
+    proc = run(["judge", src, "-o", copy, "--conjecture", line_of(hv)], expect=0)
+    row = rows_of(proc.stdout)[("hv", "h")]
+    check(row.split()[2] == "HOLDS" and "d_h=2" in row and "empty" not in row, f"hv: {row}")
+    r = verdict_rows(copy)[("hv", "h")]
+    check(r["verdict"] == b"HOLDS" and r["empty_points"] == 0 and r["points"] == 2,
+          f"/verdicts hv: {r['verdict']} empty_points {r['empty_points']} points {r['points']}")
+    with h5py.File(copy, "r") as f:
+        theory = f["h/theory/hv"][...]
+        d_h = f["h/d_h"][...]
+        n = f["h/n"][...].astype(float)
+    want = np.where(d_h[None, :] == 2, n[:, None], np.nan)
+    check(np.array_equal(theory, want, equal_nan=True), f"theory/hv {theory} != {want}")
+    # in a spec too, and the expectation met
+    spec = write(f"{tmp}/hv.cfg", one_experiment(body, [hv]))
+    run(["run", spec, "-o", f"{tmp}/hv.h5", "-q"], expect=0)
+
+
+def case_choice_indicators(tmp):
+    """H1 restated with choice indicators in the where (weights_independent, and
+    weights_independent && inputs_orthonormal) on grids that sweep the choices: the
+    conjecture speaks where H1 does and gives H1's verdict, estimate, interval, deciding
+    point and resolution exactly. Before: 'unknown variable weights_independent'."""
+    formula = "(1 - exp(-1)) * n + 1"
+    experiments = [
+        ('name = "w"; simulator = "hardmax_rank"; trials = 100; n = [8, 16, 32]; d_h = [2, 8]; '
+         'weights = ["independent", "tied"]; claims = ["H1"];', "weights_independent"),
+        ('name = "wi"; simulator = "hardmax_rank"; trials = 100; n = [8, 16]; d = 32; d_h = 8; '
+         'weights = ["tied", "independent", "correlated"]; inputs = ["gaussian", "orthonormal"]; claims = ["H1"];',
+         "weights_independent && inputs_orthonormal"),
+    ]
+    parts = []
+    for body, where in experiments:
+        c = {"id": "cH1", "output": "argmax_rank", "rule": "upper_bound", "prediction": formula, "where": where}
+        parts.append("  { " + body + "\n    conjectures = ( " + group(c) + " );\n  }")
+    spec = write(f"{tmp}/choice.cfg", "seed = 43;\nexperiments = (\n" + ",\n".join(parts) + "\n);\n")
+    out = f"{tmp}/choice.h5"
+    proc = run(["run", spec, "-o", out, "-q"], expect=0)
+    printed = rows_of(proc.stdout)
+    stored = verdict_rows(out)
+    for body, where in experiments:
+        exp = body.split('"')[1]
+        a, b = stored[("H1", exp)], stored[("cH1", exp)]
+        check(a["verdict"] == b"HOLDS", f"H1 in {exp}: {a['verdict']}")
+        same_rows(a, b, f"H1 and cH1 ({where}) in {exp}")
+        check(printed[("H1", exp)].split()[1:] == printed[("cH1", exp)].split()[1:],
+              f"printed rows differ:\n{printed[('H1', exp)]}\n{printed[('cH1', exp)]}")
+        with h5py.File(out, "r") as f:
+            t_claim, t_conj = f[f"{exp}/theory/H1"][...], f[f"{exp}/theory/cH1"][...]
+        check(np.isnan(t_claim).any() and np.array_equal(t_claim, t_conj, equal_nan=True),
+              f"{exp}: theory differs:\n{t_claim}\n{t_conj}")
+    # judge: the same, as a --conjecture string
+    plain = write(f"{tmp}/plain.cfg", "seed = 43;\nexperiments = (\n" + ",\n".join(
+        "  { " + body + " }" for body, _ in experiments) + "\n);\n")
+    claims_only = f"{tmp}/plain.h5"
+    run(["run", plain, "-o", claims_only, "-q"], expect=0)
+    args = []
+    for body, where in experiments:
+        exp = body.split('"')[1]
+        args += ["--conjecture", line_of({"experiment": exp, "id": "cH1", "output": "argmax_rank",
+                                          "rule": "upper_bound", "prediction": formula, "where": where})]
+    judged = run(["judge", claims_only, *args], expect=0)
+    check(table(judged.stdout) == table(proc.stdout), "judge --conjecture printed other rows than the run:\n"
+          + judged.stdout + "\n---\n" + proc.stdout)
+
+
+def case_equal_bounds_not_implied(tmp):
+    """Two upper bounds equal at every point do not mark each other 'implied by' (in
+    /verdicts note, note_kind and implied_by, and in the table); a strictly tighter bound
+    still marks the looser one. Before (594e23e): the equal bounds marked each other."""
+    bounds = [{"id": "eqa", "output": "argmax_rank", "rule": "upper_bound", "prediction": "n"},
+              {"id": "eqb", "output": "argmax_rank", "rule": "upper_bound", "prediction": "n"},
+              {"id": "loose", "output": "argmax_rank", "rule": "upper_bound", "prediction": "2 * n"},
+              # equal to eqa at n = 8, looser at n = 16: eqa is tighter
+              {"id": "part", "output": "argmax_rank", "rule": "upper_bound", "prediction": "n < 10 ? n : 2 * n"}]
+    out = f"{tmp}/bounds.h5"
+    proc = run(["run", write(f"{tmp}/bounds.cfg", one_experiment(REVIEW_H, bounds)), "-o", out, "-q"], expect=0)
+    printed = rows_of(proc.stdout)
+    stored = verdict_rows(out)
+    for i in ("eqa", "eqb"):
+        r = stored[(i, "h")]
+        check(r["verdict"] == b"HOLDS", f"{i}: {r['verdict']}")
+        check(r["implied_by"] == b"" and r["note_kind"] != b"implied" and b"implied" not in r["note"],
+              f"{i}: marked implied: note {r['note']!r} note_kind {r['note_kind']!r} implied_by {r['implied_by']!r}")
+        check("implied" not in printed[(i, "h")], f"{i}: {printed[(i, 'h')]}")
+    for i, by in (("loose", "eqa"), ("part", "eqa")):
+        r = stored[(i, "h")]
+        check(r["implied_by"] == by.encode() and r["note_kind"] == b"implied"
+              and r["note"] == f"implied by {by}".encode(),
+              f"{i}: note {r['note']!r} note_kind {r['note_kind']!r} implied_by {r['implied_by']!r}, want {by}")
+        check(f"implied by {by}" in printed[(i, "h")], f"{i}: {printed[(i, 'h')]}")
+    # judge of the file, and the same bounds as --conjecture strings: the same marks
+    check(table(run(["judge", out], expect=0).stdout) == table(proc.stdout), "judge's table differs")
+    src, _ = review_file(tmp)
+    copy = f"{tmp}/copy.h5"
+    run(["judge", src, "-o", copy, *[x for c in bounds for x in ("--conjecture", line_of(c))]], expect=0)
+    again = verdict_rows(copy)
+    for i in ("eqa", "eqb", "loose", "part"):
+        check(again[(i, "h")]["implied_by"] == stored[(i, "h")]["implied_by"], f"judge: {i} implied_by "
+              f"{again[(i, 'h')]['implied_by']!r}")
+
+
+def case_claims_attribute_32(tmp):
+    """The experiment's `claims` attribute names every claim and conjecture: 32 ids of 15
+    characters (the most an experiment holds), by run and by judge -o. Before: cut at 255
+    characters (16 ids)."""
+    ids = [f"c{i:02d}_" + "x" * 11 for i in range(32)]
+    check(all(len(i) == 15 for i in ids), "ids of 15 characters")
+    conj = [{"id": i, "output": "argmax_rank", "rule": "upper_bound", "prediction": "n"} for i in ids]
+    body = 'name = "h"; simulator = "hardmax_rank"; trials = 10; n = [8, 16]; d_h = 2; claims = [];'
+    out = f"{tmp}/many.h5"
+    run(["run", write(f"{tmp}/many.cfg", one_experiment(body, conj)), "-o", out, "-q"], expect=0)
+    with h5py.File(out, "r") as f:
+        held = f["h"].attrs["claims"]
+        check(held == " ".join(ids), f"claims attribute ({len(held)} characters) is not the 32 ids: ...{held[-60:]!r}")
+        check(all(i in f["h/theory"] for i in ids), "theory datasets")
+    check(sorted(k[0] for k in verdict_rows(out)) == sorted(ids), "32 verdict rows")
+    # 31 in the spec and the 32nd from judge -o
+    few = f"{tmp}/few.h5"
+    run(["run", write(f"{tmp}/few.cfg", one_experiment(body, conj[:31])), "-o", few, "-q"], expect=0)
+    copy = f"{tmp}/copy.h5"
+    run(["judge", few, "-o", copy, "--conjecture", line_of(conj[31])], expect=0)
+    with h5py.File(copy, "r") as f:
+        held = f["h"].attrs["claims"]
+        check(held == " ".join(ids), f"judge -o: claims attribute ({len(held)} characters): ...{held[-60:]!r}")
+
+
+def case_empty_refused(tmp):
+    """An empty --conjecture (blank, or separators only) and an empty statement, in a
+    spec or a --conjecture string, are refused in one line (exit 2) saying 'empty'.
+    Before: --conjecture '' said 'id: missing', and statement = "" was accepted."""
+    src, _ = review_file(tmp)
+    before = digest(src)
+    for text in ("", "   ", " ; ;"):
+        refused_judge([src, "--conjecture", text], "--conjecture 1:", "id:", "empty")
+    good = {"id": "s", "output": "argmax_rank", "rule": "upper_bound", "prediction": "n"}
+    refused_judge([src, "--conjecture", line_of(good), "--conjecture", ""], "--conjecture 2:", "empty")
+    for text in (line_of(good) + "; statement=", line_of(good) + '; statement=""', line_of(good) + "; statement=''"):
+        refused_judge([src, "--conjecture", text], "--conjecture 1:", "statement:", "empty")
+    refused_judge([src, "--conjectures", write(f"{tmp}/c.cfg", "conjectures = ( " + group(good | {"statement": ""})
+                                                + " );\n")], "c.cfg:1:", "statement:", "empty")
+    refused_run(tmp, write(f"{tmp}/st.cfg", one_experiment(REVIEW_H, [good | {"statement": ""}])), "st.cfg:5:",
+                "statement:", "empty")
+    check(digest(src) == before, "judge modified the file")
+
+
 CASES = test_cli.cases_of(globals())
 
 if __name__ == "__main__":
