@@ -672,10 +672,12 @@ static const char judge_help[] =
     "\n"
     "Fields: id, output, rule (upper_bound, lower_bound, equality, limit, log_slope,\n"
     "decreasing, increasing, steeper, every_trial, witness, measure), prediction and where\n"
-    "(expressions over the simulator's numeric parameters with e, pi, sqrt, exp, ln, log2,\n"
-    "log10, abs, min, max, ^, comparisons, && || and ?:), tolerance (relative: equality,\n"
-    "limit, log_slope), along (the trend's or limit's axis), versus (steeper), rate (limit's\n"
-    "exponent b, or [lo, hi]), element (per-layer outputs), statement, expect, experiment.\n";
+    "(expressions over the simulator's numeric parameters and choice indicators such as\n"
+    "weights_tied, 1 where weights is tied; e, pi, sqrt, exp, ln, log, log2, log10, abs,\n"
+    "sign, floor, ceil, round, min, max, ^, comparisons, && || and ?:), tolerance\n"
+    "(relative: equality, limit, log_slope), along (the trend's or limit's axis), versus\n"
+    "(steeper), rate (limit's exponent b, or [lo, hi]), element (per-layer outputs),\n"
+    "statement, expect, experiment.\n";
 
 /* Judge a finished file again: its claims and the conjectures given (judge_help). */
 static int cmd_judge(int argc, char **argv, char *command_line)
@@ -739,6 +741,11 @@ static int cmd_judge(int argc, char **argv, char *command_line)
                 stored->experiments[e].n_points);
             status = AR_EXIT_BAD_INPUT;
         }
+    /* A copy is written as this attnrank writes files, streams attribute included. */
+    if (status == AR_EXIT_OK && output && ar_store_check_streams(store, path, "a copy", err) < 0) {
+        say("%s (judge without -o prints its verdicts)", err);
+        status = AR_EXIT_BAD_INPUT;
+    }
     /* The file's spec, re-read so that conjectures can join it. */
     ar_spec spec = {0};
     if (status == AR_EXIT_OK &&

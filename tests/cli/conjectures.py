@@ -1059,6 +1059,26 @@ def case_empty_refused(tmp):
     check(digest(src) == before, "judge modified the file")
 
 
+def case_copy_other_streams(tmp):
+    """judge -o refuses a file drawn from other random streams (its copy would be
+    labelled with this attnrank's), saying that judge without -o prints its verdicts,
+    and leaves no copy; judge without -o judges it. Before, the refusal said 'merging'."""
+    src, _ = review_file(tmp)
+    old = f"{tmp}/old.h5"
+    with open(src, "rb") as f, open(old, "wb") as g:
+        g.write(f.read())
+    with h5py.File(old, "r+") as f:
+        f.attrs["rng"] = "attnrank streams 1: an older sampler"
+    before = digest(old)
+    good = {"id": "s", "output": "argmax_rank", "rule": "upper_bound", "prediction": "n"}
+    refused_judge([old, "--conjecture", line_of(good), "-o", f"{tmp}/copy.h5"], "other random streams",
+                  "judge without -o prints its verdicts")
+    check(not os.path.exists(f"{tmp}/copy.h5") and not os.path.exists(f"{tmp}/copy.h5.partial"), "no copy left")
+    proc = run(["judge", old, "--conjecture", line_of(good)])
+    check(proc.returncode in (0, 1, 4) and "s " in proc.stdout, f"judge without -o: {proc.returncode} {proc.stderr}")
+    check(digest(old) == before, "judge modified the file")
+
+
 CASES = test_cli.cases_of(globals())
 
 if __name__ == "__main__":
