@@ -28,4 +28,9 @@ typedef struct ar_mutant_row {
 /* Every claim re-judged against its mutants (rows: ar_store_verdict_count). */
 int ar_engine_mutants(ar_store *store, const ar_spec *spec, ar_mutant_row *rows, char *err);
 
+/* Per row of the store's own spec (ar_store_verdict_count): at how many points the
+ * stored theory/<claim> differs from this attnrank's prediction (the theory changed
+ * since the run; judging uses the current one). */
+int ar_engine_theory_changes(ar_store *store, long *changed, char *err);
+
 #endif

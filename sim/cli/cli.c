@@ -767,6 +767,26 @@ static int cmd_judge(int argc, char **argv, char *command_line)
         say("%s", err);
         status = AR_EXIT_BAD_INPUT;
     }
+    /* The run's own claims come first in each experiment's rows: their stored theory. */
+    int n_stored = ar_store_verdict_count(stored);
+    long *changed = status == AR_EXIT_OK ? calloc((size_t)(n_stored ? n_stored : 1), sizeof *changed) : NULL;
+    if (status == AR_EXIT_OK && (!changed || ar_engine_theory_changes(store, changed, err) < 0)) {
+        say("%s", changed ? err : "out of memory");
+        status = AR_EXIT_BAD_INPUT;
+    }
+    char *notes = NULL; /* said after the table; the store's spec goes with the store */
+    size_t notes_len = 0;
+    FILE *nf = status == AR_EXIT_OK ? open_memstream(&notes, &notes_len) : NULL;
+    for (int e = 0, r = 0; nf && e < stored->n_experiments; ++e)
+        for (int k = 0; k < stored->experiments[e].n_claims; ++k, ++r)
+            if (changed[r])
+                fprintf(nf, "note: %s in %s: this attnrank's prediction differs from the file's theory/%s at %ld of "
+                        "%ld points (the theory changed since the run, or the file was edited); judged with this "
+                        "attnrank's\n",
+                        stored->experiments[e].claims[k]->id, stored->experiments[e].name,
+                        stored->experiments[e].claims[k]->id, changed[r], stored->experiments[e].n_points);
+    if (nf)
+        fclose(nf);
     ar_store_close(store);
     if (status == AR_EXIT_OK && output) { /* the copy, made as a merge of one makes it */
         ar_verdict_row *copied;
@@ -781,6 +801,7 @@ static int cmd_judge(int argc, char **argv, char *command_line)
     }
     if (status == AR_EXIT_OK) {
         print_verdicts(stdout, rows, n);
+        fputs(notes ? notes : "", stdout);
         if (mutants) {
             printf("\n");
             print_mutants(mutant_rows, n);
@@ -793,6 +814,8 @@ static int cmd_judge(int argc, char **argv, char *command_line)
     }
     free(rows);
     free(mutant_rows);
+    free(changed);
+    free(notes);
     if (spec.experiments || spec.canonical)
         ar_spec_free(&spec);
     free(lines);

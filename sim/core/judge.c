@@ -220,3 +220,32 @@ int ar_engine_mutants(ar_store *store, const ar_spec *spec, ar_mutant_row *rows,
     }
     return 0;
 }
+
+int ar_engine_theory_changes(ar_store *store, long *changed, char *err)
+{
+    const ar_spec *spec = ar_store_spec(store);
+    int r = 0;
+    for (int e = 0; e < spec->n_experiments; ++e) {
+        const ar_experiment *x = &spec->experiments[e];
+        double *stored = malloc((size_t)x->n_points * sizeof *stored);
+        if (!stored) {
+            snprintf(err, AR_ERR_LEN, "out of memory reading experiment %s's theory", x->name);
+            return -1;
+        }
+        for (int k = 0; k < x->n_claims; ++k, ++r) {
+            if (ar_store_read_theory(store, e, x->claims[k], stored, err) < 0) {
+                free(stored);
+                return -1;
+            }
+            changed[r] = 0;
+            for (long p = 0; p < x->n_points; ++p) {
+                ar_point point;
+                ar_experiment_point(x, p, &point);
+                double now = ar_claim_predict(x->claims[k], &point);
+                changed[r] += !(now == stored[p] || (isnan(now) && isnan(stored[p])));
+            }
+        }
+        free(stored);
+    }
+    return 0;
+}

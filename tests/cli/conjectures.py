@@ -1079,6 +1079,32 @@ def case_copy_other_streams(tmp):
     check(digest(old) == before, "judge modified the file")
 
 
+def case_theory_changed_note(tmp):
+    """judge judges with this attnrank's theory and says where the file's theory/<claim>
+    differs from it (one note per claim, with the count of points); an unedited file
+    gets no note, and the verdicts do not follow the edited dataset."""
+    src, _ = review_file(tmp, body=REVIEW_H.replace("claims = [];", 'claims = ["H1", "H2"];'), name="theory")
+    plain = run(["judge", src])
+    check("note:" not in plain.stdout, f"an unedited file gets no note: {plain.stdout}")
+    edited = f"{tmp}/edited.h5"
+    with open(src, "rb") as f, open(edited, "wb") as g:
+        g.write(f.read())
+    with h5py.File(edited, "r+") as f:
+        experiment = next(name for name in f if name != "verdicts")
+        claim = f[experiment].attrs["claims"]
+        claim = (claim.decode() if isinstance(claim, bytes) else str(claim)).split()[0]  # one the experiment checks
+        d = f[experiment]["theory"][claim]
+        values = d[...]
+        flat = values.reshape(-1)
+        flat[np.flatnonzero(np.isfinite(flat))[0]] += 1
+        d[...] = flat.reshape(values.shape)
+    proc = run(["judge", edited])
+    notes = [l for l in proc.stdout.splitlines() if l.startswith("note:")]
+    check(len(notes) == 1 and f"note: {claim} in {experiment}:" in notes[0] and "at 1 of" in notes[0],
+          f"one note for {claim}: {notes}")
+    check(rows_of(proc.stdout) == rows_of(plain.stdout), "the verdicts are the current theory's, not the file's")
+
+
 CASES = test_cli.cases_of(globals())
 
 if __name__ == "__main__":
