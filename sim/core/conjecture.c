@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "spec_source.h"
+
 static const char *const field_names[AR_CONJ_FIELDS] = {
     "id", "output", "rule", "prediction", "where", "tolerance", "along",
     "versus", "rate", "element", "statement", "expect", "experiment"};
@@ -74,10 +76,9 @@ static int fail(char *err, const char *at, const char *field, const char *fmt, .
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    snprintf(err, AR_ERR_LEN, "%.300s: conjectures: %.20s: %s", at, field, msg);
-    for (char *p = err; *p; ++p) /* the message quotes the user's text: keep it one line */
-        if ((unsigned char)*p < 0x20 || *p == 0x7f)
-            *p = ' ';
+    char where_field[40];
+    snprintf(where_field, sizeof where_field, "conjectures: %.20s", field);
+    ar_spec_message(err, AR_ERR_LEN, at, where_field, msg);
     return -1;
 }
 

@@ -114,15 +114,7 @@ static int fail(char *err, const char *at, const char *field, const char *fmt, .
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    if (field)
-        snprintf(err, AR_ERR_LEN, "%.300s: %.60s: %s", at, field, msg);
-    else
-        snprintf(err, AR_ERR_LEN, "%.300s: %s", at, msg);
-    /* The message may quote the spec's own text (a name, a choice): keep it one line,
-     * whatever the text holds (found by fuzz_spec). */
-    for (char *c = err; *c; ++c)
-        if ((unsigned char)*c < 0x20 || *c == 0x7f)
-            *c = ' ';
+    ar_spec_message(err, AR_ERR_LEN, at, field, msg);
     return -1;
 }
 

@@ -398,3 +398,14 @@ void ar_spec_source_free(ar_spec_source *src)
     free(src->text);
     memset(src, 0, sizeof *src);
 }
+
+void ar_spec_message(char *err, size_t len, const char *at, const char *field, const char *msg)
+{
+    if (field)
+        snprintf(err, len, "%.300s: %.60s: %s", at, field, msg);
+    else
+        snprintf(err, len, "%.300s: %s", at, msg);
+    for (char *c = err; *c; ++c)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = ' ';
+}

@@ -51,4 +51,10 @@ void ar_spec_source_free(ar_spec_source *src);
 int ar_spec_read_file(const char *path, const char *what, size_t max, char **text, size_t *len, char *why,
                       size_t why_len);
 
+/* A refusal as every spec message reads: "AT: FIELD: MSG", or "AT: MSG" without a
+ * field, into err (len bytes), on one line whatever the quoted text holds: control
+ * characters become spaces (found by fuzz_spec). Shared by the spec and its
+ * conjectures. */
+void ar_spec_message(char *err, size_t len, const char *at, const char *field, const char *msg);
+
 #endif
