@@ -15,7 +15,8 @@
  * Every dataset is created and allocated when the file is created, NaN-filled, so a
  * run afterwards only writes raw data: a process killed at any moment leaves a file
  * whose structure is intact and whose `done` ledger names exactly the points whose
- * data were flushed. The file is written as PATH.partial and renamed to PATH when
+ * data were flushed. Points are written in slabs of consecutive points, committed about
+ * once a second (ar_store_write_point). The file is written as PATH.partial and renamed to PATH when
  * complete; the name PATH never holds a half-written result.
  *
  * A file read back is untrusted: opening it checks that every dataset its stored spec
@@ -78,9 +79,14 @@ long ar_store_done_count(const ar_store *store, int experiment);
 
 /* Write one point: summaries of every output's values one after the other (one for a
  * scalar, one per element for a vector), a histogram per integer output (NULL for the
- * others); then flush and mark it done. */
+ * others). Points are buffered in slabs of consecutive points and committed about once
+ * a second (data flushed, then their done entries, flushed): a kill loses at most the
+ * points since the last commit. ar_store_done says 1 from this call on. */
 int ar_store_write_point(ar_store *store, int experiment, long point, const ar_summary *summaries,
                          long *const *histograms, char *err);
+/* Every point written so far into the file and its ledger, flushed. Reads, merges and
+ * ar_store_close commit first. */
+int ar_store_commit(ar_store *store, char *err);
 /* Summaries of one output over the grid; for a vector output of the given element
  * (negative: from the end of each point's vector). */
 int ar_store_read_summaries(ar_store *store, int experiment, int output, int element, ar_summary *out,

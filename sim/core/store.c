@@ -39,12 +39,28 @@ static const char *const STAT_DOCS[] = {
 };
 enum { N_STATS = 7 };
 
+/* Each output's widths over an experiment's grid, found in one pass over its points when
+ * a file is created or opened, so that nothing done per point walks the grid. */
+typedef struct {
+    int vector[AR_MAX_OUTPUTS]; /* longest vector of the output over the grid (1 for scalars) */
+    int hist[AR_MAX_OUTPUTS];   /* integer outputs: largest hist_max + 1; 0 for the others */
+} experiment_layout;
+
 struct ar_store {
     hid_t file;
     char *path;
     ar_spec spec;
     unsigned char **done; /* per experiment, per point */
+    experiment_layout *layout; /* per experiment */
+    unsigned *checked;         /* per experiment, a bit per output: its done values checked */
+    struct slab_writer *writer; /* a writable store's buffered point writes (below) */
 };
+
+/* The widths of experiment x, one of the store's own. */
+static const experiment_layout *layout_of(const ar_store *s, const ar_experiment *x)
+{
+    return &s->layout[x - s->spec.experiments];
+}
 
 static int fail(char *err, const char *path, const char *fmt, ...)
 {
@@ -335,42 +351,50 @@ static int fixed_parameter_attributes(hid_t group, const ar_experiment *x)
     return 0;
 }
 
-static int hist_width(const ar_experiment *x, const ar_output *o)
+
+/* Found in one pass over the grid, when a file is created or opened. */
+static void measure_layout(const ar_experiment *x, experiment_layout *layout)
 {
-    int width = 0;
-    for (long p = 0; p < x->n_points; ++p) {
+    const ar_sim *sim = x->sim;
+    for (int o = 0; o < sim->n_outputs; ++o)
+        layout->vector[o] = 1, layout->hist[o] = 0;
+    int varies = 0;
+    for (int o = 0; o < sim->n_outputs; ++o)
+        varies |= sim->outputs[o].length != NULL || sim->outputs[o].hist_max != NULL;
+    for (long p = 0; varies && p < x->n_points; ++p) {
         ar_point point;
         ar_experiment_point(x, p, &point);
-        int m = o->hist_max(&point);
-        if (m + 1 > width)
-            width = m + 1;
+        for (int o = 0; o < sim->n_outputs; ++o) {
+            const ar_output *out = &sim->outputs[o];
+            if (out->length && out->length(&point) > layout->vector[o])
+                layout->vector[o] = out->length(&point);
+            if (out->hist_max && out->hist_max(&point) + 1 > layout->hist[o])
+                layout->hist[o] = out->hist_max(&point) + 1;
+        }
     }
-    return width;
 }
 
-/* Longest vector of an output over the grid (1 for scalars). */
-static int vector_width(const ar_experiment *x, const ar_output *o)
+static int hist_width(const experiment_layout *layout, const ar_experiment *x, const ar_output *o)
 {
-    int width = 1;
-    for (long p = 0; o->length && p < x->n_points; ++p) {
-        ar_point point;
-        ar_experiment_point(x, p, &point);
-        if (o->length(&point) > width)
-            width = o->length(&point);
-    }
-    return width;
+    return layout->hist[o - x->sim->outputs];
+}
+
+static int vector_width(const experiment_layout *layout, const ar_experiment *x, const ar_output *o)
+{
+    return layout->vector[o - x->sim->outputs];
 }
 
 /* The dimensions of an output's statistics: the axes, then for a vector output its
  * index (rows, then columns for a 2-D grid). Returns the rank; rows and columns are
  * the lengths of the index scales (0: none). */
-static int output_dims(const ar_experiment *x, const ar_output *o, hsize_t *dims, hsize_t *rows, hsize_t *columns)
+static int output_dims(const experiment_layout *layout, const ar_experiment *x, const ar_output *o, hsize_t *dims,
+                       hsize_t *rows, hsize_t *columns)
 {
     axis_dims(x, dims);
     int rank = x->n_axes;
     *rows = *columns = 0;
     if (o->length) {
-        *rows = (hsize_t)vector_width(x, o);
+        *rows = (hsize_t)vector_width(layout, x, o);
         if (o->columns > 0) {
             *columns = (hsize_t)o->columns;
             *rows /= *columns;
@@ -425,18 +449,19 @@ static dataset_shape line_shape(hsize_t length, value_kind kind, size_t text_siz
     return (dataset_shape){.kind = kind, .text_size = text_size, .rank = 1, .dims = {length}};
 }
 
-static dataset_shape stat_shape(const ar_experiment *x, const ar_output *o, value_kind kind)
+static dataset_shape stat_shape(const experiment_layout *layout, const ar_experiment *x, const ar_output *o,
+                                value_kind kind)
 {
     dataset_shape shape = {.kind = kind};
     hsize_t rows, columns;
-    shape.rank = output_dims(x, o, shape.dims, &rows, &columns);
+    shape.rank = output_dims(layout, x, o, shape.dims, &rows, &columns);
     return shape;
 }
 
-static dataset_shape hist_shape(const ar_experiment *x, const ar_output *o)
+static dataset_shape hist_shape(const experiment_layout *layout, const ar_experiment *x, const ar_output *o)
 {
     dataset_shape shape = grid_shape(x, VALUE_INT64);
-    shape.dims[shape.rank++] = (hsize_t)hist_width(x, o);
+    shape.dims[shape.rank++] = (hsize_t)hist_width(layout, x, o);
     return shape;
 }
 
@@ -618,14 +643,15 @@ static hid_t open_group(const ar_store *s, hid_t loc, const char *group, const c
 static int check_output(const ar_store *s, hid_t og, const char *group, const ar_experiment *x, const ar_output *o,
                         char *err)
 {
-    dataset_shape stats = stat_shape(x, o, VALUE_DOUBLE), counts = stat_shape(x, o, VALUE_INT64);
+    const experiment_layout *L = layout_of(s, x);
+    dataset_shape stats = stat_shape(L, x, o, VALUE_DOUBLE), counts = stat_shape(L, x, o, VALUE_INT64);
     for (int k = 0; k < N_STATS; ++k)
         if (check_one(s, og, group, &stats, STAT_NAMES[k], err) < 0)
             return -1;
     if (check_one(s, og, group, &counts, "count", err) < 0 || check_one(s, og, group, &counts, "failed", err) < 0)
         return -1;
     hsize_t dims[AR_MAX_PARAMS + 2], rows, columns;
-    output_dims(x, o, dims, &rows, &columns);
+    output_dims(L, x, o, dims, &rows, &columns);
     dataset_shape index = line_shape(rows, o->index_value ? VALUE_DOUBLE : VALUE_INT64, 0);
     dataset_shape column = line_shape(columns, o->column_value ? VALUE_DOUBLE : VALUE_INT64, 0);
     if ((rows && check_one(s, og, group, &index, o->index_name, err) < 0) ||
@@ -633,7 +659,7 @@ static int check_output(const ar_store *s, hid_t og, const char *group, const ar
         return -1;
     if (!o->hist_max)
         return 0;
-    dataset_shape hist = hist_shape(x, o), value = line_shape(hist.dims[x->n_axes], VALUE_INT64, 0);
+    dataset_shape hist = hist_shape(L, x, o), value = line_shape(hist.dims[x->n_axes], VALUE_INT64, 0);
     return check_one(s, og, group, &value, "value", err) < 0 || check_one(s, og, group, &hist, "hist", err) < 0 ? -1
                                                                                                                : 0;
 }
@@ -723,10 +749,11 @@ static hid_t index_scale(hid_t group, const char *name, hsize_t width, double (*
 }
 
 /* The statistics of one output, each with the axes' scales and its own. */
-static int create_statistics(hid_t og, const ar_experiment *x, const ar_output *o, const hid_t *scales)
+static int create_statistics(hid_t og, const experiment_layout *L, const ar_experiment *x, const ar_output *o,
+                             const hid_t *scales)
 {
     hsize_t dims[AR_MAX_PARAMS + 2], rows, columns;
-    int rank = output_dims(x, o, dims, &rows, &columns);
+    int rank = output_dims(L, x, o, dims, &rows, &columns);
     hid_t index = rows ? index_scale(og, o->index_name, rows, o->index_value) : -1;
     hid_t column = columns ? index_scale(og, o->column_name, columns, o->column_value) : -1;
     int ok = (!rows || index >= 0) && (!columns || column >= 0);
@@ -756,9 +783,10 @@ static int create_statistics(hid_t og, const ar_experiment *x, const ar_output *
 }
 
 /* An integer output's histogram: counts over the axes and the value, with its scale. */
-static int create_histogram(hid_t og, const ar_experiment *x, const ar_output *o, const hid_t *scales)
+static int create_histogram(hid_t og, const experiment_layout *L, const ar_experiment *x, const ar_output *o,
+                            const hid_t *scales)
 {
-    dataset_shape shape = hist_shape(x, o);
+    dataset_shape shape = hist_shape(L, x, o);
     hsize_t width = shape.dims[x->n_axes];
     long long *values = malloc(width * sizeof *values + 1), zero = 0;
     if (!values)
@@ -781,14 +809,16 @@ static int create_histogram(hid_t og, const ar_experiment *x, const ar_output *o
     return ok ? 0 : -1;
 }
 
-static int create_output(hid_t group, const ar_experiment *x, const ar_output *o, const hid_t *scales)
+static int create_output(hid_t group, const experiment_layout *L, const ar_experiment *x, const ar_output *o,
+                         const hid_t *scales)
 {
     hid_t og = make_group(group, o->name);
     if (og < 0)
         return -1;
     const char *definition = o->definition ? o->definition : o->description;
     int ok = attr_string(og, "description", o->description) == 0 && attr_string(og, "definition", definition) == 0 &&
-             create_statistics(og, x, o, scales) == 0 && (!o->hist_max || create_histogram(og, x, o, scales) == 0);
+             create_statistics(og, L, x, o, scales) == 0 &&
+             (!o->hist_max || create_histogram(og, L, x, o, scales) == 0);
     H5Gclose(og);
     return ok ? 0 : -1;
 }
@@ -853,13 +883,15 @@ static int create_experiment(hid_t file, const ar_experiment *x)
     if (g < 0)
         return -1;
     hid_t scales[AR_MAX_PARAMS];
+    experiment_layout layout;
+    measure_layout(x, &layout);
     int made = 0, ok = experiment_attributes(g, x) == 0;
     for (; ok && made < x->n_axes; ++made)
         ok = (scales[made] = write_axis(g, x, made)) >= 0;
     if (!ok && made > 0)
         made--; /* the failed one is not open */
     for (int o = 0; ok && o < x->sim->n_outputs; ++o)
-        ok = create_output(g, x, &x->sim->outputs[o], scales) == 0;
+        ok = create_output(g, &layout, x, &x->sim->outputs[o], scales) == 0;
     ok = ok && create_theory(g, x, scales) == 0;
     if (ok) {
         dataset_shape shape = grid_shape(x, VALUE_FLAG);
@@ -1137,6 +1169,19 @@ static int write_provenance(hid_t file, const ar_spec *spec, const char *command
     return 0;
 }
 
+/* The widths of every experiment's outputs, measured once (one pass over each grid). */
+static int load_layout(ar_store *s, char *err)
+{
+    size_t n = (size_t)s->spec.n_experiments + 1;
+    s->layout = calloc(n, sizeof *s->layout);
+    s->checked = calloc(n, sizeof *s->checked);
+    if (!s->layout || !s->checked)
+        return fail(err, s->path, "out of memory reading the layout");
+    for (int e = 0; e < s->spec.n_experiments; ++e)
+        measure_layout(&s->spec.experiments[e], &s->layout[e]);
+    return 0;
+}
+
 static int load_done(ar_store *s, char *err)
 {
     s->done = calloc((size_t)s->spec.n_experiments + 1, sizeof *s->done);
@@ -1296,7 +1341,7 @@ static ar_store *open_store(const char *path, int writable, int check, char *err
     }
     /* The whole layout before anything is read from it: a damaged file is refused
      * now, not after a resumed run's worth of work. */
-    if ((check && check_layout(s, err) < 0) || load_done(s, err) < 0)
+    if (load_layout(s, err) < 0 || (check && check_layout(s, err) < 0) || load_done(s, err) < 0)
         goto bad;
     /* and the values at every point the ledger marks done: what a run could write */
     for (int e = 0; check && e < s->spec.n_experiments; ++e)
@@ -1328,117 +1373,319 @@ long ar_store_done_count(const ar_store *store, int experiment)
     return n;
 }
 
-/* Select one point (plus, for histograms, the whole last dimension). */
-static hid_t select_point(hid_t ds, const ar_experiment *x, long point, hsize_t extra)
+/* ---- buffered point writes --------------------------------------------------------
+ * Points arrive one at a time but are written in slabs: consecutive points of one
+ * experiment gathered in memory, then one H5Dwrite per dataset. About once a second
+ * the slabs written are committed: the file is flushed, their points' entries in the
+ * done ledger are written, and the file is flushed again. A kill thus loses at most the
+ * last second's points, and the ledger names only points whose data reached the file
+ * before it: a resume recomputes the rest, with the same bits. The layout is allocated
+ * when the file is made (contiguous, row-major over the axes), so these writes touch raw
+ * data only and a slab of consecutive points is one contiguous stretch of each dataset. */
+
+enum { N_CELLS = N_STATS + 2 }; /* per output: seven statistics, count and failed */
+static const double COMMIT_SECONDS = 1.0;
+/* A slab's buffers stay near this size, at most SLAB_POINTS points. */
+static const double SLAB_BYTES = 8.0 * 1048576;
+enum { SLAB_POINTS = 8192 };
+
+typedef struct {
+    int experiment;
+    long first, count;
+} point_range;
+
+typedef struct slab_writer {
+    int experiment;                    /* the slab's experiment; -1 before the first point */
+    long first, count, capacity;       /* it holds points first .. first + count - 1 */
+    double *stats[AR_MAX_OUTPUTS];     /* [N_STATS][capacity][vector width] */
+    long long *counts[AR_MAX_OUTPUTS]; /* [2][capacity][vector width]: count, failed */
+    long long *hists[AR_MAX_OUTPUTS];  /* [capacity][histogram width] */
+    hid_t datasets[AR_MAX_OUTPUTS][N_CELLS + 1]; /* the experiment's, opened (checked) once */
+    point_range *pending;              /* written, not yet in the ledger */
+    int n_pending, pending_capacity;
+    double last_commit;
+} slab_writer;
+
+static double monotonic_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Select points first .. first + count - 1 (row-major over x's axes) of a dataset whose
+ * dimensions are the axes and then `extra` whole dimensions (a vector's index, a
+ * histogram's values): a union of at most two hyperslabs per axis. */
+static hid_t select_points(hid_t ds, const ar_experiment *x, long first, long count)
 {
     hid_t space = H5Dget_space(ds);
-    if (space < 0 || (x->n_axes == 0 && extra == 0))
-        return space;
-    hsize_t start[AR_MAX_PARAMS + 2], count[AR_MAX_PARAMS + 2];
-    int coords[AR_MAX_PARAMS];
-    ar_experiment_coords(x, point, coords);
-    for (int a = 0; a < x->n_axes; ++a)
-        start[a] = (hsize_t)coords[a], count[a] = 1;
-    if (extra) {
-        /* extra values: along one more dimension, or whole rows of a 2-D grid */
-        hsize_t dims[AR_MAX_PARAMS + 2];
-        int rank = H5Sget_simple_extent_dims(space, dims, NULL);
-        start[x->n_axes] = start[x->n_axes + 1] = 0;
-        count[x->n_axes] = rank == x->n_axes + 2 ? extra / dims[x->n_axes + 1] : extra;
-        count[x->n_axes + 1] = dims[x->n_axes + 1];
-    }
-    if (H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, count, NULL) < 0) {
-        H5Sclose(space);
-        return -1;
+    if (space < 0 || x->n_axes == 0)
+        return space; /* one point, the whole dataset */
+    hsize_t dims[H5S_MAX_RANK];
+    int rank = H5Sget_simple_extent_dims(space, dims, NULL), axes = x->n_axes;
+    hsize_t block[H5S_MAX_RANK + 1]; /* block[j]: points in one index of axis j - 1 */
+    block[axes] = 1;
+    for (int j = axes - 1; j >= 0; --j)
+        block[j] = block[j + 1] * dims[j];
+    H5S_seloper_t op = H5S_SELECT_SET;
+    hsize_t lo = (hsize_t)first, hi = (hsize_t)(first + count);
+    while (lo < hi) {
+        /* the largest aligned block that starts at lo and fits, and how many of them */
+        int j = 0;
+        while (lo % block[j] != 0 || lo + block[j] > hi)
+            j++;
+        hsize_t start[H5S_MAX_RANK], n[H5S_MAX_RANK], rest = lo;
+        for (int a = axes - 1; a >= 0; --a)
+            start[a] = rest % dims[a], rest /= dims[a];
+        for (int a = 0; a < axes; ++a)
+            n[a] = a < j - 1 ? 1 : a >= j ? dims[a] : 0;
+        hsize_t m = 1;
+        if (j > 0) {
+            m = (hi - lo) / block[j];
+            if (m > dims[j - 1] - start[j - 1])
+                m = dims[j - 1] - start[j - 1];
+            n[j - 1] = m;
+        } else {
+            m = 1; /* the whole grid */
+        }
+        for (int a = axes; a < rank; ++a)
+            start[a] = 0, n[a] = dims[a];
+        if (H5Sselect_hyperslab(space, op, start, NULL, n, NULL) < 0) {
+            H5Sclose(space);
+            return -1;
+        }
+        op = H5S_SELECT_OR;
+        lo += m * (j > 0 ? block[j] : block[0]);
     }
     return space;
 }
 
-/* One point's values (extra of them, or one) into the dataset `name`, checked first. */
-static int write_cell(ar_store *s, const char *name, const dataset_shape *want, const ar_experiment *x, long point,
-                      const void *value, hsize_t extra, char *err)
+/* values (count points' worth, in point order) into the open dataset ds. */
+static int write_points(hid_t ds, hid_t type, const ar_experiment *x, long first, long count, hsize_t per_point,
+                        const void *values)
 {
-    hid_t ds = open_checked(s, name, want, err);
-    if (ds < 0)
-        return -1;
-    hid_t file_space = select_point(ds, x, point, extra);
-    hsize_t n = extra ? extra : 1;
+    hid_t file_space = select_points(ds, x, first, count);
+    hsize_t n = (hsize_t)count * per_point;
     hid_t mem = H5Screate_simple(1, &n, NULL);
-    herr_t st = file_space < 0 || mem < 0
-                    ? -1
-                    : H5Dwrite(ds, memory_type(want->kind), mem, file_space, H5P_DEFAULT, value);
+    herr_t st = file_space < 0 || mem < 0 ? -1 : H5Dwrite(ds, type, mem, file_space, H5P_DEFAULT, values);
     if (mem >= 0)
         H5Sclose(mem);
     if (file_space >= 0)
         H5Sclose(file_space);
-    H5Dclose(ds);
     return st < 0 ? -1 : 0;
+}
+
+static const char *cell_name(int k)
+{
+    return k < N_STATS ? STAT_NAMES[k] : k == N_STATS ? "count" : k == N_STATS + 1 ? "failed" : "hist";
+}
+
+static void close_slab_datasets(slab_writer *w)
+{
+    for (int o = 0; o < AR_MAX_OUTPUTS; ++o)
+        for (int k = 0; k <= N_CELLS; ++k) {
+            if (w->datasets[o][k] >= 0)
+                H5Dclose(w->datasets[o][k]);
+            w->datasets[o][k] = -1;
+        }
+}
+
+static void free_slab_buffers(slab_writer *w)
+{
+    for (int o = 0; o < AR_MAX_OUTPUTS; ++o) {
+        free(w->stats[o]), free(w->counts[o]), free(w->hists[o]);
+        w->stats[o] = NULL, w->counts[o] = NULL, w->hists[o] = NULL;
+    }
+}
+
+/* Make the slab experiment e's: its datasets opened (each checked once) and buffers
+ * sized for its widths. */
+static int start_slab(ar_store *s, int e, char *err)
+{
+    slab_writer *w = s->writer;
+    const ar_experiment *x = &s->spec.experiments[e];
+    const experiment_layout *L = &s->layout[e];
+    close_slab_datasets(w);
+    free_slab_buffers(w);
+    w->experiment = -1;
+    double per_point = 0;
+    for (int o = 0; o < x->sim->n_outputs; ++o)
+        per_point += 8.0 * (N_CELLS * L->vector[o] + L->hist[o]);
+    double fit = SLAB_BYTES / (per_point > 0 ? per_point : 1);
+    w->capacity = fit < 1 ? 1 : fit > SLAB_POINTS ? SLAB_POINTS : (long)fit;
+    w->count = 0;
+    char name[512];
+    for (int o = 0; o < x->sim->n_outputs; ++o) {
+        const ar_output *out = &x->sim->outputs[o];
+        size_t cap = (size_t)w->capacity, vec = (size_t)L->vector[o];
+        w->stats[o] = malloc(N_STATS * cap * vec * sizeof(double));
+        w->counts[o] = malloc(2 * cap * vec * sizeof(long long));
+        w->hists[o] = out->hist_max ? malloc(cap * (size_t)L->hist[o] * sizeof(long long) + 1) : NULL;
+        if (!w->stats[o] || !w->counts[o] || (out->hist_max && !w->hists[o]))
+            return fail(err, s->path, "out of memory for the points of experiment %s", x->name);
+        dataset_shape real = stat_shape(L, x, out, VALUE_DOUBLE), whole = stat_shape(L, x, out, VALUE_INT64);
+        dataset_shape hist = out->hist_max ? hist_shape(L, x, out) : whole;
+        for (int k = 0; k <= N_CELLS; ++k) {
+            if (k == N_CELLS && !out->hist_max)
+                break;
+            snprintf(name, sizeof name, "%s/%s/%s", x->name, out->name, cell_name(k));
+            w->datasets[o][k] = open_checked(s, name, k < N_STATS ? &real : k < N_CELLS ? &whole : &hist, err);
+            if (w->datasets[o][k] < 0)
+                return -1;
+        }
+    }
+    w->experiment = e;
+    return 0;
+}
+
+/* The slab's points into their datasets (not flushed); their range joins the pending. */
+static int write_slab(ar_store *s, char *err)
+{
+    slab_writer *w = s->writer;
+    if (w->experiment < 0 || w->count == 0)
+        return 0;
+    const ar_experiment *x = &s->spec.experiments[w->experiment];
+    const experiment_layout *L = &s->layout[w->experiment];
+    if (w->n_pending == w->pending_capacity) {
+        int cap = w->pending_capacity ? 2 * w->pending_capacity : 16;
+        point_range *grown = realloc(w->pending, (size_t)cap * sizeof *grown);
+        if (!grown)
+            return fail(err, s->path, "out of memory writing experiment %s", x->name);
+        w->pending = grown, w->pending_capacity = cap;
+    }
+    size_t cap = (size_t)w->capacity;
+    for (int o = 0; o < x->sim->n_outputs; ++o) {
+        hsize_t vec = (hsize_t)L->vector[o];
+        for (int k = 0; k <= N_CELLS; ++k) {
+            if (k == N_CELLS && !x->sim->outputs[o].hist_max)
+                break;
+            const void *values = k < N_STATS    ? (const void *)(w->stats[o] + (size_t)k * cap * vec)
+                                 : k < N_CELLS ? (const void *)(w->counts[o] + (size_t)(k - N_STATS) * cap * vec)
+                                               : (const void *)w->hists[o];
+            hid_t type = k < N_STATS ? H5T_NATIVE_DOUBLE : H5T_NATIVE_LLONG;
+            if (write_points(w->datasets[o][k], type, x, w->first, w->count,
+                             k < N_CELLS ? vec : (hsize_t)L->hist[o], values) < 0)
+                return fail(err, s->path, "cannot write points %ld to %ld of experiment %s (disk full?)", w->first,
+                            w->first + w->count - 1, x->name);
+        }
+    }
+    w->pending[w->n_pending++] = (point_range){w->experiment, w->first, w->count};
+    w->count = 0;
+    return 0;
+}
+
+int ar_store_commit(ar_store *store, char *err)
+{
+    slab_writer *w = store->writer;
+    if (!w)
+        return 0;
+    if (write_slab(store, err) < 0)
+        return -1;
+    w->last_commit = monotonic_seconds();
+    if (w->n_pending == 0)
+        return 0;
+    /* Data first, flushed; then the ledger entries, flushed: a kill between the two
+     * leaves the points not done, to be recomputed (with the same result). */
+    if (H5Fflush(store->file, H5F_SCOPE_GLOBAL) < 0)
+        return fail(err, store->path, "cannot write the points to the file (disk full?)");
+    long longest = 0;
+    for (int i = 0; i < w->n_pending; ++i)
+        longest = w->pending[i].count > longest ? w->pending[i].count : longest;
+    unsigned char *ones = malloc((size_t)longest);
+    if (!ones)
+        return fail(err, store->path, "out of memory writing the done ledger");
+    memset(ones, 1, (size_t)longest);
+    int status = 0;
+    char name[512];
+    for (int i = 0; status == 0 && i < w->n_pending; ++i) {
+        const point_range *r = &w->pending[i];
+        const ar_experiment *x = &store->spec.experiments[r->experiment];
+        dataset_shape done = grid_shape(x, VALUE_FLAG);
+        snprintf(name, sizeof name, "%s/done", x->name);
+        hid_t ds = open_checked(store, name, &done, err);
+        if (ds < 0) {
+            status = -1;
+            break;
+        }
+        if (write_points(ds, H5T_NATIVE_UCHAR, x, r->first, r->count, 1, ones) < 0)
+            status = fail(err, store->path, "cannot write the done ledger of experiment %s (disk full?)", x->name);
+        H5Dclose(ds);
+    }
+    free(ones);
+    if (status == 0 && H5Fflush(store->file, H5F_SCOPE_GLOBAL) < 0)
+        status = fail(err, store->path, "cannot write the done ledger (disk full?)");
+    if (status == 0)
+        w->n_pending = 0;
+    return status;
+}
+
+static void free_writer(ar_store *s)
+{
+    if (!s->writer)
+        return;
+    close_slab_datasets(s->writer);
+    free_slab_buffers(s->writer);
+    free(s->writer->pending);
+    free(s->writer);
+    s->writer = NULL;
 }
 
 int ar_store_write_point(ar_store *store, int experiment, long point, const ar_summary *summaries,
                          long *const *histograms, char *err)
 {
+    if (!store->writer) {
+        if (!(store->writer = calloc(1, sizeof *store->writer)))
+            return fail(err, store->path, "out of memory writing point %ld", point);
+        store->writer->experiment = -1;
+        for (int o = 0; o < AR_MAX_OUTPUTS; ++o)
+            for (int k = 0; k <= N_CELLS; ++k)
+                store->writer->datasets[o][k] = -1;
+        store->writer->last_commit = monotonic_seconds();
+    }
+    slab_writer *w = store->writer;
+    /* A point that does not continue the slab (another experiment, a gap, a full slab)
+     * sends the slab to the file first. */
+    if (w->experiment != experiment || point != w->first + w->count || w->count == w->capacity) {
+        if (write_slab(store, err) < 0 || (w->experiment != experiment && start_slab(store, experiment, err) < 0))
+            return -1;
+        w->first = point;
+    }
     const ar_experiment *x = &store->spec.experiments[experiment];
-    char name[512], why[AR_ERR_LEN] = "";
-    int ok = 1;
+    const experiment_layout *L = &store->layout[experiment];
     ar_point pt;
     ar_experiment_point(x, point, &pt);
+    size_t cap = (size_t)w->capacity, slot = (size_t)w->count;
     int offset = 0;
-    for (int o = 0; ok && o < x->sim->n_outputs; ++o) {
+    for (int o = 0; o < x->sim->n_outputs; ++o) {
         const ar_output *out = &x->sim->outputs[o];
-        int width = ar_output_length(out, &pt);
+        int length = ar_output_length(out, &pt);
+        size_t vec = (size_t)L->vector[o];
         const ar_summary *s = &summaries[offset];
-        offset += width;
-        /* Statistics as rows over the output's values: one value for a scalar. */
-        double *stats = malloc((size_t)N_STATS * width * sizeof *stats);
-        long long *counts = malloc(2 * (size_t)width * sizeof *counts);
-        ok = stats && counts;
-        for (int i = 0; ok && i < width; ++i) {
-            const double row[N_STATS] = {s[i].mean, s[i].sem, s[i].std, s[i].ci_lo, s[i].ci_hi, s[i].min, s[i].max};
+        offset += length;
+        /* a vector shorter than the grid's longest: its tail stays as created (NaN, 0) */
+        for (size_t i = 0; i < vec; ++i) {
+            int have = (int)i < length;
+            const ar_summary *v = have ? &s[i] : NULL;
+            const double row[N_STATS] = {have ? v->mean : NAN, have ? v->sem : NAN,   have ? v->std : NAN,
+                                         have ? v->ci_lo : NAN, have ? v->ci_hi : NAN, have ? v->min : NAN,
+                                         have ? v->max : NAN};
             for (int k = 0; k < N_STATS; ++k)
-                stats[(size_t)k * width + i] = row[k];
-            counts[i] = s[i].count;
-            counts[width + i] = s[i].failed;
+                w->stats[o][((size_t)k * cap + slot) * vec + i] = row[k];
+            w->counts[o][slot * vec + i] = have ? v->count : 0;
+            w->counts[o][(cap + slot) * vec + i] = have ? v->failed : 0;
         }
-        hsize_t extra = out->length ? (hsize_t)width : 0;
-        dataset_shape real = stat_shape(x, out, VALUE_DOUBLE), whole = stat_shape(x, out, VALUE_INT64);
-        for (int k = 0; ok && k < N_STATS + 2; ++k) {
-            snprintf(name, sizeof name, "%s/%s/%s", x->name, out->name,
-                     k < N_STATS ? STAT_NAMES[k] : k == N_STATS ? "count" : "failed");
-            ok = write_cell(store, name, k < N_STATS ? &real : &whole, x, point,
-                            k < N_STATS ? (const void *)(stats + (size_t)k * width)
-                                        : (const void *)(counts + (size_t)(k - N_STATS) * width),
-                            extra, why) == 0;
-        }
-        free(stats);
-        free(counts);
-        if (ok && out->hist_max && histograms[o]) {
-            dataset_shape hist = hist_shape(x, out);
-            hsize_t values = hist.dims[x->n_axes];
-            long long *row = malloc(values * sizeof *row + 1);
+        if (out->hist_max) {
+            long long *row = w->hists[o] + slot * (size_t)L->hist[o];
             int max_value = out->hist_max(&pt);
-            for (hsize_t v = 0; row && v < values; ++v)
-                row[v] = (int)v <= max_value ? histograms[o][v] : 0;
-            snprintf(name, sizeof name, "%s/%s/hist", x->name, out->name);
-            ok = row && write_cell(store, name, &hist, x, point, row, values, why) == 0;
-            free(row);
+            for (int v = 0; v < L->hist[o]; ++v)
+                row[v] = histograms[o] && v <= max_value ? histograms[o][v] : 0;
         }
     }
-    /* Data first, flushed; then the ledger entry, flushed: a kill between the two
-     * leaves the point not done, to be recomputed (with the same result). */
-    ok = ok && H5Fflush(store->file, H5F_SCOPE_GLOBAL) >= 0;
-    unsigned char one = 1;
-    dataset_shape done = grid_shape(x, VALUE_FLAG);
-    snprintf(name, sizeof name, "%s/done", x->name);
-    ok = ok && write_cell(store, name, &done, x, point, &one, 0, why) == 0;
-    ok = ok && H5Fflush(store->file, H5F_SCOPE_GLOBAL) >= 0;
-    if (!ok && why[0]) {
-        snprintf(err, AR_ERR_LEN, "%s", why);
-        return -1;
-    }
-    if (!ok)
-        return fail(err, store->path, "cannot write point %ld of experiment %s (disk full?)", point, x->name);
+    w->count++;
     store->done[experiment][point] = 1;
+    store->checked[experiment] = 0;
+    if (monotonic_seconds() - w->last_commit >= COMMIT_SECONDS)
+        return ar_store_commit(store, err);
     return 0;
 }
 
@@ -1451,11 +1698,14 @@ int ar_store_write_point(ar_store *store, int experiment, long point, const ar_s
  * not done, and a vector's unused tail, are NaN by design and not looked at. */
 static int check_done_values(ar_store *store, int experiment, int output, char *err)
 {
+    if (store->checked[experiment] & (1u << output))
+        return 0; /* checked since the last write */
     const ar_experiment *x = &store->spec.experiments[experiment];
     const ar_output *o = &x->sim->outputs[output];
-    size_t n = (size_t)x->n_points, width = (size_t)vector_width(x, o);
-    dataset_shape real = stat_shape(x, o, VALUE_DOUBLE), whole = stat_shape(x, o, VALUE_INT64);
-    dataset_shape hist = o->hist_max ? hist_shape(x, o) : whole;
+    const experiment_layout *L = layout_of(store, x);
+    size_t n = (size_t)x->n_points, width = (size_t)vector_width(L, x, o);
+    dataset_shape real = stat_shape(L, x, o, VALUE_DOUBLE), whole = stat_shape(L, x, o, VALUE_INT64);
+    dataset_shape hist = o->hist_max ? hist_shape(L, x, o) : whole;
     size_t hist_values = o->hist_max ? (size_t)hist.dims[x->n_axes] : 0;
     double *mean = malloc(n * width * sizeof *mean + 1), *lo = malloc(n * width * sizeof *lo + 1),
            *hi = malloc(n * width * sizeof *hi + 1);
@@ -1516,24 +1766,41 @@ static int check_done_values(ar_store *store, int experiment, int output, char *
         }
     }
     free(mean), free(lo), free(hi), free(count), free(failed), free(h);
+    if (status == 0)
+        store->checked[experiment] |= 1u << output;
     return status;
 }
 
 int ar_store_read_summaries(ar_store *store, int experiment, int output, int element, ar_summary *out,
                             char *err)
 {
-    if (check_done_values(store, experiment, output, err) < 0)
+    if (ar_store_commit(store, err) < 0 || check_done_values(store, experiment, output, err) < 0)
         return -1;
     const ar_experiment *x = &store->spec.experiments[experiment];
     const ar_output *o = &x->sim->outputs[output];
-    size_t n = (size_t)x->n_points, width = (size_t)vector_width(x, o);
+    const experiment_layout *L = layout_of(store, x);
+    size_t n = (size_t)x->n_points, width = (size_t)vector_width(L, x, o);
     double *buf = malloc(n * width * sizeof *buf + 1);
     long long *counts = malloc(n * width * sizeof *counts + 1);
-    if (!buf || !counts) {
-        free(buf), free(counts);
+    size_t *cell = malloc(n * sizeof *cell + 1); /* where each point's chosen value lies */
+    if (!buf || !counts || !cell) {
+        free(buf), free(counts), free(cell);
         return fail(err, store->path, "out of memory reading %s/%s", x->name, o->name);
     }
-    dataset_shape real = stat_shape(x, o, VALUE_DOUBLE), whole = stat_shape(x, o, VALUE_INT64);
+    for (size_t p = 0; p < n; ++p) {
+        /* The chosen value of this point's vector; negative counts from its end. */
+        int i = 0;
+        if (o->length) {
+            ar_point pt;
+            ar_experiment_point(x, (long)p, &pt);
+            int length = ar_output_length(o, &pt);
+            i = element < 0 ? length + element : element;
+            if (i < 0 || i >= length)
+                i = length - 1;
+        }
+        cell[p] = p * width + (size_t)i;
+    }
+    dataset_shape real = stat_shape(L, x, o, VALUE_DOUBLE), whole = stat_shape(L, x, o, VALUE_INT64);
     char name[512];
     int status = 0;
     for (int k = 0; k < N_STATS + 2 && status == 0; ++k) {
@@ -1542,13 +1809,7 @@ int ar_store_read_summaries(ar_store *store, int experiment, int output, int ele
         status = k < N_STATS ? read_checked(store, name, &real, H5T_NATIVE_DOUBLE, buf, err)
                              : read_checked(store, name, &whole, H5T_NATIVE_LLONG, counts, err);
         for (size_t p = 0; status == 0 && p < n; ++p) {
-            /* The chosen value of this point's vector; negative counts from its end. */
-            ar_point pt;
-            ar_experiment_point(x, (long)p, &pt);
-            int length = ar_output_length(o, &pt), i = element < 0 ? length + element : element;
-            if (i < 0 || i >= length)
-                i = length - 1;
-            size_t at = p * width + (size_t)i;
+            size_t at = cell[p];
             ar_summary *s = &out[p];
             switch (k) {
             case 0: s->mean = buf[at]; break;
@@ -1563,8 +1824,7 @@ int ar_store_read_summaries(ar_store *store, int experiment, int output, int ele
             }
         }
     }
-    free(buf);
-    free(counts);
+    free(buf), free(counts), free(cell);
     return status;
 }
 
@@ -1579,6 +1839,8 @@ int ar_store_read_theory(ar_store *store, int experiment, const ar_claim *claim,
 
 int ar_store_write_verdicts(ar_store *store, const ar_verdict_row *rows, int n_rows, char *err)
 {
+    if (ar_store_commit(store, err) < 0)
+        return -1;
     if (n_rows != ar_store_verdict_count(&store->spec))
         return fail(err, store->path, "cannot write the verdicts table (%d rows for %d)", n_rows,
                     ar_store_verdict_count(&store->spec));
@@ -1800,6 +2062,8 @@ int ar_store_copy_points(ar_store *dst, ar_store *src, long *copied, char *err)
     const ar_spec *spec = &dst->spec;
     *copied = 0;
     char name[512];
+    if (ar_store_commit(dst, err) < 0)
+        return -1;
     /* Only the points src's shard owns (global index mod N, as ar_engine_owns), each
      * checked first: a shard's ledger or values are never taken on trust. */
     int shard, shards;
@@ -1817,10 +2081,12 @@ int ar_store_copy_points(ar_store *dst, ar_store *src, long *copied, char *err)
         first += x->n_points;
         for (int o = 0; ok && o < x->sim->n_outputs; ++o)
             ok = check_done_values(src, e, o, err) == 0;
+        const experiment_layout *L = layout_of(dst, x);
+        dst->checked[e] = 0;
         for (int o = 0; ok && o < x->sim->n_outputs; ++o) {
             const ar_output *out = &x->sim->outputs[o];
-            dataset_shape real = stat_shape(x, out, VALUE_DOUBLE), whole = stat_shape(x, out, VALUE_INT64);
-            dataset_shape hist = out->hist_max ? hist_shape(x, out) : whole;
+            dataset_shape real = stat_shape(L, x, out, VALUE_DOUBLE), whole = stat_shape(L, x, out, VALUE_INT64);
+            dataset_shape hist = out->hist_max ? hist_shape(L, x, out) : whole;
             for (int k = 0; ok && k < N_STATS + 3; ++k) {
                 if (k == N_STATS + 2 && !out->hist_max)
                     break;
@@ -1861,12 +2127,17 @@ int ar_store_close(ar_store *store)
 {
     if (!store)
         return 0;
+    char err[AR_ERR_LEN];
+    int committed = ar_store_commit(store, err); /* the points still in the slab */
+    free_writer(store);
     herr_t st = store->file >= 0 ? H5Fclose(store->file) : 0;
+    free(store->layout);
+    free(store->checked);
     for (int e = 0; store->done && e < store->spec.n_experiments; ++e)
         free(store->done[e]);
     free(store->done);
     ar_spec_free(&store->spec);
     free(store->path);
     free(store);
-    return st < 0 ? -1 : 0;
+    return st < 0 || committed < 0 ? -1 : 0;
 }
