@@ -296,6 +296,67 @@ static void monotone_trends(void)
     CHECK(judge(&rising, 4, zero, wobble, line, t, &j) == AR_HOLDS);
 }
 
+/* At 2-5 trials a point the standard error is itself one noisy draw: the decisions take
+ * Student's t (1 degree of freedom at 2 trials), and a real output constant over a few
+ * trials says nothing of its spread. Each case was VIOLATED with the normal quantile. */
+static void few_trials(void)
+{
+    ar_judgement j;
+    ar_claim bound = {.id = "B", .rule = AR_RULE_UPPER_BOUND};
+    /* two ranks, 42 and 43, above a bound of 36.85 on the mean: 11 standard errors, but
+     * t(1) puts that 2.8% in the tail: no evidence at one-sided 2.5% */
+    const double f1[1] = {36.85};
+    ar_summary two = {.count = 2, .mean = 42.5, .sem = 0.5, .std = 0.5 * sqrt(2.0)};
+    two.ci_lo = 42.5 - 12.706 * 0.5, two.ci_hi = 42.5 + 12.706 * 0.5;
+    CHECK(judge(&bound, 1, f1, &two, NULL, NULL, &j) == AR_INCONCLUSIVE);
+    /* ... while 30 such trials decide */
+    ar_summary thirty = {.count = 30, .mean = 42.5, .sem = 0.5, .ci_lo = 41.5, .ci_hi = 43.5};
+    CHECK(judge(&bound, 1, f1, &thirty, NULL, NULL, &j) == AR_VIOLATED);
+
+    /* A decreasing trend whose neighbours are each constant over their 2 trials (a rank
+     * deficit of spacing 0.02: 0.10, 0.10 | 0.12, 0.12): their intervals carry the
+     * lattice's floor (ar_summarize_lattice), and the decision reads it, so the zero
+     * standard errors do not make the step back infinitely significant. */
+    const long line[3] = {0, 0, 0};
+    const double d_h[3] = {1, 2, 3}, zero[3] = {0, 0, 0};
+    ar_claim falling = {.id = "D", .rule = AR_RULE_DECREASING, .trend_axis = "d_h"};
+    const double pair[3][2] = {{0.28, 0.32}, {0.10, 0.10}, {0.12, 0.12}};
+    ar_summary steps[3];
+    for (int i = 0; i < 3; ++i)
+        ar_summarize_lattice(pair[i], 2, 0.02, &steps[i]);
+    CHECK(steps[1].sem == 0 && steps[1].ci_hi > steps[1].ci_lo); /* never of zero width */
+    CHECK(judge(&falling, 3, zero, steps, line, d_h, &j) == AR_INCONCLUSIVE);
+    /* a continuous output constant over its trials is taken as exact: the step back decides */
+    for (int i = 0; i < 3; ++i)
+        ar_summarize(pair[i], 2, &steps[i]);
+    CHECK(judge(&falling, 3, zero, steps, line, d_h, &j) == AR_VIOLATED);
+}
+
+/* Lines are found by sorting, whatever order the grid lists its points in: two lines
+ * interleaved and listed backwards judge as the same lines in order. */
+static void lines_in_any_order(void)
+{
+    ar_judgement a, b;
+    const long ordered_line[6] = {0, 0, 0, 1, 1, 1}, mixed_line[6] = {1, 0, 1, 0, 1, 0};
+    const double ordered_n[6] = {8, 64, 512, 8, 64, 512}, mixed_n[6] = {512, 512, 64, 64, 8, 8};
+    const double one[6] = {1, 1, 1, 1, 1, 1};
+    ar_summary ordered[6], mixed[6];
+    for (int i = 0; i < 6; ++i) {
+        double scale = ordered_line[i] ? 2 : 1;
+        ordered[i] = at(scale * sqrt(ordered_n[i]), 0.02, 100);
+    }
+    for (int i = 0; i < 6; ++i) {
+        double scale = mixed_line[i] ? 2 : 1;
+        mixed[i] = at(scale * sqrt(mixed_n[i]), 0.02, 100);
+    }
+    ar_claim rising = {.id = "I", .rule = AR_RULE_INCREASING, .trend_axis = "n"};
+    CHECK(judge(&rising, 6, one, ordered, ordered_line, ordered_n, &a) == AR_HOLDS);
+    CHECK(judge(&rising, 6, one, mixed, mixed_line, mixed_n, &b) == AR_HOLDS);
+    CHECK_NEAR(a.resolution.value, b.resolution.value, 1e-12);
+    CHECK_NEAR(a.estimate, b.estimate, 1e-12);
+    CHECK_CONTAINS(b.rule, "2 line(s)");
+}
+
 /* Steeper: from the corner (t0, v0), the change along t exceeds the change along v. */
 static void steeper(void)
 {
@@ -507,6 +568,8 @@ int main(void)
     trends_and_measures();
     log_slopes();
     monotone_trends();
+    few_trials();
+    lines_in_any_order();
     steeper();
     mutants();
     undecided_limits();

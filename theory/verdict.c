@@ -21,13 +21,44 @@ static int usable(const double *f, const ar_summary *est, long p)
 }
 
 /* The standard error a decision uses: for integer outputs at least 1/trials, since T
- * identical draws do not prove a zero variance. */
+ * identical draws do not prove a zero variance; and at least what the stored interval
+ * says (mean -/+ t se): a lattice output's interval carries the same floor in its own
+ * units (ar_summarize_lattice), so the interval printed is the one decided on. */
 static double decision_se(const ar_summary *s, int integer_output)
 {
     double se = isfinite(s->sem) ? s->sem : 0;
     if (integer_output && se < 1.0 / (double)s->count)
         se = 1.0 / (double)s->count;
+    if (s->count >= 2 && isfinite(s->ci_hi - s->ci_lo)) {
+        double from_interval = (s->ci_hi - s->ci_lo) / (2 * ar_t95(s->count - 1));
+        if (from_interval > se)
+            se = from_interval;
+    }
     return se;
+}
+
+/* Decisions take the standard error's own uncertainty into account: Student's t with
+ * the trials less one as degrees of freedom (a standard error from 2 trials is one
+ * number drawn from a wide law; the normal quantile would make it exact). Where two
+ * points meet, the fewer trials give the degrees of freedom (conservative beside
+ * Welch's). */
+static double dof_of(long count)
+{
+    return count > 1 ? (double)(count - 1) : 1.0;
+}
+
+/* One-sided p-value of an excess over a standard error estimated from count trials. */
+static double excess_pvalue(double excess, double se, long count)
+{
+    if (!(se > 0))
+        return excess > 0 ? 0.0 : 1.0;
+    return gsl_cdf_tdist_Q(excess / se, dof_of(count));
+}
+
+/* The two-sided quantile for a family of m comparisons at level ALPHA (Bonferroni). */
+static double t_quantile(long m, long count)
+{
+    return gsl_cdf_tdist_Pinv(1 - ALPHA / (2.0 * (double)(m > 0 ? m : 1)), dof_of(count));
 }
 
 static void take_point(ar_judgement *j, long p, double prediction, const ar_summary *s)
@@ -77,7 +108,7 @@ static void judge_bound(int sign, long n, const double *f, const ar_summary *est
         if (near > excess_near)
             excess_near = near, worst_near = p;
         double se = decision_se(&est[p], integer_output), excess = sign * (est[p].mean - f[p]);
-        double pvalue = se > 0 ? gsl_cdf_ugaussian_Q(excess / se) : excess > 0 ? 0.0 : 1.0;
+        double pvalue = excess_pvalue(excess, se, est[p].count);
         if (pvalue < smallest_p)
             smallest_p = pvalue, most_significant = p;
         pvalues[j->points++] = pvalue;
@@ -186,16 +217,15 @@ static void judge_equals(long n, const double *f, const ar_summary *est, double 
         j->points += usable(f, est, p);
     if (!j->points)
         return;
-    double z = ar_normal_quantile(1.0 - ALPHA / (2.0 * j->points));
     long worst = -1, loose = -1;
-    double worst_dev = -1, k_lo = -INFINITY, k_hi = INFINITY;
+    double worst_dev = -1, worst_ratio = -1, z_worst = NAN, k_lo = -INFINITY, k_hi = INFINITY;
     for (long p = 0; p < n; ++p) {
         if (!usable(f, est, p))
             continue;
-        double se = decision_se(&est[p], integer_output);
+        double se = decision_se(&est[p], integer_output), z = t_quantile(j->points, est[p].count);
         double dev = se > 0 ? fabs(est[p].mean - f[p]) / se : (est[p].mean == f[p] ? 0 : INFINITY);
-        if (dev > worst_dev)
-            worst_dev = dev, worst = p;
+        if (dev / z > worst_ratio)
+            worst_ratio = dev / z, worst_dev = dev, worst = p, z_worst = z;
         if (z * se > rel_tol * fabs(f[p]) && loose < 0)
             loose = p;
         if (f[p] != 0) { /* factors k with |mean - k f| <= z se */
@@ -204,7 +234,7 @@ static void judge_equals(long n, const double *f, const ar_summary *est, double 
             k_hi = fmin(k_hi, fmax(a, b));
         }
     }
-    if (worst_dev > z)
+    if (worst_ratio > 1)
         j->verdict = AR_VIOLATED;
     else if (loose >= 0)
         j->verdict = AR_INCONCLUSIVE, worst = loose;
@@ -213,43 +243,93 @@ static void judge_equals(long n, const double *f, const ar_summary *est, double 
     take_point(j, worst, f[worst], &est[worst]);
     j->resolution = (ar_resolution){AR_RESOLUTION_FACTORS, NAN, k_lo, k_hi, 0};
     snprintf(j->rule, sizeof j->rule,
-             "equality: |mean - prediction| <= %.2f se at all %d points (Bonferroni 95%%), "
+             "equality: |mean - prediction| <= t se at all %d points (Bonferroni 95%%, t = %.2f there), "
              "interval within %g of the prediction; worst |dev| = %.2f se",
-             z, j->points, rel_tol, worst_dev);
+             j->points, z_worst, rel_tol, worst_dev);
 }
 
-/* Points of the line through p0 that the claim can use, sorted along the axis. */
-static int line_points(long n, const double *f, const ar_summary *est, const long *line, const double *along,
-                       long p0, long *members)
+/* The lines of a trend or limit claim: the points it can use grouped by line, each
+ * group sorted along the axis (ties by index), groups in the order of their first point;
+ * only groups of at least min_size points (a line needs two). Built by two sorts, so a grid of 10^6 points finds
+ * its lines in O(n log n). */
+typedef struct {
+    long *members; /* the groups one after the other */
+    long *start;   /* group g is members[start[g] .. start[g + 1]) */
+    int count;
+} line_groups;
+
+typedef struct {
+    long line, point;
+    double along;
+} line_entry;
+
+static int by_line_then_along(const void *a, const void *b)
 {
-    int k = 0;
-    for (long p = 0; p < n; ++p) {
-        if (line[p] != line[p0] || !usable(f, est, p))
-            continue;
-        int i = k++;
-        while (i > 0 && along[members[i - 1]] > along[p]) { /* insertion: lines are short */
-            members[i] = members[i - 1];
-            i--;
+    const line_entry *x = a, *y = b;
+    if (x->line != y->line)
+        return x->line < y->line ? -1 : 1;
+    if (x->along != y->along)
+        return x->along < y->along ? -1 : 1;
+    return (x->point > y->point) - (x->point < y->point);
+}
+
+typedef struct {
+    long first, from, size;
+} group_entry;
+
+static int by_first_point(const void *a, const void *b)
+{
+    const group_entry *x = a, *y = b;
+    return (x->first > y->first) - (x->first < y->first);
+}
+
+/* 0, or -1 when out of memory (g is then empty). */
+static int group_lines(long n, const double *f, const ar_summary *est, const long *line, const double *along,
+                       long min_size, line_groups *g)
+{
+    memset(g, 0, sizeof *g);
+    size_t size = (size_t)(n > 0 ? n : 1);
+    line_entry *entries = malloc(size * sizeof *entries);
+    group_entry *groups = malloc(size * sizeof *groups);
+    g->members = malloc(size * sizeof *g->members);
+    g->start = malloc((size + 1) * sizeof *g->start);
+    if (!entries || !groups || !g->members || !g->start) {
+        free(entries), free(groups), free(g->members), free(g->start);
+        memset(g, 0, sizeof *g);
+        return -1;
+    }
+    long m = 0, n_groups = 0;
+    for (long p = 0; p < n; ++p)
+        if (usable(f, est, p))
+            entries[m++] = (line_entry){line[p], p, along[p]};
+    qsort(entries, (size_t)m, sizeof *entries, by_line_then_along);
+    for (long i = 0; i < m;) {
+        long k = i, first = entries[i].point;
+        while (k < m && entries[k].line == entries[i].line) {
+            first = entries[k].point < first ? entries[k].point : first;
+            k++;
         }
-        members[i] = p;
+        if (k - i >= min_size)
+            groups[n_groups++] = (group_entry){first, i, k - i};
+        i = k;
     }
-    return k;
+    qsort(groups, (size_t)n_groups, sizeof *groups, by_first_point);
+    long at = 0;
+    for (long q = 0; q < n_groups; ++q) {
+        g->start[q] = at;
+        for (long i = 0; i < groups[q].size; ++i)
+            g->members[at++] = entries[groups[q].from + i].point;
+    }
+    g->start[n_groups] = at;
+    g->count = (int)n_groups;
+    free(entries), free(groups);
+    return 0;
 }
 
-/* The first point of each line visits it: 1 if p0 opens a line of at least two points. */
-static int opens_line(long n, const double *f, const ar_summary *est, const long *line, long p0)
+static void free_lines(line_groups *g)
 {
-    if (!usable(f, est, p0))
-        return 0;
-    int others = 0;
-    for (long p = 0; p < n; ++p) {
-        if (line[p] != line[p0] || !usable(f, est, p))
-            continue;
-        if (p < p0)
-            return 0;
-        others += p != p0;
-    }
-    return others > 0;
+    free(g->members), free(g->start);
+    memset(g, 0, sizeof *g);
 }
 
 /* X(n) = c + a n^-b on one line (a limit: c judged), or X(n) = c + beta ln n + a n^-b
@@ -370,19 +450,20 @@ static void judge_limit(const ar_claim *claim, long n, const double *f, const ar
                         const long *line, const double *along, ar_judgement *j)
 {
     static const int severity[] = {[AR_NOT_RUN] = 0, [AR_HOLDS] = 1, [AR_INCONCLUSIVE] = 2, [AR_VIOLATED] = 3};
-    long *members = malloc((size_t)(n > 0 ? n : 1) * sizeof *members);
-    int lines = 0, undecided = 0;
-    for (long p = 0; p < n; ++p)
-        lines += opens_line(n, f, est, line, p);
+    line_groups groups;
+    if (group_lines(n, f, est, line, along, 2, &groups) < 0) {
+        snprintf(j->rule, sizeof j->rule, "out of memory finding the lines along %s", claim->trend_axis);
+        return;
+    }
+    int lines = groups.count, undecided = 0;
     double z = ar_normal_quantile(1 - ALPHA / (2.0 * (lines > 0 ? lines : 1)));
     double k_lo = -INFINITY, k_hi = INFINITY, worst_badness = -INFINITY;
     ar_verdict worst = AR_NOT_RUN;
     extrapolation shown = {0};
     ar_undecided why = AR_UNDECIDED_NONE;
-    for (long p0 = 0; p0 < n; ++p0) {
-        if (!opens_line(n, f, est, line, p0))
-            continue;
-        int k = line_points(n, f, est, line, along, p0, members);
+    for (int g = 0; g < groups.count; ++g) {
+        const long *members = groups.members + groups.start[g];
+        int k = (int)(groups.start[g + 1] - groups.start[g]);
         long top = members[k - 1];
         double target = f[top], band = claim->rel_tol * (target != 0 ? fabs(target) : 1);
         extrapolation x = {0};
@@ -424,7 +505,7 @@ static void judge_limit(const ar_claim *claim, long n, const double *f, const ar
             j->resolution.excludes = v == AR_HOLDS && (x.lo > target || x.hi < target);
         }
     }
-    free(members);
+    free_lines(&groups);
     if (!lines)
         return;
     j->verdict = worst;
@@ -482,16 +563,23 @@ static int fit_exponent(const ar_summary *est, const double *along, const long *
     return m;
 }
 
+static long fewer_trials(const ar_summary *a, const ar_summary *b)
+{
+    return a->count < b->count ? a->count : b->count;
+}
+
 /* Monotone along the line: the most significant step the wrong way between neighbours,
- * in units of its standard error (sign as in judge_trend); -inf for none. */
+ * in units of its threshold (the t quantile, Bonferroni over `steps`; > 1 rejects; sign
+ * as in judge_trend); -inf for none. */
 static double worst_reversal(int sign, const ar_summary *est, const long *members, int k, int integer_output,
-                             long *at)
+                             long steps, long *at)
 {
     double worst = -INFINITY;
     for (int i = 0; i + 1 < k; ++i) {
         const ar_summary *a = &est[members[i]], *b = &est[members[i + 1]];
         double se = hypot(decision_se(a, integer_output), decision_se(b, integer_output));
         double step = sign * (b->mean - a->mean), z = se > 0 ? step / se : step > 0 ? INFINITY : -INFINITY;
+        z /= t_quantile(steps, fewer_trials(a, b));
         if (z > worst)
             worst = z, *at = members[i + 1];
     }
@@ -503,30 +591,29 @@ static void judge_trend(const ar_claim *claim, long n, const double *f, const ar
 {
     static const int severity[] = {[AR_NOT_RUN] = 0, [AR_HOLDS] = 1, [AR_INCONCLUSIVE] = 2, [AR_VIOLATED] = 3};
     int sign = claim->rule == AR_RULE_DECREASING ? 1 : -1; /* want sign * (lo - hi) > 0 */
-    long *members = malloc((size_t)(n > 0 ? n : 1) * sizeof *members);
-    int lines = 0, steps = 0, reversed = 0;
-    for (long p = 0; p < n; ++p)
-        if (opens_line(n, f, est, line, p)) {
-            lines++;
-            steps += line_points(n, f, est, line, along, p, members) - 1;
-        }
-    double z = ar_normal_quantile(1 - ALPHA / (2.0 * (lines > 0 ? lines : 1))); /* for VIOLATED */
+    line_groups groups;
+    if (group_lines(n, f, est, line, along, 2, &groups) < 0) {
+        snprintf(j->rule, sizeof j->rule, "out of memory finding the lines along %s", claim->trend_axis);
+        return;
+    }
+    int lines = groups.count, reversed = 0;
     /* a step between neighbours the wrong way: one-sided, Bonferroni over every step */
-    double z_step = ar_normal_quantile(1 - ALPHA / (2.0 * (steps > 0 ? steps : 1)));
+    long steps = groups.start[lines] - lines;
     ar_verdict worst = AR_NOT_RUN;
     double worst_badness = -INFINITY;
     long worst_lo = -1;
-    for (long p0 = 0; p0 < n; ++p0) {
-        if (!opens_line(n, f, est, line, p0))
-            continue;
-        int k = line_points(n, f, est, line, along, p0, members);
+    for (int g = 0; g < groups.count; ++g) {
+        const long *members = groups.members + groups.start[g];
+        int k = (int)(groups.start[g + 1] - groups.start[g]);
         long lo = members[0], hi = members[k - 1];
         j->points += 2;
         const ar_summary *a = &est[lo], *b = &est[hi];
         double gap = sign > 0 ? a->ci_lo - b->ci_hi : b->ci_lo - a->ci_hi;
-        double reverse = sign * (b->mean - a->mean) - z * (a->sem + b->sem);
+        /* the ends the other way, for VIOLATED: Bonferroni over lines */
+        double z = t_quantile(lines, fewer_trials(a, b));
+        double reverse = sign * (b->mean - a->mean) - z * (decision_se(a, integer_output) + decision_se(b, integer_output));
         long step_at = -1;
-        int step_back = k > 2 && worst_reversal(sign, est, members, k, integer_output, &step_at) > z_step;
+        int step_back = k > 2 && worst_reversal(sign, est, members, k, integer_output, steps, &step_at) > 1;
         reversed += step_back;
         ar_verdict v = reverse > 0 || step_back ? AR_VIOLATED : gap > 0 ? AR_HOLDS : AR_INCONCLUSIVE;
         if (severity[v] > severity[worst] || (v == worst && -gap > worst_badness)) {
@@ -539,13 +626,13 @@ static void judge_trend(const ar_claim *claim, long n, const double *f, const ar
                 j->resolution = (ar_resolution){AR_RESOLUTION_CHANGE, b->mean / a->mean, a->mean, b->mean, 0};
         }
     }
-    free(members);
+    free_lines(&groups);
     if (!lines)
         return;
     j->verdict = worst;
     snprintf(j->rule, sizeof j->rule,
              "%s along %s, %d line(s): 95%% CIs at the ends separate; VIOLATED if they do the other way or a step "
-             "does (Bonferroni over lines, over %d steps: %d line(s) reverse) (smallest %s=%g: %.4g)",
+             "does (Bonferroni over lines, over %ld steps, t quantiles: %d line(s) reverse) (smallest %s=%g: %.4g)",
              sign > 0 ? "decreasing" : "increasing", claim->trend_axis, lines, steps, reversed, claim->trend_axis,
              along[worst_lo], est[worst_lo].mean);
 }
@@ -568,33 +655,27 @@ void ar_judge_steeper(const ar_claim *claim, long n, const double *f, const ar_s
     const char *axis = reversed ? claim->versus_axis : claim->trend_axis;
     const char *other = reversed ? claim->trend_axis : claim->versus_axis;
     snprintf(j->rule, sizeof j->rule, "steeper: no plane of %s and %s with both swept", axis, other);
-    int planes = 0;
-    for (long p0 = 0; p0 < n; ++p0) { /* the first usable point of each plane opens it */
-        int first = usable(f, est, p0);
-        for (long p = 0; first && p < p0; ++p)
-            first = !(plane[p] == plane[p0] && usable(f, est, p));
-        planes += first;
+    line_groups groups; /* the planes, each its usable points */
+    if (group_lines(n, f, est, plane, along, 1, &groups) < 0) {
+        snprintf(j->rule, sizeof j->rule, "steeper: out of memory finding the planes of %s and %s", axis, other);
+        return;
     }
-    double z = ar_normal_quantile(1 - ALPHA / (2.0 * (planes > 0 ? planes : 1)));
+    int planes = groups.count;
     double worst = INFINITY;
     int judged = 0;
-    for (long p0 = 0; p0 < n; ++p0) {
-        int first = usable(f, est, p0);
-        for (long p = 0; first && p < p0; ++p)
-            first = !(plane[p] == plane[p0] && usable(f, est, p));
-        if (!first)
-            continue;
+    for (int g = 0; g < groups.count; ++g) {
+        const long *members = groups.members + groups.start[g];
+        long size = groups.start[g + 1] - groups.start[g];
         /* the plane's corners: (t_min, v_min), (t_max, v_min), (t_min, v_max) */
         double t0 = INFINITY, t1 = -INFINITY, v0 = INFINITY, v1 = -INFINITY;
-        for (long p = 0; p < n; ++p)
-            if (plane[p] == plane[p0] && usable(f, est, p)) {
-                t0 = fmin(t0, along[p]), t1 = fmax(t1, along[p]);
-                v0 = fmin(v0, versus[p]), v1 = fmax(v1, versus[p]);
-            }
+        for (long i = 0; i < size; ++i) {
+            long p = members[i];
+            t0 = fmin(t0, along[p]), t1 = fmax(t1, along[p]);
+            v0 = fmin(v0, versus[p]), v1 = fmax(v1, versus[p]);
+        }
         long corner = -1, t_end = -1, v_end = -1;
-        for (long p = 0; p < n; ++p) {
-            if (plane[p] != plane[p0] || !usable(f, est, p))
-                continue;
+        for (long i = 0; i < size; ++i) {
+            long p = members[i];
             corner = along[p] == t0 && versus[p] == v0 ? p : corner;
             t_end = along[p] == t1 && versus[p] == v0 ? p : t_end;
             v_end = along[p] == t0 && versus[p] == v1 ? p : v_end;
@@ -606,7 +687,9 @@ void ar_judge_steeper(const ar_claim *claim, long n, const double *f, const ar_s
         double d = est[t_end].mean - est[v_end].mean;
         double se = hypot(decision_se(&est[t_end], integer_output), decision_se(&est[v_end], integer_output));
         double margin = se > 0 ? d / se : d > 0 ? INFINITY : -INFINITY;
-        ar_verdict v = margin > 1.96 ? AR_HOLDS : margin < -z ? AR_VIOLATED : AR_INCONCLUSIVE;
+        long fewer = fewer_trials(&est[t_end], &est[v_end]);
+        double z = t_quantile(planes, fewer), z_holds = t_quantile(1, fewer);
+        ar_verdict v = margin > z_holds ? AR_HOLDS : margin < -z ? AR_VIOLATED : AR_INCONCLUSIVE;
         if (margin < worst) {
             worst = margin;
             j->verdict = v;
@@ -616,6 +699,7 @@ void ar_judge_steeper(const ar_claim *claim, long n, const double *f, const ar_s
             j->resolution = (ar_resolution){AR_RESOLUTION_RATIO, rise_t / rise_v, rise_t, rise_v, 0, 0};
         }
     }
+    free_lines(&groups);
     if (!judged) {
         account_failures(claim, n, f, est, j);
         return;

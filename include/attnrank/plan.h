@@ -13,6 +13,8 @@ typedef struct ar_plan_experiment {
     long first;                        /* its first point's index among all the spec's points */
     int widest;                        /* most values per trial over its points */
     int hist_width[AR_MAX_OUTPUTS];    /* integer outputs: largest hist_max + 1; 0 for the others */
+    int points_in_parallel;            /* cheap points (too few trials to share): one per thread,
+                                          each thread its own workspace and trial values */
 } ar_plan_experiment;
 
 typedef struct ar_run_plan {

@@ -64,6 +64,10 @@ typedef struct ar_output {
      * AR_DEFINITION_* or its own), stored as the output's `definition`; NULL: the
      * description says it all. */
     const char *definition;
+    /* NULL, or for a real output whose trials take values on a lattice (a function of an
+     * integer, such as a rank deficit) the lattice's spacing at this point: its interval
+     * gets the integer outputs' floor in these units (stats.h ar_summarize_lattice). */
+    double (*spacing)(const ar_point *point);
 } ar_output;
 
 static inline int ar_output_length(const ar_output *o, const ar_point *p)

@@ -10,12 +10,20 @@ typedef struct ar_summary {
     long count;   /* finite values used */
     long failed;  /* non-finite values (failed trials) */
     double mean, std, sem;   /* sem = std / sqrt(count): the standard error */
-    double ci_lo, ci_hi;     /* 95% interval: mean -/+ t(0.975, count - 1) * sem */
+    double ci_lo, ci_hi;     /* 95% interval: mean -/+ t(0.975, count - 1) * sem (lattice
+                                outputs: sem taken as at least spacing/count) */
     double min, max;
 } ar_summary;
 
 /* Summary of values[0..n); every field NaN when no value is finite. */
 void ar_summarize(const double *values, long n, ar_summary *s);
+
+/* The same for a quantity on a lattice of this spacing (1 for an integer output; a rank
+ * deficit's 1/bound): the interval's half-width is at least t(0.975, count - 1) *
+ * spacing / count, as if the standard error were spacing / count, since T equal draws do
+ * not prove a zero variance (two equal ranks are common). The standard error itself is
+ * left as measured. */
+void ar_summarize_lattice(const double *values, long n, double spacing, ar_summary *s);
 
 /* counts[v] = number of values equal to v, for integers v in 0..max_value; values
  * outside that range or non-finite are not counted. */

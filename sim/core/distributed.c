@@ -1,185 +1,409 @@
-/* distributed: the MPI driver (a build with -Dmpi=true). Rank 0 owns the file: it opens or resumes it, hands out the
- * points not yet done, largest (trials x cost) first, writes each result as it comes
- * and judges at the end; ranks 1..P-1 compute one point at a time with their OpenMP
- * threads and send back its summaries and histograms. A point is computed by one rank
- * exactly as a single process would, so the file holds the same bits. */
+/* distributed: the MPI driver (a build with -Dmpi=true). Rank 0 owns the file: it opens
+ * or resumes it, hands out the points not yet done in chunks of consecutive points sized
+ * by their measured cost, writes each chunk's results as a slab and judges at the end;
+ * ranks 1..P-1 compute a chunk with their OpenMP threads (cheap points one per thread,
+ * others with the team over their trials) and send back its summaries and histograms in
+ * one message. A point is computed by one rank exactly as a single process would, so the
+ * file holds the same bits. */
 #define _GNU_SOURCE
 #include "engine_parts.h"
 
 #ifdef ATTNRANK_MPI
 #include <mpi.h>
+#include <omp.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-
 enum { TAG_READY = 1, TAG_TASK, TAG_STOP, TAG_RESULT };
 enum { RESULT_OK = 0, RESULT_INTERRUPTED = 1, RESULT_FAILED = 2 };
 
+/* A chunk aims at this much of a worker's time, measured: long enough that messages and
+ * the coordinator's writes are a small part of it, short enough that the work left at
+ * the end spreads over the workers. */
+static const double CHUNK_SECONDS = 0.25;
+enum { CHUNK_POINTS = 4096 };
+
+/* A task: consecutive points (to do) of one experiment. Sent as longs: experiment,
+ * count, then the points. */
 typedef struct {
     int experiment;
-    long point;
-    double work;
-} task;
+    long count;
+    const long *points;
+} chunk;
 
-static int heavier_first(const void *a, const void *b)
-{
-    const task *x = a, *y = b;
-    if (x->work != y->work)
-        return x->work < y->work ? 1 : -1;
-    return x->experiment != y->experiment ? x->experiment - y->experiment : (x->point > y->point) - (x->point < y->point);
-}
-
-/* A result message: header (experiment, point, outcome), then the summaries, then each
- * integer output's histogram. */
+/* A result message: this header, then per point its record (point, failed trials) and,
+ * at a fixed stride, its summaries (the experiment's widest) and histograms. */
 typedef struct {
     int experiment, outcome;
-    long point;
-    long failed; /* failed trials: the coordinator announces the marked points */
+    long count;
+    double seconds; /* the chunk's compute time on its worker */
 } result_header;
 
-static size_t result_bytes(const ar_experiment *x, long point)
+typedef struct {
+    long point, failed;
+} point_record;
+
+static size_t point_stride(const ar_plan_experiment *px, const ar_experiment *x)
 {
-    ar_point pt;
-    ar_experiment_point(x, point, &pt);
-    size_t bytes = sizeof(result_header) + (size_t)ar_engine_values_per_trial(x, point) * sizeof(ar_summary);
+    size_t bytes = sizeof(point_record) + (size_t)px->widest * sizeof(ar_summary);
     for (int o = 0; o < x->sim->n_outputs; ++o)
-        if (x->sim->outputs[o].hist_max)
-            bytes += (size_t)(x->sim->outputs[o].hist_max(&pt) + 1) * sizeof(long);
+        bytes += (size_t)px->hist_width[o] * sizeof(long);
     return bytes;
 }
 
-/* Where a result message keeps its summaries and each integer output's histogram. */
-static void unpack_result(const ar_experiment *x, long point, char *message, ar_summary **sums, long **hists)
+/* Point i's record, summaries and histograms inside a result message. */
+static point_record *record_at(char *message, size_t stride, long i)
 {
-    ar_point pt;
-    ar_experiment_point(x, point, &pt);
-    *sums = (ar_summary *)(message + sizeof(result_header));
-    char *at = (char *)(*sums + ar_engine_values_per_trial(x, point));
+    return (point_record *)(message + sizeof(result_header) + (size_t)i * stride);
+}
+
+static void unpack_point(const ar_plan_experiment *px, const ar_experiment *x, point_record *r, ar_summary **sums,
+                         long **hists)
+{
+    *sums = (ar_summary *)(r + 1);
+    long *at = (long *)(*sums + px->widest);
     for (int o = 0; o < x->sim->n_outputs; ++o) {
-        hists[o] = NULL;
-        if (x->sim->outputs[o].hist_max) {
-            hists[o] = (long *)at;
-            at += (size_t)(x->sim->outputs[o].hist_max(&pt) + 1) * sizeof(long);
-        }
+        hists[o] = px->hist_width[o] ? at : NULL;
+        at += px->hist_width[o];
     }
 }
 
-static void worker(const ar_spec *spec, const ar_run_options *opt)
+/* A chunk's points computed as a single process would: cheap ones one per thread
+ * (batch), the others each with the team over its trials. */
+static int compute_chunk(const ar_run_plan *plan, const ar_run_options *opt, int e, const long *points, long count,
+                         char *message, size_t stride)
 {
-    MPI_Send(NULL, 0, MPI_BYTE, 0, TAG_READY, MPI_COMM_WORLD);
-    for (;;) {
-        long job[2];
-        MPI_Status st;
-        MPI_Recv(job, 2, MPI_LONG, 0, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
-        if (st.MPI_TAG == TAG_STOP)
-            return;
-        const ar_experiment *x = &spec->experiments[job[0]];
-        long p = job[1];
-        ar_point pt;
-        ar_experiment_point(x, p, &pt);
-        size_t bytes = result_bytes(x, p);
-        char *message = calloc(1, bytes);
-        double *values = malloc((size_t)x->trials * ar_engine_values_per_trial(x, p) * sizeof *values);
-        if (!message || !values) { /* an empty result: the coordinator reports this rank out of memory */
-            MPI_Send(NULL, 0, MPI_BYTE, 0, TAG_RESULT, MPI_COMM_WORLD);
-            free(values);
-            free(message);
-            continue;
+    const ar_spec *spec = plan->spec;
+    const ar_experiment *x = &spec->experiments[e];
+    const ar_plan_experiment *px = &plan->experiments[e];
+    if (px->points_in_parallel) {
+        ar_batch batch;
+        if (ar_batch_init(&batch, x, px, (int)count, opt->threads) < 0)
+            return RESULT_FAILED;
+        memcpy(batch.points, points, (size_t)count * sizeof *points);
+        batch.count = (int)count;
+        ar_engine_compute_batch(spec, x, &batch);
+        int outcome = RESULT_OK;
+        for (long i = 0; i < count; ++i) {
+            point_record *r = record_at(message, stride, i);
+            r->point = points[i], r->failed = batch.failed[i];
+            if (batch.failed[i] == -1)
+                outcome = RESULT_FAILED;
+            else if (batch.failed[i] == -2 && outcome == RESULT_OK)
+                outcome = RESULT_INTERRUPTED;
+            ar_summary *sums;
+            long *hists[AR_MAX_OUTPUTS], *from[AR_MAX_OUTPUTS];
+            unpack_point(px, x, r, &sums, hists);
+            if (batch.failed[i] < 0)
+                continue;
+            memcpy(sums, batch.sums + (size_t)i * batch.widest, (size_t)px->widest * sizeof *sums);
+            ar_batch_histograms(&batch, x, (int)i, from);
+            for (int o = 0; o < x->sim->n_outputs; ++o)
+                if (hists[o])
+                    memcpy(hists[o], from[o], (size_t)px->hist_width[o] * sizeof(long));
         }
-        result_header *h = (result_header *)message;
-        h->experiment = (int)job[0];
-        h->point = p;
-        h->outcome = RESULT_OK;
-        long failed = ar_engine_compute_point(spec, x, p, opt->threads, values, NULL);
-        h->failed = failed;
-        if (failed < 0) {
-            h->outcome = RESULT_FAILED;
+        ar_batch_free(&batch);
+        return outcome;
+    }
+    double *values = malloc((size_t)x->trials * px->widest * sizeof *values);
+    if (!values)
+        return RESULT_FAILED;
+    int outcome = RESULT_OK;
+    for (long i = 0; i < count && outcome == RESULT_OK; ++i) {
+        point_record *r = record_at(message, stride, i);
+        r->point = points[i];
+        r->failed = ar_engine_compute_point(spec, x, points[i], opt->threads, values, NULL);
+        if (r->failed < 0) {
+            outcome = RESULT_FAILED;
         } else if (ar_stop_signal) {
-            h->outcome = RESULT_INTERRUPTED;
+            outcome = RESULT_INTERRUPTED;
+            r->failed = -2;
         } else {
             ar_summary *sums;
             long *hists[AR_MAX_OUTPUTS];
-            unpack_result(x, p, message, &sums, hists);
-            ar_engine_summarize_point(x, p, values, failed, sums, hists);
+            unpack_point(px, x, r, &sums, hists);
+            ar_engine_summarize_point(x, points[i], values, r->failed, sums, hists);
         }
-        MPI_Send(message, (int)bytes, MPI_BYTE, 0, TAG_RESULT, MPI_COMM_WORLD);
-        free(values);
-        free(message);
+        for (long k = i + 1; outcome != RESULT_OK && k < count; ++k)
+            record_at(message, stride, k)->point = points[k], record_at(message, stride, k)->failed = -2;
     }
+    free(values);
+    return outcome;
 }
 
-/* Rank 0: the store, the queue, the writes. Polls with short sleeps rather than a
- * blocking probe, which in Open MPI spins a core that the workers need. */
+static void worker(const ar_run_plan *plan, const ar_run_options *opt)
+{
+    MPI_Send(NULL, 0, MPI_BYTE, 0, TAG_READY, MPI_COMM_WORLD);
+    long *job = malloc((2 + CHUNK_POINTS) * sizeof *job);
+    for (;;) {
+        MPI_Status st;
+        MPI_Probe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
+        int longs;
+        MPI_Get_count(&st, MPI_LONG, &longs);
+        if (!job || longs > 2 + CHUNK_POINTS) { /* cannot happen: the coordinator sends no more */
+            MPI_Recv(NULL, 0, MPI_LONG, 0, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(NULL, 0, MPI_BYTE, 0, TAG_RESULT, MPI_COMM_WORLD);
+            continue;
+        }
+        MPI_Recv(job, longs, MPI_LONG, 0, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (st.MPI_TAG == TAG_STOP)
+            break;
+        int e = (int)job[0];
+        long count = job[1];
+        const ar_experiment *x = &plan->spec->experiments[e];
+        size_t stride = point_stride(&plan->experiments[e], x), bytes = sizeof(result_header) + (size_t)count * stride;
+        char *message = calloc(1, bytes);
+        if (!message) { /* an empty result: the coordinator reports this rank out of memory */
+            MPI_Send(NULL, 0, MPI_BYTE, 0, TAG_RESULT, MPI_COMM_WORLD);
+            continue;
+        }
+        double start = omp_get_wtime();
+        result_header *h = (result_header *)message;
+        h->experiment = e;
+        h->count = count;
+        h->outcome = compute_chunk(plan, opt, e, job + 2, count, message, stride);
+        h->seconds = omp_get_wtime() - start;
+        MPI_Send(message, (int)bytes, MPI_BYTE, 0, TAG_RESULT, MPI_COMM_WORLD);
+        free(message);
+    }
+    free(job);
+}
+
+/* The coordinator's queue: every point to do, in grid order, and where the next chunk
+ * starts. Chunks are consecutive points of one experiment, so that their results are
+ * written as slabs. */
+typedef struct {
+    int *experiment;
+    long *point, n, next;
+    double *work, work_left;
+    double seconds_per_work; /* measured; 0 until the first result */
+} queue;
+
+/* The next chunk for a worker: about CHUNK_SECONDS of measured work, less near the end
+ * (a share of what is left for each worker), one point before anything is measured. */
+static chunk next_chunk(queue *q, const ar_run_plan *plan, int workers, long *job)
+{
+    chunk c = {q->experiment[q->next], 0, job + 2};
+    double target = q->seconds_per_work > 0 ? CHUNK_SECONDS / q->seconds_per_work : 0;
+    double share = q->work_left / (2.0 * workers);
+    if (target > share)
+        target = share;
+    int e = c.experiment;
+    size_t stride = point_stride(&plan->experiments[e], &plan->spec->experiments[e]);
+    long most = (long)((1 << 30) / stride); /* an MPI message counts its bytes in an int */
+    most = most < CHUNK_POINTS ? most : CHUNK_POINTS;
+    double work = 0;
+    while (q->next < q->n && q->experiment[q->next] == e && c.count < most && (c.count == 0 || work < target)) {
+        job[2 + c.count++] = q->point[q->next];
+        work += q->work[q->next];
+        q->next++;
+    }
+    q->work_left -= work;
+    job[0] = e, job[1] = c.count;
+    return c;
+}
+
+/* Rank 0 computes too: a thread of its own takes chunks from the coordinator as a remote
+ * worker would, so that P ranks keep P cores busy. Only the main thread calls MPI and
+ * writes the store; the two meet under the lock. */
+typedef struct {
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    const ar_run_plan *plan;
+    const ar_run_options *opt;
+    long *job;          /* its chunk (main -> thread) */
+    char *message;      /* its result (thread -> main) */
+    int has_job, has_result, stop;
+} local_worker;
+
+static void *local_worker_main(void *arg)
+{
+    local_worker *w = arg;
+    pthread_mutex_lock(&w->lock);
+    for (;;) {
+        while (!w->has_job && !w->stop)
+            pthread_cond_wait(&w->wake, &w->lock);
+        if (!w->has_job)
+            break;
+        w->has_job = 0;
+        pthread_mutex_unlock(&w->lock);
+        int e = (int)w->job[0];
+        long count = w->job[1];
+        const ar_experiment *x = &w->plan->spec->experiments[e];
+        size_t stride = point_stride(&w->plan->experiments[e], x);
+        memset(w->message, 0, sizeof(result_header) + (size_t)count * stride);
+        double start = omp_get_wtime();
+        result_header *h = (result_header *)w->message;
+        h->experiment = e;
+        h->count = count;
+        h->outcome = compute_chunk(w->plan, w->opt, e, w->job + 2, count, w->message, stride);
+        h->seconds = omp_get_wtime() - start;
+        pthread_mutex_lock(&w->lock);
+        w->has_result = 1;
+    }
+    pthread_mutex_unlock(&w->lock);
+    return NULL;
+}
+
+/* What the coordinator keeps while it takes results in. */
+typedef struct {
+    const ar_run_plan *plan;
+    const ar_run_options *opt;
+    ar_store *store;
+    ar_progress *progress;
+    queue *q;
+    long marked;
+    double measured_seconds, measured_work; /* of the chunks finished: their compute time */
+} coordination;
+
+/* One chunk's results (a remote rank's message, or the local thread's) into the store;
+ * its time measures the cost of work for the next chunks. */
+static ar_status take_result(coordination *c, const char *buffer, int bytes, int source, char *err)
+{
+    const result_header *h = (const result_header *)buffer;
+    const ar_experiment *x = bytes ? &c->plan->spec->experiments[h->experiment] : NULL;
+    if (bytes == 0 || h->outcome == RESULT_FAILED) {
+        snprintf(err, AR_ERR_LEN, "%s: rank %d ran out of memory at experiment %s", c->opt->output, source,
+                 x ? x->name : "?");
+        return AR_ERR_IO;
+    }
+    const ar_plan_experiment *px = &c->plan->experiments[h->experiment];
+    size_t stride = point_stride(px, x);
+    double work = 0;
+    for (long i = 0; i < h->count; ++i) {
+        point_record *r = record_at((char *)buffer, stride, i);
+        if (r->failed < 0)
+            continue; /* interrupted: not written, recomputed on resume */
+        ar_summary *sums;
+        long *hists[AR_MAX_OUTPUTS];
+        unpack_point(px, x, r, &sums, hists);
+        if (ar_store_write_point(c->store, h->experiment, r->point, sums, hists, err) < 0)
+            return AR_ERR_IO;
+        c->marked += ar_engine_point_marked(x, r->failed);
+        double point_work = c->plan->work[px->first + r->point];
+        work += point_work;
+        ar_progress_point_begin(c->progress, point_work / x->trials, 0);
+        ar_progress_point_end(c->progress);
+    }
+    if (h->outcome == RESULT_OK && h->seconds > 0 && work > 0) {
+        c->measured_seconds += h->seconds, c->measured_work += work;
+        c->q->seconds_per_work = c->measured_seconds / c->measured_work;
+    }
+    return AR_OK;
+}
+
+/* Rank 0's main thread: the store, the queue, the writes. Polls with short sleeps
+ * rather than a blocking probe, which in Open MPI spins a core that the workers need. */
 static ar_status coordinator(const ar_run_plan *plan, const ar_run_options *opt, ar_store *store, char *err)
 {
     const ar_spec *spec = plan->spec;
-    long n_tasks = 0, next = 0, marked = 0;
-    size_t capacity = sizeof(result_header); /* the largest result message: one buffer for all */
-    task *tasks = malloc((size_t)(plan->points ? plan->points : 1) * sizeof *tasks);
-    for (int e = 0; tasks && e < spec->n_experiments; ++e)
+    queue q = {0};
+    size_t n = (size_t)(plan->points ? plan->points : 1), capacity = sizeof(result_header);
+    q.experiment = malloc(n * sizeof *q.experiment);
+    q.point = malloc(n * sizeof *q.point);
+    q.work = malloc(n * sizeof *q.work);
+    for (int e = 0; q.experiment && q.point && q.work && e < spec->n_experiments; ++e) {
+        size_t stride = point_stride(&plan->experiments[e], &spec->experiments[e]);
+        size_t most = sizeof(result_header) + CHUNK_POINTS * stride;
+        capacity = most > capacity ? most : capacity;
         for (long p = 0; p < spec->experiments[e].n_points; ++p) {
             long g = plan->experiments[e].first + p;
             if (ar_engine_owns(opt, g) && !ar_store_done(store, e, p)) {
-                tasks[n_tasks++] = (task){e, p, plan->work[g]};
-                size_t bytes = result_bytes(&spec->experiments[e], p);
-                capacity = bytes > capacity ? bytes : capacity;
+                q.experiment[q.n] = e, q.point[q.n] = p, q.work[q.n] = plan->work[g];
+                q.work_left += plan->work[g];
+                q.n++;
             }
         }
-    char *message = tasks ? calloc(1, capacity) : NULL;
-    if (!message) {
+    }
+    if (capacity > (size_t)1 << 30)
+        capacity = (size_t)1 << 30;
+    char *message = q.experiment && q.point && q.work ? malloc(capacity) : NULL;
+    long *job = malloc((2 + CHUNK_POINTS) * sizeof *job);
+    local_worker local = {.plan = plan, .opt = opt, .job = malloc((2 + CHUNK_POINTS) * sizeof(long)),
+                          .message = malloc(capacity)};
+    pthread_t thread;
+    int local_running = 0;
+    if (message && job && local.job && local.message) {
+        pthread_mutex_init(&local.lock, NULL);
+        pthread_cond_init(&local.wake, NULL);
+        local_running = pthread_create(&thread, NULL, local_worker_main, &local) == 0;
+    }
+    if (!local_running) {
         snprintf(err, AR_ERR_LEN, "%s: out of memory", opt->output);
-        free(tasks);
+        if (local.job && local.message && message && job) {
+            pthread_mutex_destroy(&local.lock);
+            pthread_cond_destroy(&local.wake);
+        }
+        free(q.experiment), free(q.point), free(q.work), free(message), free(job), free(local.job),
+            free(local.message);
         return AR_ERR_IO;
     }
-    qsort(tasks, (size_t)n_tasks, sizeof *tasks, heavier_first);
     ar_progress progress;
     ar_engine_start_progress(plan, opt, store, &progress);
-    int workers = ar_mpi_size() - 1, status = AR_OK;
-    while (workers > 0) {
+    int remote = ar_mpi_size() - 1, status = AR_OK, local_busy = 0;
+    coordination c = {plan, opt, store, &progress, &q, 0, 0, 0};
+    int more = q.next < q.n;
+    if (more) { /* the local thread's first chunk */
+        pthread_mutex_lock(&local.lock);
+        next_chunk(&q, plan, remote + 1, local.job);
+        local.has_job = local_busy = 1;
+        pthread_cond_signal(&local.wake);
+        pthread_mutex_unlock(&local.lock);
+    }
+    while (remote > 0 || local_busy) {
+        int handled = 0;
+        if (local_busy) {
+            pthread_mutex_lock(&local.lock);
+            if (local.has_result) {
+                local.has_result = 0;
+                handled = 1;
+                if (status == AR_OK)
+                    status = take_result(&c, local.message, 1, 0, err);
+                if (q.next < q.n && status == AR_OK && !ar_stop_signal) {
+                    next_chunk(&q, plan, remote + 1, local.job);
+                    local.has_job = 1;
+                    pthread_cond_signal(&local.wake);
+                } else {
+                    local_busy = 0;
+                }
+            }
+            pthread_mutex_unlock(&local.lock);
+        }
         int ready = 0;
         MPI_Status st;
-        MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &ready, &st);
+        if (remote > 0)
+            MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &ready, &st);
         if (!ready) {
-            nanosleep(&(struct timespec){0, 1000000}, NULL);
+            if (!handled)
+                nanosleep(&(struct timespec){0, 200000}, NULL);
             continue;
         }
         int bytes;
         MPI_Get_count(&st, MPI_BYTE, &bytes);
         MPI_Recv(message, bytes, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        if (st.MPI_TAG == TAG_RESULT && status == AR_OK) {
-            const result_header *h = (const result_header *)message;
-            const ar_experiment *x = &spec->experiments[h->experiment];
-            if (bytes == 0 || h->outcome == RESULT_FAILED) {
-                snprintf(err, AR_ERR_LEN, "%s: rank %d ran out of memory at experiment %s", opt->output,
-                         st.MPI_SOURCE, bytes ? x->name : "?");
-                status = AR_ERR_IO;
-            } else if (h->outcome == RESULT_OK) {
-                ar_summary *sums;
-                long *hists[AR_MAX_OUTPUTS];
-                unpack_result(x, h->point, message, &sums, hists);
-                if (ar_store_write_point(store, h->experiment, h->point, sums, hists, err) < 0)
-                    status = AR_ERR_IO;
-                marked += ar_engine_point_marked(x, h->failed);
-                ar_progress_point_begin(&progress, plan->work[plan->experiments[h->experiment].first + h->point] /
-                                                       x->trials, 0);
-                ar_progress_point_end(&progress);
-            }
-        }
-        if (next < n_tasks && status == AR_OK && !ar_stop_signal) {
-            long job[2] = {tasks[next].experiment, tasks[next].point};
-            next++;
-            MPI_Send(job, 2, MPI_LONG, st.MPI_SOURCE, TAG_TASK, MPI_COMM_WORLD);
+        if (st.MPI_TAG == TAG_RESULT && status == AR_OK)
+            status = take_result(&c, message, bytes, st.MPI_SOURCE, err);
+        if (q.next < q.n && status == AR_OK && !ar_stop_signal) {
+            chunk task = next_chunk(&q, plan, remote + 1, job);
+            MPI_Send(job, (int)(2 + task.count), MPI_LONG, st.MPI_SOURCE, TAG_TASK, MPI_COMM_WORLD);
         } else {
             MPI_Send(NULL, 0, MPI_LONG, st.MPI_SOURCE, TAG_STOP, MPI_COMM_WORLD);
-            workers--;
+            remote--;
         }
     }
+    pthread_mutex_lock(&local.lock);
+    local.stop = 1;
+    pthread_cond_signal(&local.wake);
+    pthread_mutex_unlock(&local.lock);
+    pthread_join(thread, NULL);
+    pthread_mutex_destroy(&local.lock);
+    pthread_cond_destroy(&local.wake);
     ar_progress_finish(&progress);
-    ar_engine_announce_marked(marked);
-    free(message);
-    free(tasks);
+    ar_engine_announce_marked(c.marked);
+    free(q.experiment), free(q.point), free(q.work), free(message), free(job), free(local.job), free(local.message);
     return status;
 }
 
@@ -208,7 +432,7 @@ ar_status ar_engine_run_distributed(const ar_spec *spec, const ar_run_plan *plan
         return status;
     }
     if (rank != 0) {
-        worker(spec, opt);
+        worker(plan, opt);
         ar_status final;
         MPI_Bcast(&final, 1, MPI_INT, 0, MPI_COMM_WORLD);
         if (final != AR_OK)

@@ -14,6 +14,24 @@
 long ar_engine_compute_point(const ar_spec *spec, const ar_experiment *exp, long point, int threads,
                              double *values, ar_progress *progress);
 
+/* A batch of cheap points of one experiment, computed one per thread (each thread
+ * keeps its buffers across the batch's points and the batches), each summarized. */
+typedef struct ar_thread_buffers ar_thread_buffers;
+typedef struct ar_batch {
+    int capacity, count, team;
+    int widest, hist_total, hist_at[AR_MAX_OUTPUTS]; /* hist_at: -1 for an output without one */
+    long *points;               /* [count]: the points, in the order they are written */
+    long *failed;               /* [count]: failed trials; -1 out of memory; -2 interrupted */
+    ar_summary *sums;           /* [count][widest] */
+    long *hists;                /* [count][hist_total] */
+    ar_thread_buffers *buffers; /* [team] */
+} ar_batch;
+int ar_batch_init(ar_batch *b, const ar_experiment *x, const ar_plan_experiment *px, int capacity, int threads);
+void ar_batch_free(ar_batch *b);
+/* Point i's histograms inside the batch, per output (NULL where it has none). */
+void ar_batch_histograms(const ar_batch *b, const ar_experiment *x, int i, long **hists);
+void ar_engine_compute_batch(const ar_spec *spec, const ar_experiment *x, ar_batch *b);
+
 /* Whether a point with this many failed trials is marked (count 0, statistics NaN),
  * and the one line a run, whoever computed it, prints about its marked points. */
 int ar_engine_point_marked(const ar_experiment *exp, long failed_trials);

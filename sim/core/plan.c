@@ -247,6 +247,11 @@ int ar_plan_make(const ar_spec *spec, int threads, ar_run_plan *plan)
         layout_count layout = count_layout(x);
         px->first = g;
         px->widest = 1;
+        /* Points whose trials are too few to share (fewer than 64 a thread) run one per
+         * thread: a parallel region and its barrier per point would cost more than the
+         * trials. A team needs a few such points to keep busy. */
+        px->points_in_parallel = x->trials < 64L * plan->threads && (plan->threads == 1 || x->n_points >= 4L * plan->threads);
+        int whole_points = px->points_in_parallel ? plan->threads : 1; /* trial values held at once */
         double stats = 0;
         for (long p = 0; p < x->n_points; ++p, ++g) {
             ar_point pt;
@@ -263,7 +268,7 @@ int ar_plan_make(const ar_spec *spec, int threads, ar_run_plan *plan)
             plan->values[g] = width;
             plan->work[g] = (x->sim->cost ? x->sim->cost(&pt) : 1.0) * (double)x->trials;
             plan->memory[g] = plan->threads * ((double)x->sim->workspace_bytes(&pt) + 64) +
-                              (double)x->trials * width * sizeof(double) + hist;
+                              whole_points * ((double)x->trials * width * sizeof(double) + hist);
             if (plan->largest < 0 || plan->memory[g] > plan->memory[plan->largest])
                 plan->largest = g;
             if (width > px->widest)

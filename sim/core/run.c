@@ -6,6 +6,7 @@
 #include "engine_parts.h"
 
 #include <errno.h>
+#include <omp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -229,10 +230,71 @@ ar_status ar_engine_finish(const ar_run_plan *plan, const ar_run_options *opt, a
     return status;
 }
 
+/* A batch of cheap points, one per thread, takes about this long at most: the batch
+ * grows from one point per thread, doubling while it is quicker. */
+static const double BATCH_SECONDS = 0.05;
+/* The largest batch, and the bytes of its summaries and histograms. */
+enum { BATCH_POINTS = 4096 };
+static const double BATCH_BYTES = 16.0 * 1048576;
+
+/* The points of experiment e this run owns and has not done, in batches computed one
+ * point per thread, written in order. */
+static ar_status run_batches(const ar_run_plan *plan, int e, const ar_run_options *opt, ar_store *store,
+                             ar_progress *progress, long *marked, char *err)
+{
+    const ar_experiment *x = &plan->spec->experiments[e];
+    const ar_plan_experiment *px = &plan->experiments[e];
+    double per_point = (double)px->widest * sizeof(ar_summary) + 8.0;
+    for (int o = 0; o < x->sim->n_outputs; ++o)
+        per_point += (double)px->hist_width[o] * sizeof(long);
+    int capacity = BATCH_BYTES / per_point > BATCH_POINTS ? BATCH_POINTS : (int)(BATCH_BYTES / per_point) + 1;
+    ar_batch batch;
+    if (ar_batch_init(&batch, x, px, capacity, opt->threads) < 0) {
+        snprintf(err, AR_ERR_LEN, "%s: out of memory at experiment %s", opt->output, x->name);
+        return AR_ERR_IO;
+    }
+    ar_status status = AR_OK;
+    int size = batch.team < capacity ? batch.team : capacity;
+    for (long p = 0; p < x->n_points && status == AR_OK && !ar_stop_signal;) {
+        batch.count = 0;
+        for (; p < x->n_points && batch.count < size; ++p)
+            if (!ar_store_done(store, e, p) && ar_engine_owns(opt, px->first + p))
+                batch.points[batch.count++] = p;
+        double start = omp_get_wtime();
+        ar_engine_compute_batch(plan->spec, x, &batch);
+        if (omp_get_wtime() - start < BATCH_SECONDS && size < capacity)
+            size = 2 * size < capacity ? 2 * size : capacity;
+        for (int i = 0; i < batch.count && status == AR_OK; ++i) {
+            long point = batch.points[i], failed = batch.failed[i];
+            if (failed == -2)
+                continue; /* interrupted: not written, recomputed on resume */
+            if (failed < 0) {
+                snprintf(err, AR_ERR_LEN, "%s: out of memory at experiment %s point %ld", opt->output, x->name,
+                         point);
+                status = AR_ERR_IO;
+                break;
+            }
+            long *hists[AR_MAX_OUTPUTS];
+            ar_batch_histograms(&batch, x, i, hists);
+            *marked += ar_engine_point_marked(x, failed);
+            if (ar_store_write_point(store, e, point, batch.sums + (size_t)i * batch.widest, hists, err) < 0) {
+                status = AR_ERR_IO;
+                break;
+            }
+            ar_progress_point_begin(progress, plan->work[px->first + point] / x->trials, x->trials);
+            ar_progress_point_end(progress);
+        }
+    }
+    ar_batch_free(&batch);
+    return status;
+}
+
 /* The points of one experiment this run owns and has not done, one after the other. */
 static ar_status run_experiment(const ar_run_plan *plan, int e, const ar_run_options *opt, ar_store *store,
                                 ar_progress *progress, long *marked, char *err)
 {
+    if (plan->experiments[e].points_in_parallel)
+        return run_batches(plan, e, opt, store, progress, marked, err);
     const ar_experiment *x = &plan->spec->experiments[e];
     const ar_plan_experiment *px = &plan->experiments[e];
     ar_status status = AR_OK;

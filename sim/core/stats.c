@@ -44,6 +44,17 @@ void ar_summarize(const double *values, long n, ar_summary *s)
     s->ci_hi = mean + half;
 }
 
+void ar_summarize_lattice(const double *values, long n, double spacing, ar_summary *s)
+{
+    ar_summarize(values, n, s);
+    double floor = spacing / (double)s->count;
+    if (s->count < 2 || !(s->sem < floor))
+        return;
+    double half = ar_t95(s->count - 1) * floor;
+    s->ci_lo = s->mean - half;
+    s->ci_hi = s->mean + half;
+}
+
 void ar_histogram(const double *values, long n, int max_value, long *counts)
 {
     for (int v = 0; v <= max_value; ++v)

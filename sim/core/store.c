@@ -32,8 +32,8 @@ static const char *const STAT_DOCS[] = {
     "mean over finite trials",
     "standard error of the mean: std / sqrt(count)",
     "sample standard deviation (n - 1 denominator)",
-    "lower end of the 95% interval: mean - t(0.975, count-1) * stderr",
-    "upper end of the 95% interval: mean + t(0.975, count-1) * stderr",
+    "lower end of the 95% interval: mean - t(0.975, count-1) * stderr (integer outputs: stderr taken as at least 1/count)",
+    "upper end of the 95% interval: mean + t(0.975, count-1) * stderr (integer outputs: stderr taken as at least 1/count)",
     "smallest trial value",
     "largest trial value",
 };

@@ -1,9 +1,12 @@
-/* trials: one grid point's trials with OpenMP, and their summaries.
+/* trials: one grid point's trials, and their summaries; or a batch of cheap points, one
+ * per thread.
  *
- * Inside a point, OpenMP threads share the trials; each thread allocates its workspace
- * once per point and BLAS runs single-threaded inside a trial. A trial's values land in
- * an array indexed by trial and are reduced in trial order, so the results are the same
- * bits for any thread count. */
+ * An expensive point spreads its trials over the OpenMP threads; each thread allocates
+ * its workspace once per point and BLAS runs single-threaded inside a trial. Cheap
+ * points (few trials) run whole, one per thread, a batch of them per parallel region,
+ * each thread keeping its buffers from point to point. Either way a trial's values land
+ * in an array indexed by trial and are reduced in trial order, so the results are the
+ * same bits for any thread count and either mode. */
 #include "engine_parts.h"
 
 #include "attnrank/linalg.h"
@@ -35,6 +38,20 @@ static double injected_failure_rate(void)
     return f > 0 && f <= 1 ? f : 0;
 }
 
+/* Trial t of point pt into values[v * trials + t] (NaN where it failed); 1 if it failed. */
+static int run_trial(const ar_spec *spec, const ar_point *pt, uint64_t key, long t, long trials, int width,
+                     void *workspace, double *out, double *values, double inject_failures)
+{
+    ar_rng rng;
+    ar_rng_init(&rng, spec->seed, key, (uint64_t)t, 0);
+    int bad = pt->sim->trial(pt, &rng, workspace, out);
+    if (inject_failures > 0 && (double)(ar_mix64(key ^ ar_mix64((uint64_t)t)) >> 11) * 0x1.0p-53 < inject_failures)
+        bad = 1; /* a test hook: see injected_failure_rate() */
+    for (int v = 0; v < width; ++v)
+        values[(size_t)v * trials + t] = bad ? NAN : out[v];
+    return bad != 0;
+}
+
 long ar_engine_compute_point(const ar_spec *spec, const ar_experiment *exp, long point, int threads,
                              double *values, ar_progress *progress)
 {
@@ -57,7 +74,6 @@ long ar_engine_compute_point(const ar_spec *spec, const ar_experiment *exp, long
         /* Per thread, once per point: the workspace and the trial's output row. */
         void *workspace = aligned_alloc(64, bytes ? bytes : 64);
         double *out = malloc((size_t)width * sizeof *out);
-        ar_rng rng;
         if (!workspace || !out) {
 #pragma omp atomic write
             out_of_memory = 1;
@@ -68,14 +84,7 @@ long ar_engine_compute_point(const ar_spec *spec, const ar_experiment *exp, long
         for (long t = 0; t < trials; ++t) {
             if (!workspace || !out || ar_stop_signal)
                 continue;
-            ar_rng_init(&rng, spec->seed, key, (uint64_t)t, 0);
-            int bad = sim->trial(&pt, &rng, workspace, out);
-            if (inject_failures > 0 && (double)(ar_mix64(key ^ ar_mix64((uint64_t)t)) >> 11) * 0x1.0p-53 <
-                                           inject_failures)
-                bad = 1; /* a test hook: see injected_failure_rate() */
-            for (int v = 0; v < width; ++v)
-                values[(size_t)v * trials + t] = bad ? NAN : out[v];
-            failed += bad != 0;
+            failed += run_trial(spec, &pt, key, t, trials, width, workspace, out, values, inject_failures);
             if (progress)
                 ar_progress_trial_done(progress);
         }
@@ -89,6 +98,113 @@ long ar_engine_point_values(const ar_spec *spec, const ar_experiment *exp, long 
                             double *values)
 {
     return ar_engine_compute_point(spec, exp, point, threads, values, NULL);
+}
+
+/* A thread's buffers for whole points, grown to the largest point it meets. */
+struct ar_thread_buffers {
+    void *workspace;
+    size_t workspace_bytes;
+    double *out, *values;
+    size_t out_count, value_count;
+};
+
+/* buf grown to hold at least `bytes` (64-byte aligned if `aligned`); 0, or -1. */
+static int grow(void **buf, size_t *have, size_t bytes, int aligned)
+{
+    if (bytes <= *have && *buf)
+        return 0;
+    free(*buf);
+    *have = 0;
+    *buf = aligned ? aligned_alloc(64, (bytes + 63) & ~(size_t)63) : malloc(bytes);
+    if (!*buf)
+        return -1;
+    *have = bytes;
+    return 0;
+}
+
+/* Every trial of one point on this thread alone: failed trials, -1 out of memory, -2
+ * interrupted (the point is incomplete). */
+static long compute_point_alone(const ar_spec *spec, const ar_experiment *exp, long point, ar_thread_buffers *b,
+                                double inject_failures)
+{
+    const ar_sim *sim = exp->sim;
+    ar_point pt;
+    ar_experiment_point(exp, point, &pt);
+    uint64_t key = ar_point_key(&pt);
+    long trials = exp->trials, failed = 0;
+    int width = ar_values_per_trial(&pt);
+    size_t out_bytes = b->out_count * sizeof(double), value_bytes = b->value_count * sizeof(double);
+    if (grow(&b->workspace, &b->workspace_bytes, sim->workspace_bytes(&pt) + 64, 1) < 0 ||
+        grow((void **)&b->out, &out_bytes, (size_t)width * sizeof(double) + 8, 0) < 0 ||
+        grow((void **)&b->values, &value_bytes, (size_t)trials * width * sizeof(double) + 8, 0) < 0)
+        return -1;
+    b->out_count = out_bytes / sizeof(double), b->value_count = value_bytes / sizeof(double);
+    if (sim->prepare)
+        sim->prepare(&pt, b->workspace);
+    for (long t = 0; t < trials; ++t) {
+        if (ar_stop_signal)
+            return -2;
+        failed += run_trial(spec, &pt, key, t, trials, width, b->workspace, b->out, b->values, inject_failures);
+    }
+    return failed;
+}
+
+int ar_batch_init(ar_batch *b, const ar_experiment *x, const ar_plan_experiment *px, int capacity, int threads)
+{
+    memset(b, 0, sizeof *b);
+    b->capacity = capacity;
+    b->widest = px->widest;
+    b->team = ar_plan_threads(threads);
+    for (int o = 0; o < x->sim->n_outputs; ++o) {
+        b->hist_at[o] = px->hist_width[o] ? b->hist_total : -1;
+        b->hist_total += px->hist_width[o];
+    }
+    b->points = malloc((size_t)capacity * sizeof *b->points);
+    b->failed = malloc((size_t)capacity * sizeof *b->failed);
+    b->sums = malloc((size_t)capacity * b->widest * sizeof *b->sums);
+    b->hists = malloc((size_t)capacity * b->hist_total * sizeof *b->hists + 1);
+    b->buffers = calloc((size_t)b->team, sizeof *b->buffers);
+    if (!b->points || !b->failed || !b->sums || !b->hists || !b->buffers) {
+        ar_batch_free(b);
+        return -1;
+    }
+    return 0;
+}
+
+void ar_batch_free(ar_batch *b)
+{
+    for (int i = 0; b->buffers && i < b->team; ++i) {
+        free(b->buffers[i].workspace);
+        free(b->buffers[i].out);
+        free(b->buffers[i].values);
+    }
+    free(b->buffers), free(b->points), free(b->failed), free(b->sums), free(b->hists);
+    memset(b, 0, sizeof *b);
+}
+
+void ar_batch_histograms(const ar_batch *b, const ar_experiment *x, int i, long **hists)
+{
+    for (int o = 0; o < x->sim->n_outputs; ++o)
+        hists[o] = b->hist_at[o] < 0 ? NULL : b->hists + (size_t)i * b->hist_total + b->hist_at[o];
+}
+
+void ar_engine_compute_batch(const ar_spec *spec, const ar_experiment *x, ar_batch *b)
+{
+    double inject_failures = injected_failure_rate();
+    ar_blas_set_threads(1); /* BLAS inside a trial stays single-threaded */
+    /* One point per thread, the next to the first thread free: costs vary along a batch. */
+#pragma omp parallel for num_threads(b->team) schedule(dynamic, 1)
+    for (int i = 0; i < b->count; ++i) {
+        ar_thread_buffers *mine = &b->buffers[omp_get_thread_num()];
+        long failed = compute_point_alone(spec, x, b->points[i], mine, inject_failures);
+        b->failed[i] = failed;
+        if (failed >= 0) {
+            long *hists[AR_MAX_OUTPUTS];
+            ar_batch_histograms(b, x, i, hists);
+            ar_engine_summarize_point(x, b->points[i], mine->values, failed, b->sums + (size_t)i * b->widest,
+                                      hists);
+        }
+    }
 }
 
 int ar_engine_values_per_trial(const ar_experiment *exp, long point)
@@ -132,8 +248,16 @@ void ar_engine_summarize_point(const ar_experiment *x, long point, const double 
     for (int o = 0; o < x->sim->n_outputs; ++o) {
         const ar_output *out = &x->sim->outputs[o];
         int applies = !out->applies || out->applies(&pt);
-        for (int i = 0; i < ar_output_length(out, &pt); ++i, ++offset)
-            ar_summarize(values + (size_t)offset * x->trials, applies ? x->trials : 0, &sums[offset]);
+        /* integer outputs and the real ones on a lattice: intervals never of zero width */
+        double spacing = out->hist_max ? 1.0 : out->spacing ? out->spacing(&pt) : 0;
+        for (int i = 0; i < ar_output_length(out, &pt); ++i, ++offset) {
+            const double *column = values + (size_t)offset * x->trials;
+            long count = applies ? x->trials : 0;
+            if (spacing > 0)
+                ar_summarize_lattice(column, count, spacing, &sums[offset]);
+            else
+                ar_summarize(column, count, &sums[offset]);
+        }
         if (hists[o])
             ar_histogram(values + (size_t)(offset - 1) * x->trials, applies ? x->trials : 0, out->hist_max(&pt),
                          hists[o]);

@@ -280,6 +280,12 @@ static double trial_cost(const ar_point *p, int softmax)
 static double hardmax_cost(const ar_point *p) { return trial_cost(p, 0); }
 static double softmax_cost(const ar_point *p) { return trial_cost(p, 1); }
 
+/* h2_deficit moves in steps of one rank: 1 / bound. */
+static double deficit_spacing(const ar_point *p)
+{
+    return 1.0 / ar_hardmax_h2_bound(ar_point_int(p, AR_HARDMAX_N));
+}
+
 static const ar_output hardmax_outputs[] = {
     [AR_HARDMAX_OUT_ARGMAX_RANK] = {"argmax_rank", "rank of the hardmax attention matrix (distinct argmax columns)", hist_to_n, NULL,
      .definition = AR_DEFINITION_ARGMAX_RANK},
@@ -287,7 +293,7 @@ static const ar_output hardmax_outputs[] = {
                       "an upper bound on argmax_rank", hist_to_n, only_dh2,
      .definition = AR_DEFINITION_HULL_VERTICES},
     [AR_HARDMAX_OUT_H2_DEFICIT] = {"h2_deficit", "(n (1 - (1 - 1/n)^n) - argmax_rank) / n (1 - (1 - 1/n)^n): how far the rank "
-     "falls short of H2's bound, relative"},
+     "falls short of H2's bound, relative", .spacing = deficit_spacing},
 };
 
 static const ar_output softmax_outputs[] = {
