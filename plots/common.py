@@ -109,6 +109,27 @@ class Experiment:
             raise PlotError(f"{self.path}: /{self.name} lacks the dataset {output}/{stat}")
         return self.group[output][stat][...][self._index(fix)]
 
+    def histogram(self, output, **fix):
+        """Trial counts per value (last axis: the value 0, 1, ...) with the named axes
+        fixed, from either layout: dense `hist`, or sparse `hist_value` / `hist_count`
+        (the values seen at each point and their trials), which the file holds when a
+        point has fewer trials than values."""
+        group = self.group[output]
+        if "hist" in group:
+            return self.get(output, "hist", **fix)
+        if "hist_value" not in group:
+            raise PlotError(f"{self.path}: /{self.name}/{output} has no histogram")
+        values = self.get(output, "hist_value", **fix)
+        counts = self.get(output, "hist_count", **fix)
+        dense = np.zeros(values.shape[:-1] + (len(group["value"]),), dtype=np.int64)
+        seen = values >= 0
+        index = np.nonzero(seen)
+        np.add.at(dense, index[:-1] + (values[seen],), counts[seen])
+        return dense
+
+    def has_histogram(self, output):
+        return output in self.group and ("hist" in self.group[output] or "hist_value" in self.group[output])
+
     def index_values(self, output, name):
         return self.group[output][name][...]
 

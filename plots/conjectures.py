@@ -29,7 +29,8 @@ VERDICT_COLORS = {"HOLDS": "#2a7d2a", "VIOLATED": "#b22222", "INCONCLUSIVE": "#a
 # about single trials (the largest trial is drawn); spec names, then /verdicts' names.
 TRENDS = ("increasing", "decreasing", "steeper")
 PER_TRIAL = ("every_trial", "witness", "every trial")
-STATS = ("mean", "stderr", "std", "ci_lo", "ci_hi", "min", "max", "count", "failed", "hist", "value")
+STATS = ("mean", "stderr", "std", "ci_lo", "ci_hi", "min", "max", "count", "failed", "hist", "hist_value", "hist_count",
+         "value")
 # One `key = value;` of a canonical spec line: a quoted string, a [list], or a bare value.
 FIELD = re.compile(r'(\w+)\s*=\s*("(?:[^"\\]|\\.)*"|\[[^\]]*\]|[^;"\[]*?)\s*;')
 

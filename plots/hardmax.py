@@ -41,9 +41,9 @@ def bound_figure(exp, outdir):
     ax.legend(ncol=2, loc="lower right")
     entries = [finish(fig, exp, "hardmax rank against the head dimension", claims or ["H1"], f"{exp.name}_rank",
                       outdir, "bands: 95% intervals; lines: the bounds over n")]
-    if "hist" in exp.group["argmax_rank"]:
+    if exp.has_histogram("argmax_rank"):
         n = ns[-1]
-        hist = exp.get("argmax_rank", "hist", n=n)
+        hist = exp.histogram("argmax_rank", n=n)
         values = exp.index_values("argmax_rank", "value")
         fig, (ax,) = figure(3.4, 2.4)
         for i in np.unique(np.linspace(0, len(dhs) - 1, min(4, len(dhs))).astype(int)):

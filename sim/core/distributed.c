@@ -25,6 +25,8 @@ enum { RESULT_OK = 0, RESULT_INTERRUPTED = 1, RESULT_FAILED = 2 };
  * the end spreads over the workers. */
 static const double CHUNK_SECONDS = 0.25;
 enum { CHUNK_POINTS = 4096 };
+/* A chunk's result message stays under this many bytes (its histograms are dense). */
+static const double CHUNK_BYTES = 64.0 * 1048576;
 
 /* A task: consecutive points (to do) of one experiment. Sent as longs: experiment,
  * count, then the points. */
@@ -193,7 +195,8 @@ static chunk next_chunk(queue *q, const ar_run_plan *plan, int workers, long *jo
         target = share;
     int e = c.experiment;
     size_t stride = point_stride(&plan->experiments[e], &plan->spec->experiments[e]);
-    long most = (long)((1 << 30) / stride); /* an MPI message counts its bytes in an int */
+    long most = (long)(CHUNK_BYTES / stride); /* and an MPI message counts its bytes in an int */
+    most = most < 1 ? 1 : most;
     most = most < CHUNK_POINTS ? most : CHUNK_POINTS;
     double work = 0;
     while (q->next < q->n && q->experiment[q->next] == e && c.count < most && (c.count == 0 || work < target)) {
@@ -307,7 +310,8 @@ static ar_status coordinator(const ar_run_plan *plan, const ar_run_options *opt,
     q.work = malloc(n * sizeof *q.work);
     for (int e = 0; q.experiment && q.point && q.work && e < spec->n_experiments; ++e) {
         size_t stride = point_stride(&plan->experiments[e], &spec->experiments[e]);
-        size_t most = sizeof(result_header) + CHUNK_POINTS * stride;
+        size_t points = (size_t)(CHUNK_BYTES / stride) < CHUNK_POINTS ? (size_t)(CHUNK_BYTES / stride) : CHUNK_POINTS;
+        size_t most = sizeof(result_header) + (points ? points : 1) * stride;
         capacity = most > capacity ? most : capacity;
         for (long p = 0; p < spec->experiments[e].n_points; ++p) {
             long g = plan->experiments[e].first + p;
@@ -318,8 +322,6 @@ static ar_status coordinator(const ar_run_plan *plan, const ar_run_options *opt,
             }
         }
     }
-    if (capacity > (size_t)1 << 30)
-        capacity = (size_t)1 << 30;
     char *message = q.experiment && q.point && q.work ? malloc(capacity) : NULL;
     long *job = malloc((2 + CHUNK_POINTS) * sizeof *job);
     local_worker local = {.plan = plan, .opt = opt, .job = malloc((2 + CHUNK_POINTS) * sizeof(long)),

@@ -25,8 +25,9 @@
 #include <unistd.h>
 
 /* 2: /verdicts gained resolution, note and rule_kind; limits are judged on an
- * extrapolated constant. */
-enum { FORMAT_VERSION = 2 };
+ * extrapolated constant. 3: histograms of fewer trials than values are sparse
+ * (hist_value, hist_count); integer outputs' intervals never have zero width. */
+enum { FORMAT_VERSION = 3 };
 static const char *const STAT_NAMES[] = {"mean", "stderr", "std", "ci_lo", "ci_hi", "min", "max"};
 static const char *const STAT_DOCS[] = {
     "mean over finite trials",
@@ -44,6 +45,7 @@ enum { N_STATS = 7 };
 typedef struct {
     int vector[AR_MAX_OUTPUTS]; /* longest vector of the output over the grid (1 for scalars) */
     int hist[AR_MAX_OUTPUTS];   /* integer outputs: largest hist_max + 1; 0 for the others */
+    int slots[AR_MAX_OUTPUTS];  /* sparse histograms: values kept a point (the trials); 0: dense */
 } experiment_layout;
 
 struct ar_store {
@@ -357,7 +359,7 @@ static void measure_layout(const ar_experiment *x, experiment_layout *layout)
 {
     const ar_sim *sim = x->sim;
     for (int o = 0; o < sim->n_outputs; ++o)
-        layout->vector[o] = 1, layout->hist[o] = 0;
+        layout->vector[o] = 1, layout->hist[o] = layout->slots[o] = 0;
     int varies = 0;
     for (int o = 0; o < sim->n_outputs; ++o)
         varies |= sim->outputs[o].length != NULL || sim->outputs[o].hist_max != NULL;
@@ -372,6 +374,30 @@ static void measure_layout(const ar_experiment *x, experiment_layout *layout)
                 layout->hist[o] = out->hist_max(&point) + 1;
         }
     }
+    /* T trials see at most T values: with fewer trials than values a point keeps the
+     * values it saw and their counts, not a count of every value (a 10^6-point grid with
+     * n = 103 and 2 trials a point: 32 bytes of histogram a point, not 832). */
+    for (int o = 0; o < sim->n_outputs; ++o)
+        if (layout->hist[o] > x->trials)
+            layout->slots[o] = (int)x->trials;
+}
+
+/* The datasets of an integer output's histogram, and their last dimension: "hist", the
+ * trials at each value 0 .. W-1 (dense); or, with fewer trials T than values,
+ * "hist_value" and "hist_count", T slots a point holding the values seen in ascending
+ * order and their trials, value -1 and count 0 past the last (sparse). Returns how many
+ * (0 for an output without a histogram). */
+enum { HIST_DATASETS = 2 };
+static int hist_datasets(const experiment_layout *L, int o, const char **names, hsize_t *width)
+{
+    if (!L->hist[o])
+        return 0;
+    if (!L->slots[o]) {
+        names[0] = "hist", *width = (hsize_t)L->hist[o];
+        return 1;
+    }
+    names[0] = "hist_value", names[1] = "hist_count", *width = (hsize_t)L->slots[o];
+    return 2;
 }
 
 static int hist_width(const experiment_layout *layout, const ar_experiment *x, const ar_output *o)
@@ -458,12 +484,14 @@ static dataset_shape stat_shape(const experiment_layout *layout, const ar_experi
     return shape;
 }
 
-static dataset_shape hist_shape(const experiment_layout *layout, const ar_experiment *x, const ar_output *o)
+/* A histogram dataset: the axes, then `width` (hist_datasets). */
+static dataset_shape hist_cell_shape(const ar_experiment *x, hsize_t width)
 {
     dataset_shape shape = grid_shape(x, VALUE_INT64);
-    shape.dims[shape.rank++] = (hsize_t)hist_width(layout, x, o);
+    shape.dims[shape.rank++] = width;
     return shape;
 }
+
 
 static int type_matches(hid_t type, const dataset_shape *want)
 {
@@ -657,11 +685,18 @@ static int check_output(const ar_store *s, hid_t og, const char *group, const ar
     if ((rows && check_one(s, og, group, &index, o->index_name, err) < 0) ||
         (columns && check_one(s, og, group, &column, o->column_name, err) < 0))
         return -1;
-    if (!o->hist_max)
+    const char *names[HIST_DATASETS];
+    hsize_t width;
+    int cells = hist_datasets(L, (int)(o - x->sim->outputs), names, &width);
+    if (cells == 0)
         return 0;
-    dataset_shape hist = hist_shape(L, x, o), value = line_shape(hist.dims[x->n_axes], VALUE_INT64, 0);
-    return check_one(s, og, group, &value, "value", err) < 0 || check_one(s, og, group, &hist, "hist", err) < 0 ? -1
-                                                                                                               : 0;
+    dataset_shape hist = hist_cell_shape(x, width), value = line_shape((hsize_t)hist_width(L, x, o), VALUE_INT64, 0);
+    if (check_one(s, og, group, &value, "value", err) < 0)
+        return -1;
+    for (int c = 0; c < cells; ++c)
+        if (check_one(s, og, group, &hist, names[c], err) < 0)
+            return -1;
+    return 0;
 }
 
 /* An experiment's datasets: axes, outputs, predictions, ledger. */
@@ -782,28 +817,37 @@ static int create_statistics(hid_t og, const experiment_layout *L, const ar_expe
     return ok ? 0 : -1;
 }
 
-/* An integer output's histogram: counts over the axes and the value, with its scale. */
+/* An integer output's histogram (hist_datasets), with the value scale 0 .. W-1. */
 static int create_histogram(hid_t og, const experiment_layout *L, const ar_experiment *x, const ar_output *o,
                             const hid_t *scales)
 {
-    dataset_shape shape = hist_shape(L, x, o);
-    hsize_t width = shape.dims[x->n_axes];
-    long long *values = malloc(width * sizeof *values + 1), zero = 0;
+    const char *names[HIST_DATASETS];
+    hsize_t width = 0, values_width = (hsize_t)hist_width(L, x, o);
+    int cells = hist_datasets(L, (int)(o - x->sim->outputs), names, &width);
+    dataset_shape shape = hist_cell_shape(x, width);
+    long long *values = malloc(values_width * sizeof *values + 1), zero = 0, none = -1;
     if (!values)
         return -1;
-    for (hsize_t v = 0; v < width; ++v)
+    for (hsize_t v = 0; v < values_width; ++v)
         values[v] = (long long)v;
-    hid_t vs = make_filled(og, "value", H5T_NATIVE_LLONG, width, values, "histogram bin: the value counted", 1);
+    hid_t vs = make_filled(og, "value", H5T_NATIVE_LLONG, values_width, values, "histogram bin: the value counted", 1);
     free(values);
-    hid_t hist = vs < 0 || H5DSset_scale(vs, "value") < 0
-                     ? -1
-                     : make_dataset(og, "hist", H5T_NATIVE_LLONG, shape.rank, shape.dims, &zero,
-                                    "trial counts per value; last dimension: value");
-    int ok = hist >= 0 && attach_scales(hist, x, scales) == 0 &&
-             H5DSattach_scale(hist, vs, (unsigned)x->n_axes) >= 0 &&
-             H5DSset_label(hist, (unsigned)x->n_axes, "value") >= 0;
-    if (hist >= 0)
-        H5Dclose(hist);
+    int ok = vs >= 0 && H5DSset_scale(vs, "value") >= 0 &&
+             attr_string(og, "histogram", cells == 1 ? "dense: hist[..., v] counts the trials of value v"
+                                                     : "sparse: hist_value[..., k] is the k-th value seen (ascending; "
+                                                       "-1 past the last), hist_count[..., k] its trials") == 0;
+    for (int c = 0; ok && c < cells; ++c) {
+        int is_value = cells == 2 && c == 0;
+        const char *doc = cells == 1  ? "trial counts per value; last dimension: value"
+                          : is_value ? "the values seen at the point, ascending, -1 past the last; last dimension: slot"
+                                     : "trials of each value in hist_value; 0 past the last; last dimension: slot";
+        hid_t ds = make_dataset(og, names[c], H5T_NATIVE_LLONG, shape.rank, shape.dims, is_value ? &none : &zero, doc);
+        ok = ds >= 0 && attach_scales(ds, x, scales) == 0 &&
+             (cells == 2 || H5DSattach_scale(ds, vs, (unsigned)x->n_axes) >= 0) &&
+             H5DSset_label(ds, (unsigned)x->n_axes, cells == 1 ? "value" : "slot") >= 0;
+        if (ds >= 0)
+            H5Dclose(ds);
+    }
     if (vs >= 0)
         H5Dclose(vs);
     return ok ? 0 : -1;
@@ -1399,8 +1443,8 @@ typedef struct slab_writer {
     long first, count, capacity;       /* it holds points first .. first + count - 1 */
     double *stats[AR_MAX_OUTPUTS];     /* [N_STATS][capacity][vector width] */
     long long *counts[AR_MAX_OUTPUTS]; /* [2][capacity][vector width]: count, failed */
-    long long *hists[AR_MAX_OUTPUTS];  /* [capacity][histogram width] */
-    hid_t datasets[AR_MAX_OUTPUTS][N_CELLS + 1]; /* the experiment's, opened (checked) once */
+    long long *hists[AR_MAX_OUTPUTS];  /* [histogram datasets][capacity][their width] */
+    hid_t datasets[AR_MAX_OUTPUTS][N_CELLS + HIST_DATASETS]; /* the experiment's, opened (checked) once */
     point_range *pending;              /* written, not yet in the ledger */
     int n_pending, pending_capacity;
     double last_commit;
@@ -1477,13 +1521,13 @@ static int write_points(hid_t ds, hid_t type, const ar_experiment *x, long first
 
 static const char *cell_name(int k)
 {
-    return k < N_STATS ? STAT_NAMES[k] : k == N_STATS ? "count" : k == N_STATS + 1 ? "failed" : "hist";
+    return k < N_STATS ? STAT_NAMES[k] : k == N_STATS ? "count" : "failed";
 }
 
 static void close_slab_datasets(slab_writer *w)
 {
     for (int o = 0; o < AR_MAX_OUTPUTS; ++o)
-        for (int k = 0; k <= N_CELLS; ++k) {
+        for (int k = 0; k < N_CELLS + HIST_DATASETS; ++k) {
             if (w->datasets[o][k] >= 0)
                 H5Dclose(w->datasets[o][k]);
             w->datasets[o][k] = -1;
@@ -1510,7 +1554,7 @@ static int start_slab(ar_store *s, int e, char *err)
     w->experiment = -1;
     double per_point = 0;
     for (int o = 0; o < x->sim->n_outputs; ++o)
-        per_point += 8.0 * (N_CELLS * L->vector[o] + L->hist[o]);
+        per_point += 8.0 * (N_CELLS * L->vector[o] + (L->slots[o] ? 2 * L->slots[o] : L->hist[o]));
     double fit = SLAB_BYTES / (per_point > 0 ? per_point : 1);
     w->capacity = fit < 1 ? 1 : fit > SLAB_POINTS ? SLAB_POINTS : (long)fit;
     w->count = 0;
@@ -1518,17 +1562,19 @@ static int start_slab(ar_store *s, int e, char *err)
     for (int o = 0; o < x->sim->n_outputs; ++o) {
         const ar_output *out = &x->sim->outputs[o];
         size_t cap = (size_t)w->capacity, vec = (size_t)L->vector[o];
+        const char *hist_names[HIST_DATASETS];
+        hsize_t width = 0;
+        int cells = hist_datasets(L, o, hist_names, &width);
         w->stats[o] = malloc(N_STATS * cap * vec * sizeof(double));
         w->counts[o] = malloc(2 * cap * vec * sizeof(long long));
-        w->hists[o] = out->hist_max ? malloc(cap * (size_t)L->hist[o] * sizeof(long long) + 1) : NULL;
-        if (!w->stats[o] || !w->counts[o] || (out->hist_max && !w->hists[o]))
+        w->hists[o] = malloc((size_t)cells * cap * width * sizeof(long long) + 1);
+        if (!w->stats[o] || !w->counts[o] || !w->hists[o])
             return fail(err, s->path, "out of memory for the points of experiment %s", x->name);
         dataset_shape real = stat_shape(L, x, out, VALUE_DOUBLE), whole = stat_shape(L, x, out, VALUE_INT64);
-        dataset_shape hist = out->hist_max ? hist_shape(L, x, out) : whole;
-        for (int k = 0; k <= N_CELLS; ++k) {
-            if (k == N_CELLS && !out->hist_max)
-                break;
-            snprintf(name, sizeof name, "%s/%s/%s", x->name, out->name, cell_name(k));
+        dataset_shape hist = hist_cell_shape(x, width);
+        for (int k = 0; k < N_CELLS + cells; ++k) {
+            snprintf(name, sizeof name, "%s/%s/%s", x->name, out->name,
+                     k < N_CELLS ? cell_name(k) : hist_names[k - N_CELLS]);
             w->datasets[o][k] = open_checked(s, name, k < N_STATS ? &real : k < N_CELLS ? &whole : &hist, err);
             if (w->datasets[o][k] < 0)
                 return -1;
@@ -1555,16 +1601,15 @@ static int write_slab(ar_store *s, char *err)
     }
     size_t cap = (size_t)w->capacity;
     for (int o = 0; o < x->sim->n_outputs; ++o) {
-        hsize_t vec = (hsize_t)L->vector[o];
-        for (int k = 0; k <= N_CELLS; ++k) {
-            if (k == N_CELLS && !x->sim->outputs[o].hist_max)
-                break;
+        hsize_t vec = (hsize_t)L->vector[o], width = 0;
+        const char *hist_names[HIST_DATASETS];
+        int cells = hist_datasets(L, o, hist_names, &width);
+        for (int k = 0; k < N_CELLS + cells; ++k) {
             const void *values = k < N_STATS    ? (const void *)(w->stats[o] + (size_t)k * cap * vec)
                                  : k < N_CELLS ? (const void *)(w->counts[o] + (size_t)(k - N_STATS) * cap * vec)
-                                               : (const void *)w->hists[o];
+                                               : (const void *)(w->hists[o] + (size_t)(k - N_CELLS) * cap * width);
             hid_t type = k < N_STATS ? H5T_NATIVE_DOUBLE : H5T_NATIVE_LLONG;
-            if (write_points(w->datasets[o][k], type, x, w->first, w->count,
-                             k < N_CELLS ? vec : (hsize_t)L->hist[o], values) < 0)
+            if (write_points(w->datasets[o][k], type, x, w->first, w->count, k < N_CELLS ? vec : width, values) < 0)
                 return fail(err, s->path, "cannot write points %ld to %ld of experiment %s (disk full?)", w->first,
                             w->first + w->count - 1, x->name);
         }
@@ -1638,7 +1683,7 @@ int ar_store_write_point(ar_store *store, int experiment, long point, const ar_s
             return fail(err, store->path, "out of memory writing point %ld", point);
         store->writer->experiment = -1;
         for (int o = 0; o < AR_MAX_OUTPUTS; ++o)
-            for (int k = 0; k <= N_CELLS; ++k)
+            for (int k = 0; k < N_CELLS + HIST_DATASETS; ++k)
                 store->writer->datasets[o][k] = -1;
         store->writer->last_commit = monotonic_seconds();
     }
@@ -1674,11 +1719,21 @@ int ar_store_write_point(ar_store *store, int experiment, long point, const ar_s
             w->counts[o][slot * vec + i] = have ? v->count : 0;
             w->counts[o][(cap + slot) * vec + i] = have ? v->failed : 0;
         }
-        if (out->hist_max) {
+        if (out->hist_max && !L->slots[o]) {
             long long *row = w->hists[o] + slot * (size_t)L->hist[o];
             int max_value = out->hist_max(&pt);
             for (int v = 0; v < L->hist[o]; ++v)
                 row[v] = histograms[o] && v <= max_value ? histograms[o][v] : 0;
+        } else if (out->hist_max) { /* the values seen, ascending; at most the trials of them */
+            size_t slots = (size_t)L->slots[o];
+            long long *values = w->hists[o] + slot * slots, *counts = w->hists[o] + (cap + slot) * slots;
+            int max_value = out->hist_max(&pt);
+            size_t k = 0;
+            for (int v = 0; histograms[o] && v <= max_value && k < slots; ++v)
+                if (histograms[o][v] > 0)
+                    values[k] = v, counts[k++] = histograms[o][v];
+            for (; k < slots; ++k)
+                values[k] = -1, counts[k] = 0;
         }
     }
     w->count++;
@@ -1705,33 +1760,41 @@ static int check_done_values(ar_store *store, int experiment, int output, char *
     const experiment_layout *L = layout_of(store, x);
     size_t n = (size_t)x->n_points, width = (size_t)vector_width(L, x, o);
     dataset_shape real = stat_shape(L, x, o, VALUE_DOUBLE), whole = stat_shape(L, x, o, VALUE_INT64);
-    dataset_shape hist = o->hist_max ? hist_shape(L, x, o) : whole;
-    size_t hist_values = o->hist_max ? (size_t)hist.dims[x->n_axes] : 0;
+    const char *hist_names[HIST_DATASETS];
+    hsize_t hist_width_here = 0;
+    int cells = hist_datasets(L, output, hist_names, &hist_width_here);
+    size_t hw = (size_t)hist_width_here;
+    dataset_shape hist = hist_cell_shape(x, hist_width_here);
     double *mean = malloc(n * width * sizeof *mean + 1), *lo = malloc(n * width * sizeof *lo + 1),
            *hi = malloc(n * width * sizeof *hi + 1);
-    long long *count = malloc(n * width * sizeof *count + 1), *failed = malloc(n * width * sizeof *failed + 1),
-              *h = malloc(n * hist_values * sizeof *h + 1);
-    char name[6][512];
-    const char *stats[6] = {"mean", "min", "max", "count", "failed", "hist"};
-    for (int k = 0; k < 6; ++k)
-        snprintf(name[k], sizeof name[k], "%s/%s/%s", x->name, o->name, stats[k]);
-    int status = mean && lo && hi && count && failed && h
-                     ? 0
-                     : fail(err, store->path, "out of memory reading %s/%s", x->name, o->name);
+    long long *count = malloc(n * width * sizeof *count + 1), *failed = malloc(n * width * sizeof *failed + 1);
+    long long *h[HIST_DATASETS] = {NULL, NULL};
+    int have = mean && lo && hi && count && failed;
+    for (int c = 0; c < cells; ++c)
+        have = have && (h[c] = malloc(n * hw * sizeof(long long) + 1));
+    char name[5 + HIST_DATASETS][512];
+    const char *stats[5] = {"mean", "min", "max", "count", "failed"};
+    for (int k = 0; k < 5 + cells; ++k)
+        snprintf(name[k], sizeof name[k], "%s/%s/%s", x->name, o->name, k < 5 ? stats[k] : hist_names[k - 5]);
+    int status = have ? 0 : fail(err, store->path, "out of memory reading %s/%s", x->name, o->name);
     if (status == 0 && (read_checked(store, name[0], &real, H5T_NATIVE_DOUBLE, mean, err) < 0 ||
                         read_checked(store, name[1], &real, H5T_NATIVE_DOUBLE, lo, err) < 0 ||
                         read_checked(store, name[2], &real, H5T_NATIVE_DOUBLE, hi, err) < 0 ||
                         read_checked(store, name[3], &whole, H5T_NATIVE_LLONG, count, err) < 0 ||
-                        read_checked(store, name[4], &whole, H5T_NATIVE_LLONG, failed, err) < 0 ||
-                        (o->hist_max && read_checked(store, name[5], &hist, H5T_NATIVE_LLONG, h, err) < 0)))
+                        read_checked(store, name[4], &whole, H5T_NATIVE_LLONG, failed, err) < 0))
         status = -1;
+    for (int c = 0; status == 0 && c < cells; ++c)
+        status = read_checked(store, name[5 + c], &hist, H5T_NATIVE_LLONG, h[c], err);
     long long trials = x->trials;
     for (size_t p = 0; status == 0 && p < n; ++p) {
         if (!store->done[experiment][p])
             continue;
-        ar_point pt;
-        ar_experiment_point(x, (long)p, &pt);
-        int length = ar_output_length(o, &pt);
+        int length = 1;
+        if (o->length) {
+            ar_point pt;
+            ar_experiment_point(x, (long)p, &pt);
+            length = ar_output_length(o, &pt);
+        }
         char where[64] = "";
         for (int i = 0; status == 0 && i < length; ++i) {
             size_t at = p * width + (size_t)i;
@@ -1753,19 +1816,36 @@ static int check_done_values(ar_store *store, int experiment, int output, char *
                 status = fail(err, store->path, "damaged: dataset /%s holds %g at point %zu%s, not a finite mean "
                               "within [min, max] = [%g, %g]", name[0], m, p, where, a, b);
         }
-        if (status == 0 && o->hist_max && length > 0) {
-            long long sum = 0, c = count[p * width + (size_t)length - 1];
-            for (size_t v = 0; status == 0 && v < hist_values; ++v) {
-                long long e = h[p * hist_values + v];
+        if (status != 0 || cells == 0 || length == 0)
+            continue;
+        long long sum = 0, c = count[p * width + (size_t)length - 1];
+        if (cells == 1) {
+            for (size_t v = 0; status == 0 && v < hw; ++v) {
+                long long e = h[0][p * hw + v];
                 if (e < 0 || e > c - sum)
                     status = fail(err, store->path, "damaged: dataset /%s holds %lld for value %zu at point %zu, "
                                   "not a count within the point's %lld values", name[5], e, v, p, c);
                 else
                     sum += e;
             }
+            continue;
+        }
+        /* sparse: the values seen, ascending within 0 .. W-1, each with at least one trial;
+         * past the last, value -1 and count 0 */
+        long long previous = -1, values = (long long)hist_width(L, x, o);
+        int ended = 0;
+        for (size_t k = 0; status == 0 && k < hw; ++k) {
+            long long v = h[0][p * hw + k], e = h[1][p * hw + k];
+            ended |= v == -1;
+            if (ended ? v != -1 || e != 0 : v <= previous || v >= values || e < 1 || e > c - sum)
+                status = fail(err, store->path, "damaged: datasets /%s and /%s hold value %lld, count %lld in slot "
+                              "%zu at point %zu, not the values seen (ascending, below %lld, -1 past the last) and "
+                              "their counts within the point's %lld", name[5], name[6], v, e, k, p, values, c);
+            else if (!ended)
+                sum += e, previous = v;
         }
     }
-    free(mean), free(lo), free(hi), free(count), free(failed), free(h);
+    free(mean), free(lo), free(hi), free(count), free(failed), free(h[0]), free(h[1]);
     if (status == 0)
         store->checked[experiment] |= 1u << output;
     return status;
@@ -2086,13 +2166,14 @@ int ar_store_copy_points(ar_store *dst, ar_store *src, long *copied, char *err)
         for (int o = 0; ok && o < x->sim->n_outputs; ++o) {
             const ar_output *out = &x->sim->outputs[o];
             dataset_shape real = stat_shape(L, x, out, VALUE_DOUBLE), whole = stat_shape(L, x, out, VALUE_INT64);
-            dataset_shape hist = out->hist_max ? hist_shape(L, x, out) : whole;
-            for (int k = 0; ok && k < N_STATS + 3; ++k) {
-                if (k == N_STATS + 2 && !out->hist_max)
-                    break;
+            const char *hist_names[HIST_DATASETS];
+            hsize_t width = 0;
+            int cells = hist_datasets(L, o, hist_names, &width);
+            dataset_shape hist = hist_cell_shape(x, width);
+            for (int k = 0; ok && k < N_CELLS + cells; ++k) {
                 snprintf(name, sizeof name, "%s/%s/%s", x->name, out->name,
-                         k < N_STATS ? STAT_NAMES[k] : k == N_STATS ? "count" : k == N_STATS + 1 ? "failed" : "hist");
-                ok = copy_dataset(dst, src, name, k < N_STATS ? &real : k < N_STATS + 2 ? &whole : &hist,
+                         k < N_CELLS ? cell_name(k) : hist_names[k - N_CELLS]);
+                ok = copy_dataset(dst, src, name, k < N_STATS ? &real : k < N_CELLS ? &whole : &hist,
                                   take, dst->done[e], x->n_points, err) == 0;
             }
         }

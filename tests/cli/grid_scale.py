@@ -110,5 +110,56 @@ def case_few_trials_true_claims(tmp):
     check(violated <= 0.05 * judged, f"{violated} of {judged} true claims VIOLATED at 2-5 trials a point")
 
 
+def case_sparse_histograms(tmp):
+    """With fewer trials than values a point keeps the values it saw and their trials:
+    the mean follows from them exactly, every trial is in a slot, and the whole file
+    stays under 200 bytes a point an output; a slot edited out of order is refused."""
+    spec = write(f"{tmp}/g.cfg", grid_spec(40, 25, 10, 3))
+    out = f"{tmp}/g.h5"
+    run(["run", spec, "-o", out, "-q"])
+    with h5py.File(out) as f:
+        g = f["g/argmax_rank"]
+        check("hist" not in g and g["hist_value"].shape == (40, 25, 10, 3), "sparse: 3 slots a point")
+        layout = g.attrs["histogram"]
+        check((layout.decode() if isinstance(layout, bytes) else layout).startswith("sparse"), "the layout says which")
+        values, counts = g["hist_value"][...], g["hist_count"][...]
+        check((counts.sum(axis=-1) == g["count"][...]).all(), "every trial in a slot")
+        used = values >= 0
+        check((counts[~used] == 0).all() and (counts[used] >= 1).all(), "unused slots: value -1, count 0")
+        mean = (np.where(used, values, 0) * counts).sum(axis=-1) / counts.sum(axis=-1)
+        check(np.allclose(mean, g["mean"][...], rtol=0, atol=1e-12), "the mean follows from the slots")
+        points, outputs = 40 * 25 * 10, 3
+    size = os.path.getsize(out)
+    print(f"{size / (points * outputs):.0f} bytes a point an output")
+    check(size <= 200 * points * outputs, f"{size} bytes for {points} points of {outputs} outputs")
+    with h5py.File(out, "r+") as f:
+        v = f["g/argmax_rank/hist_value"]
+        row = v[0, 0, 0]
+        if row[1] >= 0:
+            v[0, 0, 0] = [row[1], row[0], row[2]]
+        else:
+            v[0, 0, 0] = [row[0], row[0], row[2]]
+    proc = run(["info", out])
+    check(proc.returncode == 2 and "hist_value" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1,
+          f"an edited slot refused in one line: {proc.returncode} {proc.stderr!r}")
+
+
+def case_mpi_grid(tmp):
+    """The MPI build: a grid of cheap points (handed out in chunks, run one per thread on
+    every rank, rank 0 included) and one of points that spread their trials, under
+    mpirun -np 2 and -np 3: the single process's bits."""
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMP_NUM_THREADS="1")
+    for label, text in (("cheap", grid_spec(30, 20, 20, 2)), ("spread", grid_spec(6, 4, 2, 300))):
+        spec = write(f"{tmp}/{label}.cfg", text)
+        single = f"{tmp}/{label}.h5"
+        run(["run", spec, "-o", single, "-q"])
+        for ranks in (2, 3):
+            out = f"{tmp}/{label}_{ranks}.h5"
+            proc = subprocess.run(["mpirun", "-np", str(ranks), "--oversubscribe", test_cli.EXE, "run", spec, "-o", out,
+                                   "-q"], capture_output=True, text=True, env=env, timeout=300)
+            check(os.path.exists(out), f"{label}, {ranks} ranks: exit {proc.returncode}: {proc.stderr}")
+            test_cli.same_datasets(single, out)
+
+
 if __name__ == "__main__":
     test_cli.main(test_cli.cases_of(globals()))

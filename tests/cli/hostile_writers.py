@@ -143,7 +143,10 @@ def case_mpi_lock(tmp):
     check(first.returncode == 0, f"the first run: exit {first.returncode}")
     complete(out, 6, "busy")
     out = f"{tmp}/mpi.h5"
-    job = subprocess.Popen(mpirun + ["run", spec, "-o", out, "-q"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    # thirty times the trials: the job (every rank computing) must still be running when the
+    # second writer comes
+    slow = write(f"{tmp}/slow.cfg", BUSY_SPEC.replace("trials = 200", "trials = 6000"))
+    job = subprocess.Popen(mpirun + ["run", slow, "-o", out, "-q"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                            text=True, env=env)
     if not wait_for_any([out + ".partial"], job):
         check(False, f"the job never started: {job.communicate()}")

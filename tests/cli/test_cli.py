@@ -610,7 +610,12 @@ def case_convex_layout(tmp):
             check(e[f"{name}/mean"].shape == (2, 3), f"{name} over (N, beta)")
         check((e["duality_gap/max"][...] < 1e-9).all(), "every convex solution certified")
         check((e["mapped_error/max"][...] < 1e-9).all(), "the mapped network attains the optimum")
-        check(e["active_tokens/hist"].shape == (2, 3, 7), "active-token histogram over 0..n")
+        # 5 trials see at most 5 of the 7 values 0..n: the histogram keeps the values seen
+        check("hist" not in e["active_tokens"] and e["active_tokens/hist_value"].shape == (2, 3, 5)
+              and e["active_tokens/hist_count"].shape == (2, 3, 5) and e["active_tokens/value"].shape == (7,),
+              "active-token histogram: sparse, 5 slots a point, values 0..n")
+        seen = e["active_tokens/hist_count"][...]
+        check((seen.sum(axis=-1) == e["active_tokens/count"][...]).all(), "the slots hold every trial")
         s = f["sparsity"]
         check(np.isnan(s["network_excess/mean"][...]).all(), "starts = 0: no network outputs")
         h = f["heads"]
@@ -624,7 +629,8 @@ def case_convex_layout(tmp):
               "softmax excess over (h, targets, positions)")
         check(np.isnan(sm["network_excess/mean"][...]).all(), "starts = 0: no relaxed network")
         check((sm["convex_minus_softmax/max"][...] <= 1e-6).all(), "softmax attention stays above the relaxation")
-        check(f["softmax_tokens/softmax_active_tokens/hist"].shape == (11,), "softmax active tokens over 0..n")
+        check(f["softmax_tokens/softmax_active_tokens/hist_value"].shape == (5,) and
+              f["softmax_tokens/softmax_active_tokens/value"].shape == (11,), "softmax active tokens over 0..n, sparse")
         check(any(e == "softmax" and c == "C4" for e, c, _ in rows), "C4 judged")
         check(any(e == "heads" and c == "C3" for e, c, _ in rows), "C3 judged at h = 1")
     bad = write(f"{tmp}/bad.cfg", 'seed = 1;\nexperiments = ( { name = "e"; simulator = "convex_attention";\n'
