@@ -28,8 +28,9 @@ typedef struct ar_run_plan {
     long largest;                      /* the point that needs the most memory, -1 if none */
     double output_bytes;               /* the result file, estimated */
     double layout_bytes;               /* memory of the process and of the open file's layout */
+    double buffer_bytes;               /* the largest of the slab, batch and verdict buffers */
     double overhead_seconds;           /* CPU time beside the trials: starting, creating the
-                                          layout, writing and flushing each point */
+                                          layout, writing each point and reading it back */
 } ar_run_plan;
 
 /* The most threads one team may have, whoever asks (--threads, OMP_NUM_THREADS). */

@@ -1097,11 +1097,12 @@ static const char plan_help[] =
     "usage: attnrank plan SPEC [--set KEY=VALUE]... [--threads N]\n"
     "\n"
     "Prints what running SPEC takes: points and trials per experiment, core-hours (each\n"
-    "experiment's most expensive point is timed for about half a second on one core here,\n"
-    "the simulator's cost model carries that to the other points), the memory one thread\n"
-    "needs, and the size of the result file. The core-hours include writing the file (its\n"
-    "layout, each point's write and flush: a model of HDF5 1.10 measured here, which\n"
-    "dominates grids of many cheap points or experiments); the memory includes HDF5's.\n"
+    "experiment's most and least expensive points are timed on one core here, about two\n"
+    "seconds in all; a fixed part and the simulator's cost model carry that to the other\n"
+    "points), the memory one thread needs, and the size of the result file. The core-hours\n"
+    "include writing the file (its layout, each point's write, the verdicts' reading: a\n"
+    "model of HDF5 1.10 measured here, which dominates grids of many cheap points or\n"
+    "experiments); the memory includes HDF5's and the run's buffers.\n"
     "Core-hours scale with the machine: calibrate on a node of the cluster that will run it.\n";
 
 static int cmd_plan(int argc, char **argv)
@@ -1147,24 +1148,40 @@ static int cmd_plan(int argc, char **argv)
     }
     long all_points = 0;
     double all_trials = 0, all_seconds = 0, widest = 0;
+    /* about two seconds of timing in all, at least 5 ms an experiment */
+    double budget = 2.0 / spec.n_experiments;
+    budget = budget > 0.5 ? 0.5 : budget < 0.005 ? 0.005 : budget;
     printf("%s: seed %llu\n\n%-16s %-17s %9s %12s %12s %12s %14s\n", o.spec_path, (unsigned long long)spec.seed,
            "experiment", "simulator", "points", "trials", "core-hours", "s/trial max", "memory/thread");
     for (int e = 0; e < spec.n_experiments; ++e) {
         const ar_experiment *x = &spec.experiments[e];
-        long costliest = 0;
+        long costliest = 0, cheapest = 0;
         double total_cost = 0, memory = 0;
         for (long p = 0; p < x->n_points; ++p) {
             double c = ar_engine_point_cost(x, p);
             total_cost += c;
             if (c > ar_engine_point_cost(x, costliest))
                 costliest = p;
+            if (c < ar_engine_point_cost(x, cheapest))
+                cheapest = p;
             ar_point pt;
             ar_experiment_point(x, p, &pt);
             double m = ar_engine_point_memory(x, &pt, 1);
             memory = m > memory ? m : memory;
         }
-        double per_trial = ar_engine_trial_seconds(&spec, x, costliest, 0.5);
-        double seconds = per_trial / ar_engine_point_cost(x, costliest) * total_cost * (double)x->trials;
+        /* seconds a trial = fixed + per_cost * cost: the costliest and the cheapest point
+         * timed (a cost model counts flops; a small trial's fixed part is not among them) */
+        double per_trial = ar_engine_trial_seconds(&spec, x, costliest, budget);
+        double c_hi = ar_engine_point_cost(x, costliest), c_lo = ar_engine_point_cost(x, cheapest);
+        double per_cost = per_trial / c_hi, fixed = 0;
+        if (c_lo < c_hi) {
+            double cheap_trial = ar_engine_trial_seconds(&spec, x, cheapest, budget / 4);
+            per_cost = (per_trial - cheap_trial) / (c_hi - c_lo);
+            per_cost = per_cost > 0 ? per_cost : 0;
+            fixed = per_trial - per_cost * c_hi;
+            fixed = fixed > 0 ? fixed : 0;
+        }
+        double seconds = (fixed * (double)x->n_points + per_cost * total_cost) * (double)x->trials;
         char mem[32];
         ar_format_bytes(memory, mem, sizeof mem);
         printf("%-16s %-17s %9ld %12.4g %12.3g %12.3g %14s\n", x->name, x->sim->name, x->n_points,
@@ -1177,7 +1194,8 @@ static int cmd_plan(int argc, char **argv)
     char size[32], mem[32], run_memory[32];
     ar_format_bytes(plan.output_bytes, size, sizeof size);
     ar_format_bytes(widest, mem, sizeof mem);
-    ar_format_bytes(plan.layout_bytes + plan.memory[plan.largest >= 0 ? plan.largest : 0] * (plan.points > 0),
+    ar_format_bytes(plan.layout_bytes + plan.buffer_bytes +
+                        plan.memory[plan.largest >= 0 ? plan.largest : 0] * (plan.points > 0),
                     run_memory, sizeof run_memory);
     int cores = omp_get_num_procs();
     double trial_seconds = all_seconds;

@@ -183,35 +183,38 @@ void ar_format_bytes(double bytes, char *buf, size_t len)
 }
 
 /* The HDF5 layout's share of a run, measured with HDF5 1.10.8 here (10 to 3000
- * one-point experiments, grids of 10^2 to 10^4 points; the hostile_env plan case checks
+ * one-point experiments, grids of 10^3 to 10^6 points; the hostile_env plan case checks
  * them against real runs): the file's metadata per object, the memory HDF5 keeps per
- * object of an open file (below), the CPU time to create an object and to write one cell of a
- * point, and the flush after each point, which walks HDF5's metadata cache: per object
- * in the file, four times dearer once they outgrow the cache (32 MiB, ~65536 objects).
- * The times lie between those of an idle machine and of one loaded four times over. */
+ * object of an open file (below), the CPU time to create an object; and per point, the
+ * time to summarize, buffer and write it (a slab of consecutive points is one write per
+ * dataset, committed about once a second) and to read it back for the verdicts, per
+ * value it stores. */
 static const double FILE_BYTES_PER_DATASET = 420, FILE_BYTES_PER_GROUP = 1650, FILE_BYTES_PER_VERDICT = 1200;
 /* HDF5's metadata cache holds about 5 KiB per object until it reaches ~40 MiB; beside
  * it each object keeps about 2 KiB (3000 one-point experiments: 481 MiB measured). */
 static const double CACHED_PER_OBJECT = 5120, CACHE_BYTES = 40.0 * 1048576, KEPT_PER_OBJECT = 2048;
 static const double PROCESS_BYTES = 20.0 * 1048576;
-static const double SECONDS_PER_OBJECT = 105e-6, SECONDS_PER_CELL = 22e-6, SECONDS_AT_START = 0.03;
-static const double FLUSH_SECONDS_PER_OBJECT = 60e-9, CACHE_OBJECTS = 65536, EVICTING_FLUSH_FACTOR = 4;
+static const double SECONDS_PER_OBJECT = 105e-6, SECONDS_AT_START = 0.03;
+static const double SECONDS_PER_POINT = 2.5e-6, SECONDS_PER_STORED_VALUE = 10e-9;
+/* The buffers of a run beside its points' own: the slab of points waiting to be written
+ * (store.c), the batch of cheap points (run.c), and at the end the verdicts' reading of
+ * one output over the grid (its summaries, the checks' copies, the claims' arrays). */
+static const double SLAB_BUFFER_BYTES = 8.0 * 1048576, BATCH_BUFFER_BYTES = 16.0 * 1048576;
+static const double JUDGE_BYTES_PER_POINT = 160;
 
 typedef struct {
-    double groups, datasets, theory, cells_per_point;
+    double groups, datasets, theory;
 } layout_count;
 
 /* What store.c makes for an experiment: its group, one per output and theory/; per
  * output seven statistics, count and failed, index scales, a histogram and its bins;
- * the axes, a theory dataset per claim of the simulator, the done ledger. A point
- * writes one cell of each statistic, histogram and the ledger. */
+ * the axes, a theory dataset per claim of the simulator, the done ledger. */
 static layout_count count_layout(const ar_experiment *x)
 {
-    layout_count c = {2 + x->sim->n_outputs, x->n_axes + 1, 0, 1};
+    layout_count c = {2 + x->sim->n_outputs, x->n_axes + 1, 0};
     for (int o = 0; o < x->sim->n_outputs; ++o) {
         const ar_output *out = &x->sim->outputs[o];
-        c.datasets += 9 + (out->index_name != NULL) + (out->column_name != NULL) + (out->hist_max ? 2 : 0);
-        c.cells_per_point += 9 + (out->hist_max != NULL);
+        c.datasets += 9 + (out->index_name != NULL) + (out->column_name != NULL) + (out->hist_max ? 3 : 0);
     }
     int n_claims;
     const ar_claim *const *claims = ar_claims_all(&n_claims);
@@ -239,7 +242,7 @@ int ar_plan_make(const ar_spec *spec, int threads, ar_run_plan *plan)
         return -1;
     }
     double bytes = 65536 + FILE_BYTES_PER_VERDICT * ar_store_verdict_count(spec); /* root attributes, verdicts */
-    double objects = 0, cells = 0;
+    double objects = 0, stored_values = 0, buffers = 0;
     long g = 0;
     for (int e = 0; e < spec->n_experiments; ++e) {
         const ar_experiment *x = &spec->experiments[e];
@@ -277,23 +280,38 @@ int ar_plan_make(const ar_spec *spec, int threads, ar_run_plan *plan)
              * the widest vector's length */
             stats = 9 * 8.0 * width > stats ? 9 * 8.0 * width : stats;
         }
-        double hists = 0;
-        for (int o = 0; o < x->sim->n_outputs; ++o)
-            hists += 8.0 * px->hist_width[o];
+        /* a histogram as store.c keeps it: dense, or the values seen and their counts
+         * when the trials are fewer than the values */
+        double hists = 0, widest_read = 0;
+        for (int o = 0; o < x->sim->n_outputs; ++o) {
+            double kept = px->hist_width[o] > x->trials ? 2.0 * (double)x->trials : px->hist_width[o];
+            hists += 8.0 * kept;
+            widest_read = kept > widest_read ? kept : widest_read;
+        }
         /* per point: the done ledger, a theory value per claim, the statistics and
          * histograms; per experiment: its objects' metadata */
         bytes += (1 + 8.0 * layout.theory + stats + hists) * (double)x->n_points +
                  FILE_BYTES_PER_DATASET * layout.datasets + FILE_BYTES_PER_GROUP * layout.groups;
         objects += layout.groups + layout.datasets;
-        cells += layout.cells_per_point * (double)x->n_points;
+        stored_values += (stats + hists) / 8 * (double)x->n_points;
+        /* the verdicts read one output at a time: five statistics a value, its histogram */
+        double reading = (5 * 8.0 * px->widest + 8.0 * widest_read + JUDGE_BYTES_PER_POINT) * (double)x->n_points;
+        double slab = (stats + hists) * (double)x->n_points, batch = 0;
+        slab = slab < SLAB_BUFFER_BYTES ? slab : SLAB_BUFFER_BYTES;
+        if (px->points_in_parallel) {
+            batch = ((double)px->widest * sizeof(ar_summary) + hists) * (double)x->n_points;
+            batch = batch < BATCH_BUFFER_BYTES ? batch : BATCH_BUFFER_BYTES;
+        }
+        double peak = reading > slab + batch ? reading : slab + batch;
+        buffers = peak > buffers ? peak : buffers;
     }
     plan->experiments[spec->n_experiments].first = g;
     plan->output_bytes = bytes;
     double cached = CACHED_PER_OBJECT * objects;
     plan->layout_bytes = PROCESS_BYTES + (cached < CACHE_BYTES ? cached : CACHE_BYTES) + KEPT_PER_OBJECT * objects;
-    double flush = FLUSH_SECONDS_PER_OBJECT * objects * (objects > CACHE_OBJECTS ? EVICTING_FLUSH_FACTOR : 1);
-    plan->overhead_seconds = SECONDS_AT_START + SECONDS_PER_OBJECT * objects + SECONDS_PER_CELL * cells +
-                             flush * (double)plan->points;
+    plan->buffer_bytes = buffers;
+    plan->overhead_seconds = SECONDS_AT_START + SECONDS_PER_OBJECT * objects + SECONDS_PER_POINT * (double)plan->points +
+                             SECONDS_PER_STORED_VALUE * stored_values;
     return 0;
 }
 

@@ -68,7 +68,15 @@ void ar_histogram(const double *values, long n, int max_value, long *counts)
 
 double ar_t95(long dof)
 {
-    return gsl_cdf_tdist_Pinv(0.975, (double)dof);
+    /* A grid's points share their trial count: the quantile (a microsecond of GSL's
+     * iterations, more than a cheap point's trials) is kept for the last dof asked. */
+    static _Thread_local long last_dof = -1;
+    static _Thread_local double last_quantile;
+    if (dof != last_dof) {
+        last_quantile = gsl_cdf_tdist_Pinv(0.975, (double)dof);
+        last_dof = dof;
+    }
+    return last_quantile;
 }
 
 double ar_normal_quantile(double p)

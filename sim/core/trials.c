@@ -273,20 +273,24 @@ double ar_engine_point_cost(const ar_experiment *exp, long point)
 
 double ar_engine_trial_seconds(const ar_spec *spec, const ar_experiment *exp, long point, double budget)
 {
-    ar_experiment probe = *exp; /* the same point, fewer trials */
+    ar_experiment probe = *exp; /* the same point, as many trials as the budget times */
     double seconds = 0;
+    int width = ar_engine_values_per_trial(exp, point);
     for (long trials = 1;; trials *= 4) {
         probe.trials = trials;
-        double *values = malloc((size_t)trials * ar_engine_values_per_trial(exp, point) * sizeof *values);
+        double *values = malloc((size_t)trials * width * sizeof *values);
         if (!values)
             return NAN;
+        /* untimed first: the first trial pays for the workspace's pages and OpenBLAS's start */
+        long failed = trials == 1 ? ar_engine_compute_point(spec, &probe, point, 1, values, NULL) : 0;
         double t0 = omp_get_wtime();
-        long failed = ar_engine_compute_point(spec, &probe, point, 1, values, NULL);
+        failed = failed < 0 ? failed : ar_engine_compute_point(spec, &probe, point, 1, values, NULL);
         seconds = (omp_get_wtime() - t0) / trials;
         free(values);
         if (failed < 0)
             return NAN; /* no workspace: nothing was timed */
-        if (seconds * trials * 4 > budget || trials >= exp->trials)
+        /* more trials than the point has are fine to time: they are drawn alike */
+        if (seconds * trials * 4 > budget || trials >= (1L << 20))
             return seconds;
     }
 }

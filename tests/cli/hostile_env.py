@@ -112,6 +112,10 @@ PLAN_GRIDS = {
     "grid": 'seed = 1; experiments = ( { name = "g"; simulator = "hardmax_rank"; trials = 2; n = ['
     + ", ".join(str(8 + i) for i in range(50)) + "]; d_h = [" + ", ".join(str(1 + i) for i in range(50))
     + "]; } );\n",
+    # 10^5 cheap points: the engine's own cost per point dominates
+    "cheap_grid": 'seed = 1; experiments = ( { name = "g"; simulator = "hardmax_rank"; trials = 2; n = 8; d_h = 4; '
+    + "sigma = [" + ", ".join(f"{1 + i * 1e-4:.4f}" for i in range(1000)) + "]; rho = ["
+    + ", ".join(f"{i * 1e-3:.3f}" for i in range(100)) + "]; } );\n",
     # the trials dominate
     "trials": SMALL_SPEC,
 }
@@ -145,21 +149,25 @@ def measured_run(args, tmp):
 def case_plan_measured(tmp):
     """plan's core-hours, result file and memory against the run of the same grid: its
     CPU time (user + system: a busy machine's waiting is not counted), file size and peak
-    RSS, within a factor 3 (CPU time up to 4 times the plan: contention for caches and
-    cores on a loaded machine inflates it)."""
+    RSS, the last two within a factor 1.5."""
     for label, text in PLAN_GRIDS.items():
         spec = write(f"{tmp}/{label}.cfg", text)
         seconds, size, memory = plan_numbers(run(["plan", spec, "--threads", "1"], expect=0).stdout)
         out = f"{tmp}/{label}.h5"
         status, cpu, rss = measured_run(["run", spec, "-o", out, "-q", "--threads", "1"], tmp)
         check(status in (0, 1, 4), f"{label}: run exit {status}")
-        measured = {"CPU seconds": (cpu, seconds, 4), "file bytes": (os.path.getsize(out), size, 3),
-                    "peak RSS bytes": (rss, memory, 3)}
-        print(label, {k: f"measured {m:.4g}, planned {p:.4g}" for k, (m, p, _) in measured.items()})
-        for what, (got, planned, over) in measured.items():
+        # (under, over): the file and the memory within 1.5 times either way; the CPU time
+        # may exceed the plan 3 times, since contention for caches and cores on a loaded
+        # machine inflates it, and fall short of it twice
+        measured = {"CPU seconds": (cpu, seconds, 2, 3), "file bytes": (os.path.getsize(out), size, 1.5, 1.5),
+                    "peak RSS bytes": (rss, memory, 1.5, 1.5)}
+        print(label, {k: f"measured {m:.4g}, planned {p:.4g}" for k, (m, p, _, _) in measured.items()})
+        for what, (got, planned, under, over) in measured.items():
             if what != "file bytes" and asan_build():
                 continue  # AddressSanitizer's slower code, shadow and quarantine are no part of the plan
-            check(planned / 3 <= got <= planned * over, f"{label}: {what} measured {got:.4g}, planned {planned:.4g}")
+            slack = 0.05 if what == "CPU seconds" else 0  # the kernel counts CPU time in 10 ms ticks
+            check(planned / under - slack <= got <= planned * over + slack,
+                  f"{label}: {what} measured {got:.4g}, planned {planned:.4g}")
 
 
 def case_mpi_marked(tmp):
