@@ -14,15 +14,44 @@ import numpy as np
 from common import THEORY, PlotError, band, figure, finish, main
 
 
-def bound_figure(exp, outdir):
-    if exp.axis_names[:2] != ["n", "d_h"] and sorted(exp.axis_names) != ["d_h", "n"]:
-        return []
+# More lines than this in one panel are unreadable: a grid with more n draws this many
+# of them, evenly spaced, and a heat map of the whole (n, d_h) plane.
+MAX_LINES = 8
+
+
+def heat_map(exp, fix, outdir, extra):
+    """E[rank] over H2's bound on the whole (n, d_h) plane: one pixel a point, so a
+    10^4-point plane stays one readable figure."""
     ns, dhs = np.asarray(exp.coords["n"]), np.asarray(exp.coords["d_h"])
+    mean = exp.get("argmax_rank", "mean", **fix)
+    try:
+        ratio, label = mean / exp.theory("H2", **fix), "E[rank] / H2's bound n(1 - (1 - 1/n)^n)"
+    except PlotError:
+        ratio, label = mean / ns[:, None], "E[rank] / n"
+    if exp.axis_names.index("n") > exp.axis_names.index("d_h"):
+        ratio = ratio.T
+    fig, (ax,) = figure(3.6, 2.9)
+    image = ax.pcolormesh(dhs, ns, ratio, shading="nearest", cmap="viridis")
+    fig.colorbar(image, ax=ax, label=label)
+    ax.set_xscale("log", base=2) if dhs.min() > 0 and dhs.max() / dhs.min() > 16 else None
+    ax.set_xlabel("head dimension $d_h$")
+    ax.set_ylabel("tokens n")
+    return finish(fig, exp, "hardmax rank over the (n, d_h) plane", ["H2"], f"{exp.name}_rank_map", outdir, extra)
+
+
+def bound_figure(exp, outdir):
+    if "n" not in exp.axis_names or "d_h" not in exp.axis_names:
+        return []
+    # the other axes at their first values: one (n, d_h) plane
+    fix = exp.fixed(["n", "d_h"])
+    extra = ", ".join(f"{a} = {v}" for a, v in fix.items())
+    ns_all, dhs = np.asarray(exp.coords["n"]), np.asarray(exp.coords["d_h"])
+    ns = ns_all[np.unique(np.linspace(0, len(ns_all) - 1, min(MAX_LINES, len(ns_all))).astype(int))]
     fig, (ax,) = figure(3.6, 2.7)
     colors = []
     for n in ns:
-        mean = exp.get("argmax_rank", "mean", n=n)
-        lo, hi = exp.get("argmax_rank", "ci_lo", n=n), exp.get("argmax_rank", "ci_hi", n=n)
+        mean = exp.get("argmax_rank", "mean", n=n, **fix)
+        lo, hi = exp.get("argmax_rank", "ci_lo", n=n, **fix), exp.get("argmax_rank", "ci_hi", n=n, **fix)
         (line,) = ax.plot(dhs, mean / n, marker="o", label=f"n = {n:g}")
         ax.fill_between(dhs, lo / n, hi / n, color=line.get_color(), alpha=0.2, linewidth=0)
         colors.append(line.get_color())
@@ -30,7 +59,7 @@ def bound_figure(exp, outdir):
     for claim, style, label in (("H1", "--", "(1 - 1/e) + 1/n"), ("H2", ":", "1 - (1 - 1/n)^n")):
         try:
             for n, color in zip(ns, colors):
-                ax.plot(dhs, exp.theory(claim, n=n) / n, linestyle=style, color=color, linewidth=0.8)
+                ax.plot(dhs, exp.theory(claim, n=n, **fix) / n, linestyle=style, color=color, linewidth=0.8)
             ax.plot([], [], linestyle=style, color="black", linewidth=0.8, label=f"{claim}: {label}")
             claims.append(claim)
         except PlotError:
@@ -39,18 +68,22 @@ def bound_figure(exp, outdir):
     ax.set_xlabel("head dimension $d_h$")
     ax.set_ylabel("E[rank] / n")
     ax.legend(ncol=2, loc="lower right")
+    note = "bands: 95% intervals; lines: the bounds over n" + (f"; {len(ns)} of {len(ns_all)} n" if len(ns) < len(ns_all)
+                                                                else "") + (f"; {extra}" if extra else "")
     entries = [finish(fig, exp, "hardmax rank against the head dimension", claims or ["H1"], f"{exp.name}_rank",
-                      outdir, "bands: 95% intervals; lines: the bounds over n")]
+                      outdir, note)]
+    if len(ns_all) > MAX_LINES and len(dhs) > 1:
+        entries.append(heat_map(exp, fix, outdir, extra))
     if exp.has_histogram("argmax_rank"):
         n = ns[-1]
-        hist = exp.histogram("argmax_rank", n=n)
+        hist = exp.histogram("argmax_rank", n=n, **fix)
         values = exp.index_values("argmax_rank", "value")
         fig, (ax,) = figure(3.4, 2.4)
         for i in np.unique(np.linspace(0, len(dhs) - 1, min(4, len(dhs))).astype(int)):
             counts = hist[i]
             ax.step(values / n, counts / max(counts.sum(), 1), where="mid", label=f"$d_h$ = {dhs[i]:g}")
         try:
-            ax.axvline(exp.theory("H1", n=n)[0] / n, **THEORY, label="H1 bound")
+            ax.axvline(exp.theory("H1", n=n, **fix)[0] / n, **THEORY, label="H1 bound")
         except PlotError:
             pass
         ax.set_xlim(0, 1)

@@ -28,7 +28,7 @@ typedef struct ar_run_options {
     int force;                 /* replace an existing output */
     int quiet;
     double max_memory;         /* bytes; 0: 80% of physical memory */
-    int shard, shards;         /* shards > 1: only the points g with g mod shards == shard,
+    int shard, shards;         /* shards > 1: only the points of this shard (spec.h's ar_shard_owner),
                                   g counting the points of all experiments in spec order */
     int no_resume;             /* a merge: nothing to resume, so an output.partial it leaves
                                   unfinished (failed, interrupted) is removed */

@@ -27,6 +27,7 @@ typedef struct ar_run_plan {
     double *memory;                    /* per point: bytes, workspaces for the team and per-trial values */
     long largest;                      /* the point that needs the most memory, -1 if none */
     double output_bytes;               /* the result file, estimated */
+    double metadata_bytes;             /* of which its groups' and datasets' metadata */
     double layout_bytes;               /* memory of the process and of the open file's layout */
     double buffer_bytes;               /* the largest of the slab, batch and verdict buffers */
     double overhead_seconds;           /* CPU time beside the trials: starting, creating the

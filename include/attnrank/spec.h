@@ -90,4 +90,14 @@ void ar_experiment_point(const ar_experiment *exp, long index, ar_point *point);
 /* Which point of the grid would hold this axis value tuple: index along each axis. */
 void ar_experiment_coords(const ar_experiment *exp, long index, int *coords);
 
+/* Shards (--shard I/N) own blocks of consecutive points dealt round-robin: point g,
+ * counted over all the spec's experiments in order, belongs to shard (g / B) mod N with
+ * B = ar_shard_block(points, N): about 64 blocks a shard, so that costs varying along
+ * the grid spread evenly, and at most 4096 points a block, so that a shard's points
+ * come in runs it writes as slabs. */
+long ar_shard_block(long points, int shards);
+int ar_shard_owner(long global, long points, int shards);
+/* Points over all the spec's experiments. */
+long ar_spec_points(const ar_spec *spec);
+
 #endif

@@ -69,8 +69,13 @@ void ar_note_describe(const ar_verdict_row *row, char *buf, size_t len);
  * is only a reference). */
 void ar_prediction_describe(const ar_verdict_row *row, char *buf, size_t len);
 
-/* Create a new file with the whole layout for spec; fails if path exists. */
-ar_store *ar_store_create(const char *path, const ar_spec *spec, const char *command_line, char *err);
+/* Create a new file with the whole layout for spec; fails if path exists. A shard's
+ * file (shard_file) reserves its per-point datasets without filling them: the points
+ * of other shards stay holes of a sparse file, read as zeros (their ledger entries 0),
+ * and its theory/ datasets are left to the merge; on disk it takes about its own
+ * points' share. */
+ar_store *ar_store_create(const char *path, const ar_spec *spec, const char *command_line, int shard_file,
+                          char *err);
 /* Open an existing result file. The spec is rebuilt from the file's canonical spec. */
 ar_store *ar_store_open(const char *path, int writable, char *err);
 const ar_spec *ar_store_spec(const ar_store *store);

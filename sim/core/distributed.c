@@ -315,7 +315,7 @@ static ar_status coordinator(const ar_run_plan *plan, const ar_run_options *opt,
         capacity = most > capacity ? most : capacity;
         for (long p = 0; p < spec->experiments[e].n_points; ++p) {
             long g = plan->experiments[e].first + p;
-            if (ar_engine_owns(opt, g) && !ar_store_done(store, e, p)) {
+            if (ar_engine_owns(opt, plan->points, g) && !ar_store_done(store, e, p)) {
                 q.experiment[q.n] = e, q.point[q.n] = p, q.work[q.n] = plan->work[g];
                 q.work_left += plan->work[g];
                 q.n++;

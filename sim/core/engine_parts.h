@@ -51,8 +51,9 @@ int ar_engine_blas_pool_must_go(void);
 int ar_engine_address_space_limited(void);
 int ar_engine_start_again(char **argv, const char *name, const char *value);
 
-/* Whether this run (its shard) computes the point with this index among all. */
-int ar_engine_owns(const ar_run_options *opt, long global);
+/* Whether this run (its shard) computes the point with this index among all `points`
+ * (spec.h's ar_shard_owner). */
+int ar_engine_owns(const ar_run_options *opt, long points, long global);
 /* Takes the output's lock (output.h), then opens PATH.partial to resume it, or creates
  * it (the whole layout, under a temporary name first); *lock holds the lock until
  * ar_engine_finish lets it go; *status says what a NULL return means (the lock is

@@ -57,16 +57,16 @@ static int open_shards(const char *const *paths, int n, ar_store **stores, char 
         given[i] = index;
         /* complete: every point it owns is done */
         ar_run_options opt = {.shard = index, .shards = of};
-        long first = 0, missing = 0;
+        long first = 0, missing = 0, points = ar_spec_points(spec);
         for (int e = 0; e < spec->n_experiments; ++e) {
             for (long p = 0; p < spec->experiments[e].n_points; ++p) {
-                if (!ar_engine_owns(&opt, first + p) && ar_store_done(stores[i], e, p)) {
+                if (!ar_engine_owns(&opt, points, first + p) && ar_store_done(stores[i], e, p)) {
                     snprintf(err, AR_ERR_LEN, "%s: shard %d/%d marks point %ld of experiment %s done, which belongs "
-                             "to shard %ld/%d", paths[i], index, of, p, spec->experiments[e].name,
-                             (first + p) % of, of);
+                             "to shard %d/%d", paths[i], index, of, p, spec->experiments[e].name,
+                             ar_shard_owner(first + p, points, of), of);
                     goto refused;
                 }
-                missing += ar_engine_owns(&opt, first + p) && !ar_store_done(stores[i], e, p);
+                missing += ar_engine_owns(&opt, points, first + p) && !ar_store_done(stores[i], e, p);
             }
             first += spec->experiments[e].n_points;
         }

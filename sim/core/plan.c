@@ -242,6 +242,7 @@ int ar_plan_make(const ar_spec *spec, int threads, ar_run_plan *plan)
         return -1;
     }
     double bytes = 65536 + FILE_BYTES_PER_VERDICT * ar_store_verdict_count(spec); /* root attributes, verdicts */
+    plan->metadata_bytes = bytes;
     double objects = 0, stored_values = 0, buffers = 0;
     long g = 0;
     for (int e = 0; e < spec->n_experiments; ++e) {
@@ -290,8 +291,9 @@ int ar_plan_make(const ar_spec *spec, int threads, ar_run_plan *plan)
         }
         /* per point: the done ledger, a theory value per claim, the statistics and
          * histograms; per experiment: its objects' metadata */
-        bytes += (1 + 8.0 * layout.theory + stats + hists) * (double)x->n_points +
-                 FILE_BYTES_PER_DATASET * layout.datasets + FILE_BYTES_PER_GROUP * layout.groups;
+        double metadata = FILE_BYTES_PER_DATASET * layout.datasets + FILE_BYTES_PER_GROUP * layout.groups;
+        bytes += (1 + 8.0 * layout.theory + stats + hists) * (double)x->n_points + metadata;
+        plan->metadata_bytes += metadata;
         objects += layout.groups + layout.datasets;
         stored_values += (stats + hists) / 8 * (double)x->n_points;
         /* the verdicts read one output at a time: five statistics a value, its histogram */

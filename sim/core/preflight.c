@@ -178,8 +178,10 @@ static int check_memory(const ar_run_plan *plan, const ar_run_options *opt, char
     return -1;
 }
 
-/* The whole file is allocated when the run starts: refuse if the disk cannot hold it. */
-static int check_disk(const ar_run_plan *plan, const char *output, char *err)
+/* The whole file is allocated when the run starts: refuse if the disk cannot hold it. A
+ * shard's file is sparse: on disk it needs its own share of the points (and the layout's
+ * metadata), though its length, which ulimit -f limits, is the whole file's. */
+static int check_disk(const ar_run_plan *plan, const char *output, int shards, char *err)
 {
     char *dir = strdup(output);
     if (!dir) {
@@ -191,24 +193,25 @@ static int check_disk(const ar_run_plan *plan, const char *output, char *err)
         *slash = '\0';
     struct statvfs fs;
     int status = 0;
-    double need = plan->output_bytes;
-    char need_s[32], have_s[32];
+    double need = shards > 1 ? plan->output_bytes / shards + plan->metadata_bytes : plan->output_bytes;
+    char need_s[32], have_s[32], length_s[32];
     ar_format_bytes(need, need_s, sizeof need_s);
+    ar_format_bytes(plan->output_bytes, length_s, sizeof length_s);
     struct rlimit limit;
     if (statvfs(slash ? (dir[0] ? dir : "/") : ".", &fs) == 0) {
         double free_bytes = (double)fs.f_bavail * (double)fs.f_frsize;
         if (need > free_bytes) {
             ar_format_bytes(free_bytes, have_s, sizeof have_s);
-            snprintf(err, AR_ERR_LEN, "%s: the result file needs about %s; the disk has %s free", output, need_s,
-                     have_s);
+            snprintf(err, AR_ERR_LEN, "%s: the result file needs about %s%s; the disk has %s free", output, need_s,
+                     shards > 1 ? " (this shard's points)" : "", have_s);
             status = -1;
         }
     }
     if (status == 0 && getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
-        need > (double)limit.rlim_cur) {
+        plan->output_bytes > (double)limit.rlim_cur) {
         ar_format_bytes((double)limit.rlim_cur, have_s, sizeof have_s);
         snprintf(err, AR_ERR_LEN, "%s: the result file needs about %s; the file-size limit (ulimit -f) is %s",
-                 output, need_s, have_s);
+                 output, length_s, have_s);
         status = -1;
     }
     free(dir);
@@ -219,7 +222,7 @@ int ar_engine_preflight(const ar_run_plan *plan, const ar_run_options *opt, char
 {
     return ar_engine_check_output_path(opt->output, err) || ar_plan_team(opt->threads, err) < 0 ||
                    check_memory(plan, opt, err) || ar_engine_check_address_space(plan, err) ||
-                   check_disk(plan, opt->output, err)
+                   check_disk(plan, opt->output, opt->shards, err)
                ? -1
                : 0;
 }

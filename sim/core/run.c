@@ -120,7 +120,7 @@ static ar_store *open_or_create(const ar_spec *spec, const ar_run_options *opt, 
     if (asprintf(&tmp, "%s.tmp", partial) < 0)
         return NULL;
     unlink(tmp);
-    ar_store *store = ar_store_create(tmp, spec, opt->command_line, err);
+    ar_store *store = ar_store_create(tmp, spec, opt->command_line, opt->shards > 1, err);
     *status = AR_ERR_IO;
     if (store && opt->shards > 1) {
         char shard[64];
@@ -160,9 +160,9 @@ ar_store *ar_engine_start_store(const ar_spec *spec, const ar_run_options *opt, 
     return store;
 }
 
-int ar_engine_owns(const ar_run_options *opt, long global)
+int ar_engine_owns(const ar_run_options *opt, long points, long global)
 {
-    return opt->shards <= 1 || global % opt->shards == opt->shard;
+    return opt->shards <= 1 || ar_shard_owner(global, points, opt->shards) == opt->shard;
 }
 
 /* Progress counts work (trials x cost), so the time left is right for mixed grids. */
@@ -174,7 +174,7 @@ void ar_engine_start_progress(const ar_run_plan *plan, const ar_run_options *opt
     for (int e = 0; e < plan->spec->n_experiments; ++e) {
         long first = plan->experiments[e].first;
         for (long p = 0; p < plan->spec->experiments[e].n_points; ++p) {
-            if (!ar_engine_owns(opt, first + p))
+            if (!ar_engine_owns(opt, plan->points, first + p))
                 continue;
             total_work += plan->work[first + p];
             total_points++;
@@ -198,7 +198,7 @@ ar_status ar_engine_finish(const ar_run_plan *plan, const ar_run_options *opt, a
         long saved = 0, all = 0;
         for (int e = 0; e < spec->n_experiments; ++e)
             for (long p = 0; p < spec->experiments[e].n_points; ++p)
-                if (ar_engine_owns(opt, plan->experiments[e].first + p))
+                if (ar_engine_owns(opt, plan->points, plan->experiments[e].first + p))
                     saved += ar_store_done(store, e, p), all++;
         snprintf(err, AR_ERR_LEN, "%s: interrupted by %s; %ld of %ld points saved; continue with --resume",
                  partial, signal_name, saved, all);
@@ -258,7 +258,7 @@ static ar_status run_batches(const ar_run_plan *plan, int e, const ar_run_option
     for (long p = 0; p < x->n_points && status == AR_OK && !ar_stop_signal;) {
         batch.count = 0;
         for (; p < x->n_points && batch.count < size; ++p)
-            if (!ar_store_done(store, e, p) && ar_engine_owns(opt, px->first + p))
+            if (!ar_store_done(store, e, p) && ar_engine_owns(opt, plan->points, px->first + p))
                 batch.points[batch.count++] = p;
         double start = omp_get_wtime();
         ar_engine_compute_batch(plan->spec, x, &batch);
@@ -306,7 +306,7 @@ static ar_status run_experiment(const ar_run_plan *plan, int e, const ar_run_opt
         if (px->hist_width[o] && !(hists[o] = calloc((size_t)px->hist_width[o], sizeof(long))))
             ok = 0;
     for (long p = 0; p < x->n_points && status == AR_OK; ++p) {
-        if (ar_store_done(store, e, p) || !ar_engine_owns(opt, px->first + p))
+        if (ar_store_done(store, e, p) || !ar_engine_owns(opt, plan->points, px->first + p))
             continue;
         if (ar_stop_signal)
             break;

@@ -1138,3 +1138,24 @@ void ar_experiment_point(const ar_experiment *exp, long index, ar_point *point)
     for (int a = 0; a < exp->n_axes; ++a)
         point->value[exp->axes[a].param] = exp->axes[a].values[coords[a]];
 }
+
+long ar_shard_block(long points, int shards)
+{
+    if (shards <= 1)
+        return points > 0 ? points : 1;
+    long block = points / (64L * shards);
+    return block < 1 ? 1 : block > 4096 ? 4096 : block;
+}
+
+int ar_shard_owner(long global, long points, int shards)
+{
+    return shards <= 1 ? 0 : (int)((global / ar_shard_block(points, shards)) % shards);
+}
+
+long ar_spec_points(const ar_spec *spec)
+{
+    long points = 0;
+    for (int e = 0; e < spec->n_experiments; ++e)
+        points += spec->experiments[e].n_points;
+    return points;
+}

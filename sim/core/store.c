@@ -46,6 +46,9 @@ typedef struct {
     int vector[AR_MAX_OUTPUTS]; /* longest vector of the output over the grid (1 for scalars) */
     int hist[AR_MAX_OUTPUTS];   /* integer outputs: largest hist_max + 1; 0 for the others */
     int slots[AR_MAX_OUTPUTS];  /* sparse histograms: values kept a point (the trials); 0: dense */
+    int holes;                  /* a shard's file being made: its per-point datasets are reserved,
+                                   never filled, so other shards' points stay holes of a sparse
+                                   file (read as zeros) and the shard takes the disk its own take */
 } experiment_layout;
 
 struct ar_store {
@@ -220,14 +223,16 @@ static void axis_dims(const ar_experiment *x, hsize_t *dims)
 }
 
 static hid_t make_dataset(hid_t parent, const char *name, hid_t type, int rank, const hsize_t *dims,
-                          const void *fill, const char *description)
+                          const void *fill, const char *description, int holes)
 {
     hid_t space = rank ? H5Screate_simple(rank, dims, NULL) : H5Screate(H5S_SCALAR);
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE), ds = -1;
-    /* Allocated now, so later writes touch raw data only (see store.h). No times: the
-     * same run writes the same bytes. */
+    /* Allocated now, so later writes touch raw data only (see store.h); filled unless it
+     * is to stay a hole (experiment_layout's holes). No times: the same run writes the
+     * same bytes. */
     if (space >= 0 && dcpl >= 0 && H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY) >= 0 &&
-        H5Pset_fill_time(dcpl, H5D_FILL_TIME_ALLOC) >= 0 && H5Pset_obj_track_times(dcpl, 0) >= 0 &&
+        H5Pset_fill_time(dcpl, holes ? H5D_FILL_TIME_NEVER : H5D_FILL_TIME_ALLOC) >= 0 &&
+        H5Pset_obj_track_times(dcpl, 0) >= 0 &&
         (!fill || H5Pset_fill_value(dcpl, type, fill) >= 0))
         ds = H5Dcreate2(parent, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     if (dcpl >= 0)
@@ -245,7 +250,7 @@ static hid_t make_dataset(hid_t parent, const char *name, hid_t type, int rank, 
 static hid_t make_filled(hid_t parent, const char *name, hid_t type, hsize_t length, const void *values,
                          const char *description, int keep)
 {
-    hid_t ds = make_dataset(parent, name, type, 1, &length, NULL, description);
+    hid_t ds = make_dataset(parent, name, type, 1, &length, NULL, description, 0);
     if (ds >= 0 && H5Dwrite(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values) < 0) {
         H5Dclose(ds);
         return -1;
@@ -801,7 +806,7 @@ static int create_statistics(hid_t og, const experiment_layout *L, const ar_expe
                           : s == N_STATS ? "trials with a finite value (the n behind mean and stderr)"
                                          : "trials that failed (non-finite value); never averaged";
         hid_t ds = make_dataset(og, name, is_count ? H5T_NATIVE_LLONG : H5T_NATIVE_DOUBLE, rank, dims,
-                                is_count ? (const void *)&zero : (const void *)&nan, doc);
+                                is_count ? (const void *)&zero : (const void *)&nan, doc, L->holes);
         ok = ds >= 0 && attach_scales(ds, x, scales) == 0 &&
              (index < 0 || (H5DSattach_scale(ds, index, (unsigned)x->n_axes) >= 0 &&
                             H5DSset_label(ds, (unsigned)x->n_axes, o->index_name) >= 0)) &&
@@ -841,7 +846,8 @@ static int create_histogram(hid_t og, const experiment_layout *L, const ar_exper
         const char *doc = cells == 1  ? "trial counts per value; last dimension: value"
                           : is_value ? "the values seen at the point, ascending, -1 past the last; last dimension: slot"
                                      : "trials of each value in hist_value; 0 past the last; last dimension: slot";
-        hid_t ds = make_dataset(og, names[c], H5T_NATIVE_LLONG, shape.rank, shape.dims, is_value ? &none : &zero, doc);
+        hid_t ds = make_dataset(og, names[c], H5T_NATIVE_LLONG, shape.rank, shape.dims, is_value ? &none : &zero, doc,
+                                L->holes);
         ok = ds >= 0 && attach_scales(ds, x, scales) == 0 &&
              (cells == 2 || H5DSattach_scale(ds, vs, (unsigned)x->n_axes) >= 0) &&
              H5DSset_label(ds, (unsigned)x->n_axes, cells == 1 ? "value" : "slot") >= 0;
@@ -867,7 +873,8 @@ static int create_output(hid_t group, const experiment_layout *L, const ar_exper
     return ok ? 0 : -1;
 }
 
-static int create_theory(hid_t group, const ar_experiment *x, const hid_t *scales)
+/* The predictions at every point; a shard's file leaves them to the merge (holes). */
+static int create_theory(hid_t group, const experiment_layout *L, const ar_experiment *x, const hid_t *scales)
 {
     hid_t tg = make_group(group, "theory");
     if (tg < 0)
@@ -880,13 +887,13 @@ static int create_theory(hid_t group, const ar_experiment *x, const hid_t *scale
         const ar_claim *claim = theory_claim(x, c);
         if (!claim)
             break;
-        for (long p = 0; p < x->n_points; ++p) {
+        for (long p = 0; !L->holes && p < x->n_points; ++p) {
             ar_point point;
             ar_experiment_point(x, p, &point);
             values[p] = ar_claim_predict(claim, &point);
         }
-        hid_t ds = make_dataset(tg, claim->id, H5T_NATIVE_DOUBLE, x->n_axes, dims, NULL, claim->statement);
-        ok = ds >= 0 && H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values) >= 0 &&
+        hid_t ds = make_dataset(tg, claim->id, H5T_NATIVE_DOUBLE, x->n_axes, dims, NULL, claim->statement, L->holes);
+        ok = ds >= 0 && (L->holes || H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values) >= 0) &&
              attach_scales(ds, x, scales) == 0 && attr_string(ds, "formula", claim->formula) == 0 &&
              attr_string(ds, "output", x->sim->outputs[claim->output].name) == 0 &&
              attr_string(ds, "kind", claim->conjecture ? "conjecture" : "claim") == 0;
@@ -921,7 +928,7 @@ static int experiment_attributes(hid_t g, const ar_experiment *x)
     return 0;
 }
 
-static int create_experiment(hid_t file, const ar_experiment *x)
+static int create_experiment(hid_t file, const ar_experiment *x, int holes)
 {
     hid_t g = make_group(file, x->name);
     if (g < 0)
@@ -929,6 +936,7 @@ static int create_experiment(hid_t file, const ar_experiment *x)
     hid_t scales[AR_MAX_PARAMS];
     experiment_layout layout;
     measure_layout(x, &layout);
+    layout.holes = holes;
     int made = 0, ok = experiment_attributes(g, x) == 0;
     for (; ok && made < x->n_axes; ++made)
         ok = (scales[made] = write_axis(g, x, made)) >= 0;
@@ -936,12 +944,12 @@ static int create_experiment(hid_t file, const ar_experiment *x)
         made--; /* the failed one is not open */
     for (int o = 0; ok && o < x->sim->n_outputs; ++o)
         ok = create_output(g, &layout, x, &x->sim->outputs[o], scales) == 0;
-    ok = ok && create_theory(g, x, scales) == 0;
+    ok = ok && create_theory(g, &layout, x, scales) == 0;
     if (ok) {
         dataset_shape shape = grid_shape(x, VALUE_FLAG);
         unsigned char zero = 0;
         hid_t done = make_dataset(g, "done", H5T_NATIVE_UCHAR, shape.rank, shape.dims, &zero,
-                                  "1 where the point is complete and its data flushed (resume ledger)");
+                                  "1 where the point is complete and its data flushed (resume ledger)", holes);
         ok = done >= 0 && attach_scales(done, x, scales) == 0;
         if (done >= 0)
             H5Dclose(done);
@@ -1252,7 +1260,8 @@ static int load_done(ar_store *s, char *err)
 static ar_store *open_store(const char *path, int writable, int check, char *err);
 static int check_done_values(ar_store *store, int experiment, int output, char *err);
 
-ar_store *ar_store_create(const char *path, const ar_spec *spec, const char *command_line, char *err)
+ar_store *ar_store_create(const char *path, const ar_spec *spec, const char *command_line, int shard_file,
+                          char *err)
 {
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
@@ -1265,7 +1274,7 @@ ar_store *ar_store_create(const char *path, const ar_spec *spec, const char *com
     }
     int ok = write_provenance(file, spec, command_line) == 0;
     for (int e = 0; ok && e < spec->n_experiments; ++e)
-        ok = create_experiment(file, &spec->experiments[e]) == 0;
+        ok = create_experiment(file, &spec->experiments[e], shard_file) == 0;
     if (ok) {
         int n = ar_store_verdict_count(spec);
         ar_verdict_row *rows = calloc((size_t)(n ? n : 1), sizeof *rows);
@@ -1278,7 +1287,7 @@ ar_store *ar_store_create(const char *path, const ar_spec *spec, const char *com
             hid_t type = verdict_type();
             hsize_t dim = (hsize_t)n;
             hid_t ds = make_dataset(file, "verdicts", type, 1, &dim, NULL,
-                                    "one row per (experiment, claim): the verdict and the point that decided it");
+                                    "one row per (experiment, claim): the verdict and the point that decided it", 0);
             ok = ds >= 0 && H5Dwrite(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, records) >= 0;
             if (ds >= 0)
                 H5Dclose(ds);
@@ -1327,6 +1336,9 @@ static ar_store *open_store(const char *path, int writable, int check, char *err
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     if (!writable)
         H5Pset_file_locking(fapl, 0, 1);
+    /* No data sieving: points are written in slabs, and a sieve (64 KiB read, modified and
+     * written back around each write) would fill a shard's holes with the zeros it read. */
+    H5Pset_sieve_buf_size(fapl, 0);
     hid_t file = H5Fopen(path, writable ? H5F_ACC_RDWR : H5F_ACC_RDONLY, fapl);
     H5Pclose(fapl);
     if (file < 0) {
@@ -2144,12 +2156,12 @@ int ar_store_copy_points(ar_store *dst, ar_store *src, long *copied, char *err)
     char name[512];
     if (ar_store_commit(dst, err) < 0)
         return -1;
-    /* Only the points src's shard owns (global index mod N, as ar_engine_owns), each
+    /* Only the points src's shard owns (spec.h's ar_shard_owner, as the run), each
      * checked first: a shard's ledger or values are never taken on trust. */
     int shard, shards;
     if (ar_store_shard(src, &shard, &shards, err) < 0)
         return -1;
-    long first = 0;
+    long first = 0, points = ar_spec_points(spec);
     for (int e = 0; e < spec->n_experiments; ++e) {
         const ar_experiment *x = &spec->experiments[e];
         int ok = 1;
@@ -2157,7 +2169,7 @@ int ar_store_copy_points(ar_store *dst, ar_store *src, long *copied, char *err)
         if (!take)
             return fail(err, dst->path, "out of memory copying experiment %s", x->name);
         for (long p = 0; p < x->n_points; ++p)
-            take[p] = src->done[e][p] && (shards <= 1 || (first + p) % shards == shard);
+            take[p] = src->done[e][p] && (shards <= 1 || ar_shard_owner(first + p, points, shards) == shard);
         first += x->n_points;
         for (int o = 0; ok && o < x->sim->n_outputs; ++o)
             ok = check_done_values(src, e, o, err) == 0;
