@@ -93,8 +93,9 @@ void ar_experiment_coords(const ar_experiment *exp, long index, int *coords);
 /* Shards (--shard I/N) own blocks of consecutive points dealt round-robin: point g,
  * counted over all the spec's experiments in order, belongs to shard (g / B) mod N with
  * B = ar_shard_block(points, N): about 64 blocks a shard, so that costs varying along
- * the grid spread evenly, and at most 4096 points a block, so that a shard's points
- * come in runs it writes as slabs. */
+ * the grid spread evenly, but at least 512 points where that leaves each shard four
+ * (a block fills whole pages of each dataset, so a shard's file is sparse on disk), and
+ * at most 4096; a shard's points come in runs it writes as slabs. */
 long ar_shard_block(long points, int shards);
 int ar_shard_owner(long global, long points, int shards);
 /* Points over all the spec's experiments. */

@@ -1143,8 +1143,11 @@ long ar_shard_block(long points, int shards)
 {
     if (shards <= 1)
         return points > 0 ? points : 1;
-    long block = points / (64L * shards);
-    return block < 1 ? 1 : block > 4096 ? 4096 : block;
+    /* at least 512 points (a page of each dataset: the others' blocks stay holes of the
+     * shard's sparse file) where each shard still gets four blocks or more */
+    long block = points / (64L * shards), least = points / (4L * shards);
+    least = least < 1 ? 1 : least > 512 ? 512 : least;
+    return block < least ? least : block > 4096 ? 4096 : block;
 }
 
 int ar_shard_owner(long global, long points, int shards)

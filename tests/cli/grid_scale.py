@@ -78,13 +78,19 @@ def case_kill_resume_grid(tmp):
 
 
 def case_shards_grid(tmp):
-    """A 2.4 * 10^4-point grid as 4 shards, merged: the single run's bits."""
+    """A 2.4 * 10^4-point grid as 4 shards, merged: the single run's bits; each shard
+    takes about a quarter of the disk."""
     spec = write(f"{tmp}/grid.cfg", grid_spec(40, 20, 30, 2))
     single = f"{tmp}/single.h5"
     run(["run", spec, "-o", single, "-q"])
     shards = [f"{tmp}/s{i}.h5" for i in range(4)]
     for i, path in enumerate(shards):
         run(["run", spec, "-o", path, "--shard", f"{i}/4", "-q"], expect=0)
+    # each shard's file holds its own points on disk (a sparse file: the others' are holes)
+    whole = os.stat(single).st_blocks * 512
+    for path in shards:
+        used = os.stat(path).st_blocks * 512
+        check(used <= 1.5 * whole / 4 + 2 ** 20, f"{path}: {used} bytes on disk, the whole run {whole}")
     merged = f"{tmp}/merged.h5"
     run(["merge", "-o", merged, *shards])
     test_cli.same_datasets(single, merged)
