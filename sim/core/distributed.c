@@ -260,11 +260,13 @@ typedef struct {
     queue *q;
     long marked;
     double measured_seconds, measured_work; /* of the chunks finished: their compute time */
+    long stored, chunks;                    /* the coordinator's own work, for */
+    double storing_seconds;                 /* ATTNRANK_COORDINATOR_STATS (below) */
 } coordination;
 
 /* One chunk's results (a remote rank's message, or the local thread's) into the store;
  * its time measures the cost of work for the next chunks. */
-static ar_status take_result(coordination *c, const char *buffer, int bytes, int source, char *err)
+static ar_status store_result(coordination *c, const char *buffer, int bytes, int source, char *err)
 {
     const result_header *h = (const result_header *)buffer;
     const ar_experiment *x = bytes ? &c->plan->spec->experiments[h->experiment] : NULL;
@@ -286,6 +288,7 @@ static ar_status take_result(coordination *c, const char *buffer, int bytes, int
         if (ar_store_write_point(c->store, h->experiment, r->point, sums, hists, err) < 0)
             return AR_ERR_IO;
         c->marked += ar_engine_point_marked(x, r->failed);
+        c->stored++;
         double point_work = c->plan->work[px->first + r->point];
         work += point_work;
         ar_progress_point_begin(c->progress, point_work / x->trials, 0);
@@ -296,6 +299,15 @@ static ar_status take_result(coordination *c, const char *buffer, int bytes, int
         c->q->seconds_per_work = c->measured_seconds / c->measured_work;
     }
     return AR_OK;
+}
+
+static ar_status take_result(coordination *c, const char *buffer, int bytes, int source, char *err)
+{
+    double start = omp_get_wtime();
+    ar_status status = store_result(c, buffer, bytes, source, err);
+    c->storing_seconds += omp_get_wtime() - start;
+    c->chunks++;
+    return status;
 }
 
 /* Rank 0's main thread: the store, the queue, the writes. Polls with short sleeps
@@ -346,7 +358,7 @@ static ar_status coordinator(const ar_run_plan *plan, const ar_run_options *opt,
     ar_progress progress;
     ar_engine_start_progress(plan, opt, store, &progress);
     int remote = ar_mpi_size() - 1, status = AR_OK, local_busy = 0;
-    coordination c = {plan, opt, store, &progress, &q, 0, 0, 0};
+    coordination c = {plan, opt, store, &progress, &q, 0, 0, 0, 0, 0, 0};
     int more = q.next < q.n;
     if (more) { /* the local thread's first chunk */
         pthread_mutex_lock(&local.lock);
@@ -405,6 +417,11 @@ static ar_status coordinator(const ar_run_plan *plan, const ar_run_options *opt,
     pthread_cond_destroy(&local.wake);
     ar_progress_finish(&progress);
     ar_engine_announce_marked(c.marked);
+    /* ATTNRANK_COORDINATOR_STATS=1 (benchmarks): the coordinator's capacity, its own time
+     * taking results in and storing them, beside the computing */
+    if (getenv("ATTNRANK_COORDINATOR_STATS"))
+        fprintf(stderr, "attnrank: coordinator: %ld points in %ld chunks stored in %.3f s: %.3g points/s\n", c.stored,
+                c.chunks, c.storing_seconds, c.storing_seconds > 0 ? c.stored / c.storing_seconds : 0.0);
     free(q.experiment), free(q.point), free(q.work), free(message), free(job), free(local.job), free(local.message);
     return status;
 }
