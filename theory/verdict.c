@@ -58,7 +58,14 @@ static double excess_pvalue(double excess, double se, long count)
 /* The two-sided quantile for a family of m comparisons at level ALPHA (Bonferroni). */
 static double t_quantile(long m, long count)
 {
-    return gsl_cdf_tdist_Pinv(1 - ALPHA / (2.0 * (double)(m > 0 ? m : 1)), dof_of(count));
+    /* asked once a point or a step with the same (m, count) as a rule: kept */
+    static _Thread_local long last_m = -1, last_count = -1;
+    static _Thread_local double last;
+    if (m != last_m || count != last_count) {
+        last = gsl_cdf_tdist_Pinv(1 - ALPHA / (2.0 * (double)(m > 0 ? m : 1)), dof_of(count));
+        last_m = m, last_count = count;
+    }
+    return last;
 }
 
 static void take_point(ar_judgement *j, long p, double prediction, const ar_summary *s)

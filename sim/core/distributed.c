@@ -138,18 +138,17 @@ static int compute_chunk(const ar_run_plan *plan, const ar_run_options *opt, int
 
 static void worker(const ar_run_plan *plan, const ar_run_options *opt)
 {
+    long *job = malloc((2 + CHUNK_POINTS) * sizeof *job); /* the largest task the coordinator sends */
+    if (!job) {
+        fprintf(stderr, "attnrank: rank %d: out of memory before its first point\n", ar_mpi_rank());
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    }
     MPI_Send(NULL, 0, MPI_BYTE, 0, TAG_READY, MPI_COMM_WORLD);
-    long *job = malloc((2 + CHUNK_POINTS) * sizeof *job);
     for (;;) {
         MPI_Status st;
         MPI_Probe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
         int longs;
         MPI_Get_count(&st, MPI_LONG, &longs);
-        if (!job || longs > 2 + CHUNK_POINTS) { /* cannot happen: the coordinator sends no more */
-            MPI_Recv(NULL, 0, MPI_LONG, 0, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            MPI_Send(NULL, 0, MPI_BYTE, 0, TAG_RESULT, MPI_COMM_WORLD);
-            continue;
-        }
         MPI_Recv(job, longs, MPI_LONG, 0, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         if (st.MPI_TAG == TAG_STOP)
             break;
@@ -174,15 +173,61 @@ static void worker(const ar_run_plan *plan, const ar_run_options *opt)
     free(job);
 }
 
-/* The coordinator's queue: every point to do, in grid order, and where the next chunk
- * starts. Chunks are consecutive points of one experiment, so that their results are
- * written as slabs. */
+/* The coordinator's queue: every point to do and where the next chunk starts. Chunks
+ * are consecutive points of one experiment, so that their results are written as slabs;
+ * blocks of them go heaviest first (order_heavier_first), so that no costly point is
+ * left for the end while the other ranks wait. */
 typedef struct {
     int *experiment;
     long *point, n, next;
     double *work, work_left;
     double seconds_per_work; /* measured; 0 until the first result */
 } queue;
+
+typedef struct {
+    long from, count;
+    double work;
+} queue_block;
+
+static int heavier_block_first(const void *a, const void *b)
+{
+    const queue_block *x = a, *y = b;
+    if (x->work != y->work)
+        return x->work < y->work ? 1 : -1;
+    return (x->from > y->from) - (x->from < y->from);
+}
+
+/* The queue (in grid order) cut into blocks of consecutive points of one experiment,
+ * about 64 a rank (at most 4096 points, at least one), the heaviest first. 0, or -1
+ * when out of memory (the queue is then as it was). */
+static int order_heavier_first(queue *q, int ranks)
+{
+    long size = q->n / (64L * ranks);
+    size = size < 1 ? 1 : size > 4096 ? 4096 : size;
+    queue_block *blocks = malloc((size_t)(q->n + 1) * sizeof *blocks);
+    int *experiment = malloc((size_t)(q->n + 1) * sizeof *experiment);
+    long *point = malloc((size_t)(q->n + 1) * sizeof *point);
+    double *work = malloc((size_t)(q->n + 1) * sizeof *work);
+    if (!blocks || !experiment || !point || !work) {
+        free(blocks), free(experiment), free(point), free(work);
+        return -1;
+    }
+    long n_blocks = 0;
+    for (long i = 0; i < q->n;) {
+        queue_block b = {i, 0, 0};
+        while (i < q->n && b.count < size && q->experiment[i] == q->experiment[b.from])
+            b.work += q->work[i++], b.count++;
+        blocks[n_blocks++] = b;
+    }
+    qsort(blocks, (size_t)n_blocks, sizeof *blocks, heavier_block_first);
+    long at = 0;
+    for (long k = 0; k < n_blocks; ++k)
+        for (long i = blocks[k].from; i < blocks[k].from + blocks[k].count; ++i, ++at)
+            experiment[at] = q->experiment[i], point[at] = q->point[i], work[at] = q->work[i];
+    free(q->experiment), free(q->point), free(q->work), free(blocks);
+    q->experiment = experiment, q->point = point, q->work = work;
+    return 0;
+}
 
 /* The next chunk for a worker: about CHUNK_SECONDS of measured work, less near the end
  * (a share of what is left for each worker), one point before anything is measured. */
@@ -199,7 +244,8 @@ static chunk next_chunk(queue *q, const ar_run_plan *plan, int workers, long *jo
     most = most < 1 ? 1 : most;
     most = most < CHUNK_POINTS ? most : CHUNK_POINTS;
     double work = 0;
-    while (q->next < q->n && q->experiment[q->next] == e && c.count < most && (c.count == 0 || work < target)) {
+    while (q->next < q->n && q->experiment[q->next] == e && c.count < most && (c.count == 0 || work < target) &&
+           (c.count == 0 || q->point[q->next] == job[2 + c.count - 1] + 1)) {
         job[2 + c.count++] = q->point[q->next];
         work += q->work[q->next];
         q->next++;
@@ -334,6 +380,8 @@ static ar_status coordinator(const ar_run_plan *plan, const ar_run_options *opt,
             }
         }
     }
+    if (q.experiment && q.point && q.work && order_heavier_first(&q, ar_mpi_size()) < 0)
+        free(q.work), q.work = NULL; /* reported below as out of memory */
     char *message = q.experiment && q.point && q.work ? malloc(capacity) : NULL;
     long *job = malloc((2 + CHUNK_POINTS) * sizeof *job);
     local_worker local = {.plan = plan, .opt = opt, .job = malloc((2 + CHUNK_POINTS) * sizeof(long)),
@@ -347,6 +395,12 @@ static ar_status coordinator(const ar_run_plan *plan, const ar_run_options *opt,
     }
     if (!local_running) {
         snprintf(err, AR_ERR_LEN, "%s: out of memory", opt->output);
+        /* the workers are waiting with a READY each: send them home */
+        for (int r = 1; r < ar_mpi_size(); ++r) {
+            MPI_Status st;
+            MPI_Recv(NULL, 0, MPI_BYTE, MPI_ANY_SOURCE, TAG_READY, MPI_COMM_WORLD, &st);
+            MPI_Send(NULL, 0, MPI_LONG, st.MPI_SOURCE, TAG_STOP, MPI_COMM_WORLD);
+        }
         if (local.job && local.message && message && job) {
             pthread_mutex_destroy(&local.lock);
             pthread_cond_destroy(&local.wake);
@@ -391,8 +445,12 @@ static ar_status coordinator(const ar_run_plan *plan, const ar_run_options *opt,
         if (remote > 0)
             MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &ready, &st);
         if (!ready) {
-            if (!handled)
+            if (!handled) {
+                /* idle: what is written waits for no more results to be committed */
+                if (status == AR_OK && ar_store_commit(store, err) < 0)
+                    status = AR_ERR_IO;
                 nanosleep(&(struct timespec){0, 200000}, NULL);
+            }
             continue;
         }
         int bytes;

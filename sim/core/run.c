@@ -195,6 +195,11 @@ ar_status ar_engine_finish(const ar_run_plan *plan, const ar_run_options *opt, a
         snprintf(err, AR_ERR_LEN, "%s: interrupted by %s; nothing written: run it again", opt->output, signal_name);
         status = AR_ERR_INTERRUPTED;
     } else if (status == AR_OK && ar_stop_signal) {
+        if (ar_store_commit(store, err) < 0) { /* what the count below says is saved must be */
+            ar_store_close(store);
+            ar_output_lock_release(lock);
+            return AR_ERR_IO;
+        }
         long saved = 0, all = 0;
         for (int e = 0; e < spec->n_experiments; ++e)
             for (long p = 0; p < spec->experiments[e].n_points; ++p)
@@ -233,6 +238,9 @@ ar_status ar_engine_finish(const ar_run_plan *plan, const ar_run_options *opt, a
 /* A batch of cheap points, one per thread, takes about this long at most: the batch
  * grows from one point per thread, doubling while it is quicker. */
 static const double BATCH_SECONDS = 0.05;
+/* Points written are committed by the store about once a second as more come; after
+ * work this long they are committed at once, lest they wait out the next long point. */
+static const double LONG_WORK_SECONDS = 0.1;
 /* The largest batch, and the bytes of its summaries and histograms. */
 enum { BATCH_POINTS = 4096 };
 static const double BATCH_BYTES = 16.0 * 1048576;
@@ -262,7 +270,8 @@ static ar_status run_batches(const ar_run_plan *plan, int e, const ar_run_option
                 batch.points[batch.count++] = p;
         double start = omp_get_wtime();
         ar_engine_compute_batch(plan->spec, x, &batch);
-        if (omp_get_wtime() - start < BATCH_SECONDS && size < capacity)
+        double took = omp_get_wtime() - start;
+        if (took < BATCH_SECONDS && size < capacity)
             size = 2 * size < capacity ? 2 * size : capacity;
         for (int i = 0; i < batch.count && status == AR_OK; ++i) {
             long point = batch.points[i], failed = batch.failed[i];
@@ -284,6 +293,8 @@ static ar_status run_batches(const ar_run_plan *plan, int e, const ar_run_option
             ar_progress_point_begin(progress, plan->work[px->first + point] / x->trials, x->trials);
             ar_progress_point_end(progress);
         }
+        if (status == AR_OK && took >= LONG_WORK_SECONDS && ar_store_commit(store, err) < 0)
+            status = AR_ERR_IO;
     }
     ar_batch_free(&batch);
     return status;
@@ -311,7 +322,9 @@ static ar_status run_experiment(const ar_run_plan *plan, int e, const ar_run_opt
         if (ar_stop_signal)
             break;
         ar_progress_point_begin(progress, plan->work[px->first + p] / x->trials, x->trials);
+        double start = omp_get_wtime();
         long failed = ok ? ar_engine_compute_point(plan->spec, x, p, opt->threads, values, progress) : -1;
+        double took = omp_get_wtime() - start;
         if (failed < 0) {
             snprintf(err, AR_ERR_LEN, "%s: out of memory at experiment %s point %ld", opt->output, x->name, p);
             status = AR_ERR_IO;
@@ -321,7 +334,8 @@ static ar_status run_experiment(const ar_run_plan *plan, int e, const ar_run_opt
             break; /* the point is incomplete: not written, recomputed on resume */
         *marked += ar_engine_point_marked(x, failed);
         ar_engine_summarize_point(x, p, values, failed, sums, hists);
-        if (ar_store_write_point(store, e, p, sums, hists, err) < 0)
+        if (ar_store_write_point(store, e, p, sums, hists, err) < 0 ||
+            (took >= LONG_WORK_SECONDS && ar_store_commit(store, err) < 0))
             status = AR_ERR_IO;
         else
             ar_progress_point_end(progress);
