@@ -200,7 +200,8 @@ static const double SECONDS_PER_POINT = 2.5e-6, SECONDS_PER_STORED_VALUE = 10e-9
  * (store.c), the batch of cheap points (run.c), and at the end the verdicts' reading of
  * one output over the grid (its summaries, the checks' copies, the claims' arrays). */
 static const double SLAB_BUFFER_BYTES = 8.0 * 1048576, BATCH_BUFFER_BYTES = 16.0 * 1048576;
-static const double JUDGE_BYTES_PER_POINT = 160;
+enum { SLAB_POINTS = 8192, BATCH_POINTS = 4096 }; /* store.c's and run.c's */
+static const double JUDGE_BYTES_PER_POINT = 100;
 
 typedef struct {
     double groups, datasets, theory;
@@ -257,10 +258,15 @@ int ar_plan_make(const ar_spec *spec, int threads, ar_run_plan *plan)
         px->points_in_parallel = x->trials < 64L * plan->threads && (plan->threads == 1 || x->n_points >= 4L * plan->threads);
         int whole_points = px->points_in_parallel ? plan->threads : 1; /* trial values held at once */
         double stats = 0;
+        int longest[AR_MAX_OUTPUTS] = {0}; /* each output's longest vector */
         for (long p = 0; p < x->n_points; ++p, ++g) {
             ar_point pt;
             ar_experiment_point(x, p, &pt);
             int width = ar_values_per_trial(&pt);
+            for (int o = 0; o < x->sim->n_outputs; ++o) {
+                int length = ar_output_length(&x->sim->outputs[o], &pt);
+                longest[o] = length > longest[o] ? length : longest[o];
+            }
             double hist = 0;
             for (int o = 0; o < x->sim->n_outputs; ++o)
                 if (x->sim->outputs[o].hist_max) {
@@ -287,7 +293,8 @@ int ar_plan_make(const ar_spec *spec, int threads, ar_run_plan *plan)
         for (int o = 0; o < x->sim->n_outputs; ++o) {
             double kept = px->hist_width[o] > x->trials ? 2.0 * (double)x->trials : px->hist_width[o];
             hists += 8.0 * kept;
-            widest_read = kept > widest_read ? kept : widest_read;
+            double read = 5 * 8.0 * longest[o] + 8.0 * kept; /* five statistics a value, the histogram */
+            widest_read = read > widest_read ? read : widest_read;
         }
         /* per point: the done ledger, a theory value per claim, the statistics and
          * histograms; per experiment: its objects' metadata */
@@ -296,12 +303,14 @@ int ar_plan_make(const ar_spec *spec, int threads, ar_run_plan *plan)
         plan->metadata_bytes += metadata;
         objects += layout.groups + layout.datasets;
         stored_values += (stats + hists) / 8 * (double)x->n_points;
-        /* the verdicts read one output at a time: five statistics a value, its histogram */
-        double reading = (5 * 8.0 * px->widest + 8.0 * widest_read + JUDGE_BYTES_PER_POINT) * (double)x->n_points;
-        double slab = (stats + hists) * (double)x->n_points, batch = 0;
+        /* the verdicts read one output at a time */
+        double reading = (widest_read + JUDGE_BYTES_PER_POINT) * (double)x->n_points;
+        double held = (double)(x->n_points < SLAB_POINTS ? x->n_points : SLAB_POINTS);
+        double slab = (stats + hists) * held, batch = 0;
         slab = slab < SLAB_BUFFER_BYTES ? slab : SLAB_BUFFER_BYTES;
         if (px->points_in_parallel) {
-            batch = ((double)px->widest * sizeof(ar_summary) + hists) * (double)x->n_points;
+            held = (double)(x->n_points < BATCH_POINTS ? x->n_points : BATCH_POINTS);
+            batch = ((double)px->widest * sizeof(ar_summary) + hists) * held;
             batch = batch < BATCH_BUFFER_BYTES ? batch : BATCH_BUFFER_BYTES;
         }
         double peak = reading > slab + batch ? reading : slab + batch;

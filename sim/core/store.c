@@ -1469,21 +1469,20 @@ static double monotonic_seconds(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* Select points first .. first + count - 1 (row-major over x's axes) of a dataset whose
- * dimensions are the axes and then `extra` whole dimensions (a vector's index, a
- * histogram's values): a union of at most two hyperslabs per axis. */
-static hid_t select_points(hid_t ds, const ar_experiment *x, long first, long count)
+/* Add points first .. first + count - 1 (row-major over x's axes) to the selection of
+ * space, whose dimensions are the axes and then whole ones (a vector's index, a
+ * histogram's values): a union of at most two hyperslabs per axis. `op` is
+ * H5S_SELECT_SET for the first range, H5S_SELECT_OR for the others. */
+static int add_points(hid_t space, const ar_experiment *x, long first, long count, H5S_seloper_t op)
 {
-    hid_t space = H5Dget_space(ds);
-    if (space < 0 || x->n_axes == 0)
-        return space; /* one point, the whole dataset */
+    if (x->n_axes == 0)
+        return H5Sselect_all(space) < 0 ? -1 : 0; /* one point, the whole dataset */
     hsize_t dims[H5S_MAX_RANK];
     int rank = H5Sget_simple_extent_dims(space, dims, NULL), axes = x->n_axes;
     hsize_t block[H5S_MAX_RANK + 1]; /* block[j]: points in one index of axis j - 1 */
     block[axes] = 1;
     for (int j = axes - 1; j >= 0; --j)
         block[j] = block[j + 1] * dims[j];
-    H5S_seloper_t op = H5S_SELECT_SET;
     hsize_t lo = (hsize_t)first, hi = (hsize_t)(first + count);
     while (lo < hi) {
         /* the largest aligned block that starts at lo and fits, and how many of them */
@@ -1495,25 +1494,116 @@ static hid_t select_points(hid_t ds, const ar_experiment *x, long first, long co
             start[a] = rest % dims[a], rest /= dims[a];
         for (int a = 0; a < axes; ++a)
             n[a] = a < j - 1 ? 1 : a >= j ? dims[a] : 0;
-        hsize_t m = 1;
+        hsize_t m = 1; /* j = 0: the whole grid */
         if (j > 0) {
             m = (hi - lo) / block[j];
             if (m > dims[j - 1] - start[j - 1])
                 m = dims[j - 1] - start[j - 1];
             n[j - 1] = m;
-        } else {
-            m = 1; /* the whole grid */
         }
         for (int a = axes; a < rank; ++a)
             start[a] = 0, n[a] = dims[a];
-        if (H5Sselect_hyperslab(space, op, start, NULL, n, NULL) < 0) {
-            H5Sclose(space);
+        if (H5Sselect_hyperslab(space, op, start, NULL, n, NULL) < 0)
             return -1;
-        }
         op = H5S_SELECT_OR;
         lo += m * (j > 0 ? block[j] : block[0]);
     }
+    return 0;
+}
+
+/* The file space of ds with points first .. first + count - 1 selected. */
+static hid_t select_points(hid_t ds, const ar_experiment *x, long first, long count)
+{
+    hid_t space = H5Dget_space(ds);
+    if (space >= 0 && add_points(space, x, first, count, H5S_SELECT_SET) < 0) {
+        H5Sclose(space);
+        return -1;
+    }
     return space;
+}
+
+/* The points marked in a flag array (done, or to copy), as runs of consecutive points:
+ * a dataset's values at those points are read or written with one call selecting the
+ * runs, into or from a buffer that holds just them, in point order. */
+typedef struct {
+    long *first, *count;
+    long runs, points, marked; /* runs; the grid's points; the points marked */
+} point_runs;
+
+static int find_runs(const unsigned char *marks, long n_points, point_runs *r)
+{
+    memset(r, 0, sizeof *r);
+    r->points = n_points;
+    long runs = 0;
+    for (long p = 0; p < n_points; ++p)
+        runs += marks[p] && (p == 0 || !marks[p - 1]);
+    r->first = malloc((size_t)(runs + 1) * sizeof *r->first);
+    r->count = malloc((size_t)(runs + 1) * sizeof *r->count);
+    if (!r->first || !r->count) {
+        free(r->first), free(r->count);
+        memset(r, 0, sizeof *r);
+        return -1;
+    }
+    for (long p = 0; p < n_points;) {
+        if (!marks[p]) {
+            p++;
+            continue;
+        }
+        long end = p;
+        while (end < n_points && marks[end])
+            end++;
+        r->first[r->runs] = p, r->count[r->runs++] = end - p, r->marked += end - p;
+        p = end;
+    }
+    return 0;
+}
+
+static void free_runs(point_runs *r)
+{
+    free(r->first), free(r->count);
+    memset(r, 0, sizeof *r);
+}
+
+/* The file space of ds with the runs' points selected (all of it where they are all). */
+static hid_t select_runs(hid_t ds, const ar_experiment *x, const point_runs *r)
+{
+    hid_t space = H5Dget_space(ds);
+    if (space < 0 || r->marked == r->points)
+        return space;
+    for (long i = 0; i < r->runs; ++i)
+        if (add_points(space, x, r->first[i], r->count[i], i ? H5S_SELECT_OR : H5S_SELECT_SET) < 0) {
+            H5Sclose(space);
+            return -1;
+        }
+    return space;
+}
+
+/* Dataset `name` (checked to be of `want`, per_point values a point) at the runs'
+ * points, from or into buf, which holds r->marked * per_point values in point order:
+ * read (writing 0) or written (writing 1) with one call. */
+static int transfer_runs(ar_store *s, const char *name, const dataset_shape *want, const ar_experiment *x,
+                         const point_runs *r, size_t per_point, void *buf, int writing, char *err)
+{
+    if (r->marked == 0)
+        return 0;
+    hid_t ds = open_checked(s, name, want, err);
+    if (ds < 0)
+        return -1;
+    hid_t file_space = select_runs(ds, x, r);
+    hsize_t values = (hsize_t)r->marked * per_point;
+    hid_t mem = H5Screate_simple(1, &values, NULL);
+    herr_t st = -1;
+    if (file_space >= 0 && mem >= 0)
+        st = writing ? H5Dwrite(ds, memory_type(want->kind), mem, file_space, H5P_DEFAULT, buf)
+                     : H5Dread(ds, memory_type(want->kind), mem, file_space, H5P_DEFAULT, buf);
+    if (mem >= 0)
+        H5Sclose(mem);
+    if (file_space >= 0)
+        H5Sclose(file_space);
+    H5Dclose(ds);
+    if (st < 0)
+        return fail(err, s->path, writing ? "cannot write /%s (disk full?)" : "cannot read /%s", name);
+    return 0;
 }
 
 /* values (count points' worth, in point order) into the open dataset ds. */
@@ -1777,30 +1867,37 @@ static int check_done_values(ar_store *store, int experiment, int output, char *
     int cells = hist_datasets(L, output, hist_names, &hist_width_here);
     size_t hw = (size_t)hist_width_here;
     dataset_shape hist = hist_cell_shape(x, hist_width_here);
-    double *mean = malloc(n * width * sizeof *mean + 1), *lo = malloc(n * width * sizeof *lo + 1),
-           *hi = malloc(n * width * sizeof *hi + 1);
-    long long *count = malloc(n * width * sizeof *count + 1), *failed = malloc(n * width * sizeof *failed + 1);
+    /* only the done points are read (a shard's, a partial run's), compactly: the k-th
+     * done point's values at k */
+    point_runs runs;
+    if (find_runs(store->done[experiment], (long)n, &runs) < 0)
+        return fail(err, store->path, "out of memory reading %s/%s", x->name, o->name);
+    size_t done = (size_t)runs.marked;
+    double *mean = malloc(done * width * sizeof *mean + 1), *lo = malloc(done * width * sizeof *lo + 1),
+           *hi = malloc(done * width * sizeof *hi + 1);
+    long long *count = malloc(done * width * sizeof *count + 1), *failed = malloc(done * width * sizeof *failed + 1);
     long long *h[HIST_DATASETS] = {NULL, NULL};
     int have = mean && lo && hi && count && failed;
     for (int c = 0; c < cells; ++c)
-        have = have && (h[c] = malloc(n * hw * sizeof(long long) + 1));
+        have = have && (h[c] = malloc(done * hw * sizeof(long long) + 1));
     char name[5 + HIST_DATASETS][512];
     const char *stats[5] = {"mean", "min", "max", "count", "failed"};
     for (int k = 0; k < 5 + cells; ++k)
         snprintf(name[k], sizeof name[k], "%s/%s/%s", x->name, o->name, k < 5 ? stats[k] : hist_names[k - 5]);
     int status = have ? 0 : fail(err, store->path, "out of memory reading %s/%s", x->name, o->name);
-    if (status == 0 && (read_checked(store, name[0], &real, H5T_NATIVE_DOUBLE, mean, err) < 0 ||
-                        read_checked(store, name[1], &real, H5T_NATIVE_DOUBLE, lo, err) < 0 ||
-                        read_checked(store, name[2], &real, H5T_NATIVE_DOUBLE, hi, err) < 0 ||
-                        read_checked(store, name[3], &whole, H5T_NATIVE_LLONG, count, err) < 0 ||
-                        read_checked(store, name[4], &whole, H5T_NATIVE_LLONG, failed, err) < 0))
+    if (status == 0 && (transfer_runs(store, name[0], &real, x, &runs, width, mean, 0, err) < 0 ||
+                        transfer_runs(store, name[1], &real, x, &runs, width, lo, 0, err) < 0 ||
+                        transfer_runs(store, name[2], &real, x, &runs, width, hi, 0, err) < 0 ||
+                        transfer_runs(store, name[3], &whole, x, &runs, width, count, 0, err) < 0 ||
+                        transfer_runs(store, name[4], &whole, x, &runs, width, failed, 0, err) < 0))
         status = -1;
     for (int c = 0; status == 0 && c < cells; ++c)
-        status = read_checked(store, name[5 + c], &hist, H5T_NATIVE_LLONG, h[c], err);
+        status = transfer_runs(store, name[5 + c], &hist, x, &runs, hw, h[c], 0, err);
     long long trials = x->trials;
-    for (size_t p = 0; status == 0 && p < n; ++p) {
+    for (size_t p = 0, next_row = 0; status == 0 && p < n; ++p) {
         if (!store->done[experiment][p])
             continue;
+        size_t row = next_row++; /* where its values are in the compact arrays */
         int length = 1;
         if (o->length) {
             ar_point pt;
@@ -1809,7 +1906,7 @@ static int check_done_values(ar_store *store, int experiment, int output, char *
         }
         char where[64] = "";
         for (int i = 0; status == 0 && i < length; ++i) {
-            size_t at = p * width + (size_t)i;
+            size_t at = row * width + (size_t)i;
             if (o->length)
                 snprintf(where, sizeof where, " element %d", i);
             long long c = count[at], f = failed[at];
@@ -1830,10 +1927,10 @@ static int check_done_values(ar_store *store, int experiment, int output, char *
         }
         if (status != 0 || cells == 0 || length == 0)
             continue;
-        long long sum = 0, c = count[p * width + (size_t)length - 1];
+        long long sum = 0, c = count[row * width + (size_t)length - 1];
         if (cells == 1) {
             for (size_t v = 0; status == 0 && v < hw; ++v) {
-                long long e = h[0][p * hw + v];
+                long long e = h[0][row * hw + v];
                 if (e < 0 || e > c - sum)
                     status = fail(err, store->path, "damaged: dataset /%s holds %lld for value %zu at point %zu, "
                                   "not a count within the point's %lld values", name[5], e, v, p, c);
@@ -1847,7 +1944,7 @@ static int check_done_values(ar_store *store, int experiment, int output, char *
         long long previous = -1, values = (long long)hist_width(L, x, o);
         int ended = 0;
         for (size_t k = 0; status == 0 && k < hw; ++k) {
-            long long v = h[0][p * hw + k], e = h[1][p * hw + k];
+            long long v = h[0][row * hw + k], e = h[1][row * hw + k];
             ended |= v == -1;
             if (ended ? v != -1 || e != 0 : v <= previous || v >= values || e < 1 || e > c - sum)
                 status = fail(err, store->path, "damaged: datasets /%s and /%s hold value %lld, count %lld in slot "
@@ -1858,6 +1955,7 @@ static int check_done_values(ar_store *store, int experiment, int output, char *
         }
     }
     free(mean), free(lo), free(hi), free(count), free(failed), free(h[0]), free(h[1]);
+    free_runs(&runs);
     if (status == 0)
         store->checked[experiment] |= 1u << output;
     return status;
@@ -2121,31 +2219,22 @@ int ar_store_set_attribute(ar_store *store, const char *name, const char *value,
     return 0;
 }
 
-/* Overwrite, in dst's dataset `name`, the slices of the points that src has done and
- * dst has not; both checked to be of `want`. A point's slice is contiguous: points are
- * row-major over the axes, and a vector output's extra dimensions come last. */
+/* Copy, into dst's dataset `name`, the values of the points in `runs` (src has done
+ * them, its shard owns them, dst has not); both checked to be of `want`. A shard's
+ * points come in runs of consecutive points (its blocks): one read of just them from src
+ * and one write into dst. */
 static int copy_dataset(ar_store *dst, ar_store *src, const char *name, const dataset_shape *want,
-                        const unsigned char *src_done, const unsigned char *dst_done, long n_points, char *err)
+                        const point_runs *runs, const ar_experiment *x, char *err)
 {
-    size_t count = (size_t)shape_count(want), size = H5Tget_size(memory_type(want->kind));
-    size_t slice = n_points > 0 ? count / (size_t)n_points : 0;
-    char *a = malloc(count * size + 1), *b = malloc(count * size + 1);
-    int status = a && b ? 0 : fail(err, dst->path, "out of memory copying /%s", name);
-    if (status == 0 && (read_checked(src, name, want, memory_type(want->kind), a, err) < 0 ||
-                        read_checked(dst, name, want, memory_type(want->kind), b, err) < 0))
+    if (runs->marked == 0)
+        return 0;
+    size_t slice = (size_t)shape_count(want) / (size_t)x->n_points, size = H5Tget_size(memory_type(want->kind));
+    char *buf = malloc((size_t)runs->marked * slice * size + 1);
+    int status = buf ? 0 : fail(err, dst->path, "out of memory copying /%s", name);
+    if (status == 0 && (transfer_runs(src, name, want, x, runs, slice, buf, 0, err) < 0 ||
+                        transfer_runs(dst, name, want, x, runs, slice, buf, 1, err) < 0))
         status = -1;
-    if (status == 0) {
-        for (long p = 0; p < n_points; ++p)
-            if (src_done[p] && !dst_done[p])
-                memcpy(b + (size_t)p * slice * size, a + (size_t)p * slice * size, slice * size);
-        hid_t out = open_checked(dst, name, want, err);
-        status = out < 0 ? -1 : H5Dwrite(out, memory_type(want->kind), H5S_ALL, H5S_ALL, H5P_DEFAULT, b) < 0
-                                    ? fail(err, dst->path, "cannot write /%s (disk full?)", name)
-                                    : 0;
-        if (out >= 0)
-            H5Dclose(out);
-    }
-    free(a), free(b);
+    free(buf);
     return status;
 }
 
@@ -2169,8 +2258,14 @@ int ar_store_copy_points(ar_store *dst, ar_store *src, long *copied, char *err)
         if (!take)
             return fail(err, dst->path, "out of memory copying experiment %s", x->name);
         for (long p = 0; p < x->n_points; ++p)
-            take[p] = src->done[e][p] && (shards <= 1 || ar_shard_owner(first + p, points, shards) == shard);
+            take[p] = src->done[e][p] && !dst->done[e][p] &&
+                      (shards <= 1 || ar_shard_owner(first + p, points, shards) == shard);
         first += x->n_points;
+        point_runs runs;
+        if (find_runs(take, x->n_points, &runs) < 0) {
+            free(take);
+            return fail(err, dst->path, "out of memory copying experiment %s", x->name);
+        }
         for (int o = 0; ok && o < x->sim->n_outputs; ++o)
             ok = check_done_values(src, e, o, err) == 0;
         const experiment_layout *L = layout_of(dst, x);
@@ -2185,8 +2280,8 @@ int ar_store_copy_points(ar_store *dst, ar_store *src, long *copied, char *err)
             for (int k = 0; ok && k < N_CELLS + cells; ++k) {
                 snprintf(name, sizeof name, "%s/%s/%s", x->name, out->name,
                          k < N_CELLS ? cell_name(k) : hist_names[k - N_CELLS]);
-                ok = copy_dataset(dst, src, name, k < N_STATS ? &real : k < N_CELLS ? &whole : &hist,
-                                  take, dst->done[e], x->n_points, err) == 0;
+                ok = copy_dataset(dst, src, name, k < N_STATS ? &real : k < N_CELLS ? &whole : &hist, &runs, x,
+                                  err) == 0;
             }
         }
         /* data first, flushed; then the ledger, as a run writes them */
@@ -2197,13 +2292,14 @@ int ar_store_copy_points(ar_store *dst, ar_store *src, long *copied, char *err)
             newly += take[p] && !dst->done[e][p];
         dataset_shape done = grid_shape(x, VALUE_FLAG);
         snprintf(name, sizeof name, "%s/done", x->name);
-        ok = ok && copy_dataset(dst, src, name, &done, take, dst->done[e], x->n_points, err) == 0;
+        ok = ok && copy_dataset(dst, src, name, &done, &runs, x, err) == 0;
         if (ok && H5Fflush(dst->file, H5F_SCOPE_GLOBAL) < 0)
             ok = fail(err, dst->path, "cannot copy experiment %s from %s (disk full?)", x->name, src->path) == 0;
         if (ok)
             for (long p = 0; p < x->n_points; ++p)
                 dst->done[e][p] |= take[p];
         free(take);
+        free_runs(&runs);
         if (!ok)
             return -1;
         *copied += newly;
