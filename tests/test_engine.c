@@ -263,7 +263,9 @@ static void failed_create_closes_everything(void)
             signal(SIGXFSZ, SIG_IGN);
             setrlimit(RLIMIT_FSIZE, &r);
             char err[AR_ERR_LEN];
-            ar_store *store = ar_store_create(path, &spec, "test", 0, err);
+            ar_provenance how;
+            ar_engine_provenance(&how);
+            ar_store *store = ar_store_create(path, &spec, "test", &how, 0, err);
             if (store)
                 _exit(ar_store_close(store) == 0 ? 0 : 3);
             /* the file itself may stay open: libhdf5 1.10 keeps the id of a file whose

@@ -88,6 +88,10 @@ void ar_engine_summarize_point(const ar_experiment *exp, long point, const doubl
 /* Values per trial at a point (the values buffer holds trials times this many). */
 int ar_engine_values_per_trial(const ar_experiment *exp, long point);
 
+/* How this process computes (the OpenBLAS core, the kernels), for the files it writes;
+ * the strings stay valid until the next call. */
+void ar_engine_provenance(ar_provenance *how);
+
 /* Bytes one point needs: per-thread workspaces plus per-trial value arrays. */
 double ar_engine_point_memory(const ar_experiment *exp, const ar_point *point, int threads);
 

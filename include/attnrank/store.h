@@ -69,13 +69,20 @@ void ar_note_describe(const ar_verdict_row *row, char *buf, size_t len);
  * is only a reference). */
 void ar_prediction_describe(const ar_verdict_row *row, char *buf, size_t len);
 
+/* How this process computes its floating-point results, as the file records it: handed
+ * to the store by the engine (ar_engine_provenance), which asks the BLAS core and the
+ * kernels; the store asks no one. */
+typedef struct ar_provenance {
+    const char *openblas_config, *openblas_core, *openblas_core_origin, *kernels;
+} ar_provenance;
+
 /* Create a new file with the whole layout for spec; fails if path exists. A shard's
  * file (shard_file) reserves its per-point datasets without filling them: the points
  * of other shards stay holes of a sparse file, read as zeros (their ledger entries 0),
  * and its theory/ datasets are left to the merge; on disk it takes about its own
  * points' share. */
-ar_store *ar_store_create(const char *path, const ar_spec *spec, const char *command_line, int shard_file,
-                          char *err);
+ar_store *ar_store_create(const char *path, const ar_spec *spec, const char *command_line, const ar_provenance *how,
+                          int shard_file, char *err);
 /* Open an existing result file. The spec is rebuilt from the file's canonical spec. */
 ar_store *ar_store_open(const char *path, int writable, char *err);
 const ar_spec *ar_store_spec(const ar_store *store);
@@ -114,7 +121,7 @@ int ar_store_check_streams(ar_store *store, const char *path, const char *what, 
  * gives dst the inputs' values, or "mixed: LABEL: value; ..." where they differ; a resumed
  * run appends "; resumed with VALUE" where this process computes differently. */
 int ar_store_join_provenance(ar_store *dst, ar_store *const *srcs, const char *const *labels, int n, char *err);
-int ar_store_note_resumed_provenance(ar_store *store, char *err);
+int ar_store_note_resumed_provenance(ar_store *store, const ar_provenance *how, char *err);
 /* The shard a file holds (its `shard` attribute, "I/N"): 0/1 for a whole run, which has
  * none; -1, with err naming the file, for an attribute that is not I/N with 0 <= I < N
  * and N >= 2. */

@@ -97,7 +97,9 @@ static ar_store *open_or_create(const ar_spec *spec, const ar_run_options *opt, 
         ar_store_close(store);
         *status = AR_ERR_IO;
         store = ar_store_open(partial, 1, err);
-        if (store && ar_store_note_resumed_provenance(store, err) < 0) {
+        ar_provenance how;
+        ar_engine_provenance(&how);
+        if (store && ar_store_note_resumed_provenance(store, &how, err) < 0) {
             ar_store_close(store);
             return NULL;
         }
@@ -120,7 +122,9 @@ static ar_store *open_or_create(const ar_spec *spec, const ar_run_options *opt, 
     if (asprintf(&tmp, "%s.tmp", partial) < 0)
         return NULL;
     unlink(tmp);
-    ar_store *store = ar_store_create(tmp, spec, opt->command_line, opt->shards > 1, err);
+    ar_provenance how;
+    ar_engine_provenance(&how);
+    ar_store *store = ar_store_create(tmp, spec, opt->command_line, &how, opt->shards > 1, err);
     *status = AR_ERR_IO;
     if (store && opt->shards > 1) {
         char shard[64];

@@ -1,0 +1,342 @@
+/* store_hdf5: checked access to HDF5. Every dataset is opened through store_open_checked,
+ * which compares its type and every dimension with what the stored spec gives, so no
+ * H5Dread or H5Dwrite is ever sized by what a file claims; attributes are read as one
+ * value of the class expected; refusals are one line naming the file and the dataset. */
+#define _GNU_SOURCE
+#include "store_parts.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int store_fail(char *err, const char *path, const char *fmt, ...)
+{
+    char msg[AR_ERR_LEN / 2];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    snprintf(err, AR_ERR_LEN, "%.400s: %s", path, msg);
+    for (char *c = err; *c; ++c) /* one line, whatever a file or a name holds */
+        if ((unsigned char)*c < ' ')
+            *c = ' ';
+    return -1;
+}
+/* ---- small attribute helpers: every HDF5 return is checked ----------------------- */
+
+/* Attributes are variable-length UTF-8 strings (h5py reads them as str); they are
+ * written once, when the layout is created. Fixed-length ones would keep them out of
+ * HDF5's global heap, where raw damage crashes libhdf5 1.10 (H5HG_read), but measured
+ * (tests/fuzz/raw_bytes.py) they only move such crashes into the object headers. */
+int store_attr_string(hid_t obj, const char *name, const char *value)
+{
+    hid_t type = H5Tcopy(H5T_C_S1), space = H5Screate(H5S_SCALAR), attr = -1;
+    herr_t status = -1;
+    if (type >= 0 && space >= 0 && H5Tset_size(type, H5T_VARIABLE) >= 0 && H5Tset_cset(type, H5T_CSET_UTF8) >= 0)
+        attr = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+    if (attr >= 0)
+        status = H5Awrite(attr, type, &value);
+    if (attr >= 0)
+        H5Aclose(attr);
+    if (space >= 0)
+        H5Sclose(space);
+    if (type >= 0)
+        H5Tclose(type);
+    return status < 0 ? -1 : 0;
+}
+
+int store_attr_number(hid_t obj, const char *name, hid_t type, const void *value)
+{
+    hid_t space = H5Screate(H5S_SCALAR);
+    hid_t attr = space < 0 ? -1 : H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+    herr_t status = attr < 0 ? -1 : H5Awrite(attr, type, value);
+    if (attr >= 0)
+        H5Aclose(attr);
+    if (space >= 0)
+        H5Sclose(space);
+    return status < 0 ? -1 : 0;
+}
+/* Longer text than any attribute attnrank writes (a spec is capped at 1 MiB). */
+enum { MAX_ATTR_TEXT = 64 << 20 };
+
+static hid_t open_scalar_attr(hid_t obj, const char *name, H5T_class_t class, hid_t *type)
+{
+    *type = -1;
+    if (H5Aexists(obj, name) <= 0)
+        return ATTR_ABSENT;
+    hid_t attr = H5Aopen(obj, name, H5P_DEFAULT);
+    hid_t space = attr < 0 ? -1 : H5Aget_space(attr);
+    *type = attr < 0 ? -1 : H5Aget_type(attr);
+    int ok = space >= 0 && *type >= 0 && H5Sget_simple_extent_type(space) == H5S_SCALAR &&
+             H5Tget_class(*type) == class;
+    if (space >= 0)
+        H5Sclose(space);
+    if (!ok) {
+        if (*type >= 0)
+            H5Tclose(*type);
+        if (attr >= 0)
+            H5Aclose(attr);
+        *type = -1;
+        return ATTR_WRONG;
+    }
+    return attr;
+}
+
+/* Text, variable-length or fixed-length, as a malloc'd string in *out. */
+int store_read_attr_string(hid_t obj, const char *name, char **out)
+{
+    *out = NULL;
+    hid_t type, attr = open_scalar_attr(obj, name, H5T_STRING, &type);
+    if (attr < 0)
+        return (int)attr;
+    int status = ATTR_WRONG;
+    hid_t mem = H5Tcopy(type);
+    if (mem >= 0 && H5Tis_variable_str(type) > 0) {
+        char *value = NULL;
+        if (H5Aread(attr, mem, &value) >= 0 && value) {
+            *out = strdup(value);
+            status = *out ? ATTR_OK : ATTR_NO_MEMORY;
+        }
+        if (value)
+            H5free_memory(value);
+    } else if (mem >= 0) {
+        size_t size = H5Tget_size(type);
+        if (size > 0 && size < MAX_ATTR_TEXT && H5Tset_size(mem, size + 1) >= 0 &&
+            H5Tset_strpad(mem, H5T_STR_NULLTERM) >= 0) {
+            *out = malloc(size + 1);
+            status = !*out ? ATTR_NO_MEMORY : H5Aread(attr, mem, *out) >= 0 ? ATTR_OK : ATTR_WRONG;
+            if (status == ATTR_OK)
+                (*out)[size] = '\0';
+        }
+    }
+    if (status != ATTR_OK) {
+        free(*out);
+        *out = NULL;
+    }
+    if (mem >= 0)
+        H5Tclose(mem);
+    H5Tclose(type);
+    H5Aclose(attr);
+    return status;
+}
+
+/* One integer, converted to mem (a native integer type) into out; *is_unsigned says
+ * whether the file holds it unsigned. */
+int store_read_attr_integer(hid_t obj, const char *name, hid_t mem, void *out, int *is_unsigned)
+{
+    hid_t type, attr = open_scalar_attr(obj, name, H5T_INTEGER, &type);
+    if (attr < 0)
+        return (int)attr;
+    if (is_unsigned)
+        *is_unsigned = H5Tget_sign(type) == H5T_SGN_NONE;
+    herr_t st = H5Aread(attr, mem, out);
+    H5Tclose(type);
+    H5Aclose(attr);
+    return st < 0 ? ATTR_WRONG : ATTR_OK;
+}
+
+void store_axis_dims(const ar_experiment *x, hsize_t *dims)
+{
+    for (int a = 0; a < x->n_axes; ++a)
+        dims[a] = (hsize_t)x->axes[a].count;
+}
+
+/* The type a dataset of this kind is read into and written from. */
+hid_t store_memory_type(value_kind kind)
+{
+    return kind == VALUE_DOUBLE ? H5T_NATIVE_DOUBLE : kind == VALUE_INT64 ? H5T_NATIVE_LLONG : H5T_NATIVE_UCHAR;
+}
+
+hsize_t store_shape_count(const dataset_shape *shape)
+{
+    hsize_t n = 1;
+    for (int i = 0; i < shape->rank; ++i)
+        n *= shape->dims[i];
+    return n;
+}
+
+dataset_shape store_grid_shape(const ar_experiment *x, value_kind kind)
+{
+    dataset_shape shape = {.kind = kind, .rank = x->n_axes};
+    store_axis_dims(x, shape.dims);
+    return shape;
+}
+
+dataset_shape store_line_shape(hsize_t length, value_kind kind, size_t text_size)
+{
+    return (dataset_shape){.kind = kind, .text_size = text_size, .rank = 1, .dims = {length}};
+}
+
+static int type_matches(hid_t type, const dataset_shape *want)
+{
+    switch (want->kind) {
+    case VALUE_DOUBLE: return H5Tequal(type, H5T_IEEE_F64LE) > 0 || H5Tequal(type, H5T_IEEE_F64BE) > 0;
+    case VALUE_INT64: return H5Tequal(type, H5T_STD_I64LE) > 0 || H5Tequal(type, H5T_STD_I64BE) > 0;
+    case VALUE_FLAG: return H5Tequal(type, H5T_STD_U8LE) > 0 || H5Tequal(type, H5T_STD_U8BE) > 0;
+    case VALUE_TEXT:
+        return H5Tget_class(type) == H5T_STRING && H5Tis_variable_str(type) == 0 &&
+               H5Tget_size(type) == want->text_size;
+    case VALUE_VERDICT: {
+        hid_t verdict = store_verdict_type();
+        int same = verdict >= 0 && H5Tequal(type, verdict) > 0;
+        if (verdict >= 0)
+            H5Tclose(verdict);
+        return same;
+    }
+    }
+    return 0;
+}
+
+static void describe_type(hid_t type, char *buf, size_t len)
+{
+    size_t bits = 8 * H5Tget_size(type);
+    switch (H5Tget_class(type)) {
+    case H5T_FLOAT: snprintf(buf, len, "float%zu", bits); break;
+    case H5T_INTEGER: snprintf(buf, len, "%sint%zu", H5Tget_sign(type) == H5T_SGN_NONE ? "u" : "", bits); break;
+    case H5T_STRING:
+        if (H5Tis_variable_str(type) > 0)
+            snprintf(buf, len, "variable-length text");
+        else
+            snprintf(buf, len, "text of %zu bytes", bits / 8);
+        break;
+    case H5T_COMPOUND: snprintf(buf, len, "a table of %d columns", H5Tget_nmembers(type)); break;
+    default: snprintf(buf, len, "values of another type");
+    }
+}
+
+static void describe_kind(const dataset_shape *want, char *buf, size_t len)
+{
+    switch (want->kind) {
+    case VALUE_DOUBLE: snprintf(buf, len, "float64"); break;
+    case VALUE_INT64: snprintf(buf, len, "int64"); break;
+    case VALUE_FLAG: snprintf(buf, len, "uint8"); break;
+    case VALUE_TEXT: snprintf(buf, len, "text of %zu bytes", want->text_size); break;
+    case VALUE_VERDICT: snprintf(buf, len, "the verdict table"); break;
+    }
+}
+
+static void describe_dims(int rank, const hsize_t *dims, char *buf, size_t len)
+{
+    if (rank <= 0) {
+        snprintf(buf, len, rank == 0 ? "a scalar" : "no shape");
+        return;
+    }
+    size_t used = (size_t)snprintf(buf, len, "(");
+    for (int i = 0; i < rank && used < len; ++i)
+        used += (size_t)snprintf(buf + used, len - used, "%s%llu", i ? ", " : "", (unsigned long long)dims[i]);
+    if (used < len)
+        snprintf(buf + used, len - used, ")");
+}
+/* The dataset `name` of the group loc (whose path is `group`, "" or ending in '/')
+ * opened, if it has the type and shape of `want`; else -1 with err naming the file and
+ * the dataset. */
+/* Is every link on the path name (below loc) a hard link? A soft link (mean -> std) or an
+ * external one (into another file) would pass another dataset off as the one named. */
+static int hard_links_only(hid_t loc, const char *name)
+{
+    char prefix[512];
+    size_t len = strlen(name);
+    if (len >= sizeof prefix)
+        return 0;
+    for (size_t end = 1; end <= len; ++end) {
+        if (name[end] != '/' && name[end] != '\0')
+            continue;
+        memcpy(prefix, name, end);
+        prefix[end] = '\0';
+        H5L_info_t info;
+        if (H5Lexists(loc, prefix, H5P_DEFAULT) <= 0 || H5Lget_info(loc, prefix, &info, H5P_DEFAULT) < 0 ||
+            info.type != H5L_TYPE_HARD)
+            return 0;
+    }
+    return 1;
+}
+
+static hid_t open_in(const ar_store *s, hid_t loc, const char *group, const char *name, const dataset_shape *want,
+                     char *err)
+{
+    if (H5Lexists(loc, name, H5P_DEFAULT) > 0 && !hard_links_only(loc, name)) {
+        store_fail(err, s->path, "damaged: /%s%s is a soft or external link, not a dataset of this file", group, name);
+        return -1;
+    }
+    hid_t ds = H5Dopen2(loc, name, H5P_DEFAULT);
+    if (ds < 0) {
+        store_fail(err, s->path, "damaged: dataset /%s%s is missing", group, name);
+        return -1;
+    }
+    hid_t type = H5Dget_type(ds), space = H5Dget_space(ds);
+    char got[96], wanted[96];
+    int ok = 0;
+    if (type < 0 || space < 0) {
+        store_fail(err, s->path, "damaged: dataset /%s%s cannot be read", group, name);
+    } else if (!type_matches(type, want)) {
+        describe_type(type, got, sizeof got);
+        describe_kind(want, wanted, sizeof wanted);
+        store_fail(err, s->path, "damaged: dataset /%s%s holds %s, not %s as its spec gives", group, name, got, wanted);
+    } else {
+        hsize_t dims[H5S_MAX_RANK];
+        int rank = H5Sget_simple_extent_ndims(space);
+        H5S_class_t class = H5Sget_simple_extent_type(space);
+        int known = rank == 0 ||
+                    (rank > 0 && rank <= H5S_MAX_RANK && H5Sget_simple_extent_dims(space, dims, NULL) == rank);
+        ok = known && rank == want->rank && class == (want->rank ? H5S_SIMPLE : H5S_SCALAR);
+        for (int i = 0; ok && i < rank; ++i)
+            ok = dims[i] == want->dims[i];
+        if (!ok) {
+            describe_dims(class == H5S_NULL || !known ? -1 : rank, dims, got, sizeof got);
+            describe_dims(want->rank, want->dims, wanted, sizeof wanted);
+            store_fail(err, s->path, "damaged: dataset /%s%s has shape %s, not %s as its spec gives", group, name, got,
+                 wanted);
+        }
+    }
+    if (type >= 0)
+        H5Tclose(type);
+    if (space >= 0)
+        H5Sclose(space);
+    if (!ok) {
+        H5Dclose(ds);
+        return -1;
+    }
+    return ds;
+}
+
+/* The same, for a name from the file's root. */
+hid_t store_open_checked(const ar_store *s, const char *name, const dataset_shape *want, char *err)
+{
+    return open_in(s, s->file, "", name, want, err);
+}
+
+/* A whole dataset read into out, which holds store_shape_count(want) values. */
+int store_read_checked(const ar_store *s, const char *name, const dataset_shape *want, hid_t mem, void *out,
+                        char *err)
+{
+    hid_t ds = store_open_checked(s, name, want, err);
+    if (ds < 0)
+        return -1;
+    herr_t st = H5Dread(ds, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, out);
+    H5Dclose(ds);
+    return st < 0 ? store_fail(err, s->path, "cannot read /%s", name) : 0;
+}
+
+int store_check_one(const ar_store *s, hid_t loc, const char *group, const dataset_shape *want, const char *name,
+                     char *err)
+{
+    hid_t ds = open_in(s, loc, group, name, want, err);
+    if (ds < 0)
+        return -1;
+    H5Dclose(ds);
+    return 0;
+}
+
+/* A group of the layout, opened (-1 with err set if it is not there). */
+hid_t store_open_group(const ar_store *s, hid_t loc, const char *group, const char *name, char *err)
+{
+    if (H5Lexists(loc, name, H5P_DEFAULT) > 0 && !hard_links_only(loc, name)) {
+        store_fail(err, s->path, "damaged: /%s%s is a soft or external link, not a group of this file", group, name);
+        return -1;
+    }
+    hid_t g = H5Gopen2(loc, name, H5P_DEFAULT);
+    if (g < 0)
+        store_fail(err, s->path, "damaged: group /%s%s is missing", group, name);
+    return g;
+}
