@@ -138,12 +138,13 @@ def main():
         if mpi_exe:
             line += f" {r['mpi2']:>6.2f}s {r['bare2'] / r['mpi2']:>7.2f} {r['mpi3']:>6.2f}s"
         line += (f" {r['bytes']:>8.0f} {r['info']:>5.2f}s {r['judge']:>5.2f}s {r['report']:>5.2f}s "
-                 f"{r['shards']:>7.2f}s {r['shard_disk']:>5.2f} {r['merge']:>5.2f}s {r['resume']:>5.2f}s")
+                 f"{r['shards']:>7.2f}s {r['shard_disk']:>5.2f} {r['merge']:>5.2f}s "
+                 + (f"{r['resume']:>5.2f}s" if r['resume'] == r['resume'] else f"{'-':>6}"))
         print(line)
     print("overhead: the run's wall time less a one-point run's and the trials' own time, a point; x: 1 thread over "
           "2; vs 2thr: one process with 2 threads over mpirun -np 2 (1 thread a rank; both without claims, mpirun's "
           "start included); disk: 8 shards' blocks "
-          "on disk over one run's; resume: --resume of a run killed half way")
+          "on disk over one run's; resume: --resume of a run killed half way ('-': the run ended before its kill)")
 
 
 if __name__ == "__main__":

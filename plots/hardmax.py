@@ -67,6 +67,7 @@ def bound_figure(exp, outdir):
     ax.set_xscale("log", base=2)
     ax.set_xlabel("head dimension $d_h$")
     ax.set_ylabel("E[rank] / n")
+    ax.set_ylim(0, 1.05)  # rank / n lies in [0, 1]; intervals from few trials reach beyond
     ax.legend(ncol=2, loc="lower right")
     note = "bands: 95% intervals; lines: the bounds over n" + (f"; {len(ns)} of {len(ns_all)} n" if len(ns) < len(ns_all)
                                                                 else "") + (f"; {extra}" if extra else "")
