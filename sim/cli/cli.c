@@ -1169,19 +1169,31 @@ static int cmd_plan(int argc, char **argv)
             double m = ar_engine_point_memory(x, &pt, 1);
             memory = m > memory ? m : memory;
         }
-        /* seconds a trial = fixed + per_cost * cost: the costliest and the cheapest point
-         * timed (a cost model counts flops; a small trial's fixed part is not among them) */
-        double per_trial = ar_engine_trial_seconds(&spec, x, costliest, budget);
+        /* Seconds a trial, against the cost model's cost: the costliest, the cheapest and a
+         * middle point (cost nearest their geometric mean) timed, joined by straight
+         * lines: a cost model counts flops, and a small trial's fixed part is not among
+         * them, nor is every term of a large one. */
         double c_hi = ar_engine_point_cost(x, costliest), c_lo = ar_engine_point_cost(x, cheapest);
-        double per_cost = per_trial / c_hi, fixed = 0;
-        if (c_lo < c_hi) {
-            double cheap_trial = ar_engine_trial_seconds(&spec, x, cheapest, budget / 4);
-            per_cost = (per_trial - cheap_trial) / (c_hi - c_lo);
-            per_cost = per_cost > 0 ? per_cost : 0;
-            fixed = per_trial - per_cost * c_hi;
-            fixed = fixed > 0 ? fixed : 0;
+        double per_trial = ar_engine_trial_seconds(&spec, x, costliest, budget), seconds = 0;
+        if (!(c_lo < c_hi)) {
+            seconds = per_trial / c_hi * total_cost * (double)x->trials;
+        } else {
+            long middle = cheapest;
+            double target = sqrt(c_lo * c_hi);
+            for (long p = 0; p < x->n_points; ++p)
+                if (fabs(ar_engine_point_cost(x, p) - target) < fabs(ar_engine_point_cost(x, middle) - target))
+                    middle = p;
+            double c_mid = ar_engine_point_cost(x, middle);
+            double t_lo = ar_engine_trial_seconds(&spec, x, cheapest, budget / 4);
+            double t_mid = c_lo < c_mid && c_mid < c_hi ? ar_engine_trial_seconds(&spec, x, middle, budget / 4)
+                                                        : t_lo + (per_trial - t_lo) * (c_mid - c_lo) / (c_hi - c_lo);
+            for (long p = 0; p < x->n_points; ++p) {
+                double c = ar_engine_point_cost(x, p);
+                double t = c <= c_mid ? t_lo + (t_mid - t_lo) * (c_mid > c_lo ? (c - c_lo) / (c_mid - c_lo) : 0)
+                                      : t_mid + (per_trial - t_mid) * (c - c_mid) / (c_hi - c_mid);
+                seconds += (t > 0 ? t : 0) * (double)x->trials;
+            }
         }
-        double seconds = (fixed * (double)x->n_points + per_cost * total_cost) * (double)x->trials;
         char mem[32];
         ar_format_bytes(memory, mem, sizeof mem);
         printf("%-16s %-17s %9ld %12.4g %12.3g %12.3g %14s\n", x->name, x->sim->name, x->n_points,
