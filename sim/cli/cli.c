@@ -1097,12 +1097,12 @@ static const char plan_help[] =
     "usage: attnrank plan SPEC [--set KEY=VALUE]... [--threads N]\n"
     "\n"
     "Prints what running SPEC takes: points and trials per experiment, core-hours (each\n"
-    "experiment's most and least expensive points are timed on one core here, about two\n"
-    "seconds in all; a fixed part and the simulator's cost model carry that to the other\n"
-    "points), the memory one thread needs, and the size of the result file. The core-hours\n"
-    "include writing the file (its layout, each point's write, the verdicts' reading: a\n"
-    "model of HDF5 1.10 measured here, which dominates grids of many cheap points or\n"
-    "experiments); the memory includes HDF5's and the run's buffers.\n"
+    "experiment's most and least expensive points and one between are timed on one core\n"
+    "here, about two seconds in all, and carried to the other points along the simulator's\n"
+    "cost model), the memory one thread needs, and the size of the result file. The\n"
+    "core-hours include writing the file (its layout, each point's write, the verdicts'\n"
+    "reading: a model of HDF5 1.10 measured here, which dominates grids of many cheap\n"
+    "points or experiments); the memory includes HDF5's and the run's buffers.\n"
     "Core-hours scale with the machine: calibrate on a node of the cluster that will run it.\n";
 
 static int cmd_plan(int argc, char **argv)
