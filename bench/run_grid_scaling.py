@@ -141,6 +141,20 @@ def main():
                  f"{r['shards']:>7.2f}s {r['shard_disk']:>5.2f} {r['merge']:>5.2f}s "
                  + (f"{r['resume']:>5.2f}s" if r['resume'] == r['resume'] else f"{'-':>6}"))
         print(line)
+    if mpi_exe and "--quick" not in sys.argv:
+        # MPI on points that cost their trials: runs/grid_million.cfg (n up to 103), claims off
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        with open(os.path.join(root, "runs", "grid_million.cfg")) as f:
+            text = re.sub(r'claims = \[[^\]]*\];', "claims = [];", f.read())
+        with tempfile.TemporaryDirectory(prefix="attnrank_grid_") as tmp:
+            spec = f"{tmp}/million.cfg"
+            with open(spec, "w") as f:
+                f.write(text)
+            two = timed([exe, "run", spec, "-o", f"{tmp}/a.h5", "-q"], 2)
+            mpi = timed(["mpirun", "-np", "2", "--oversubscribe", "--bind-to", "none", mpi_exe, "run", spec, "-o",
+                         f"{tmp}/b.h5", "-q"], 1)
+        print(f"runs/grid_million.cfg (10^6 points, n up to 103, no claims): 1 process x 2 threads {two:.2f}s, "
+              f"mpirun -np 2 x 1 thread {mpi:.2f}s: {two / mpi:.2f} of one process")
     print("overhead: the run's wall time less a one-point run's and the trials' own time, a point; x: 1 thread over "
           "2; vs 2thr: one process with 2 threads over mpirun -np 2 (1 thread a rank; both without claims, mpirun's "
           "start included); disk: 8 shards' blocks "

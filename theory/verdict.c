@@ -20,6 +20,10 @@ static int usable(const double *f, const ar_summary *est, long p)
     return isfinite(f[p]) && est[p].count >= 2 && isfinite(est[p].mean);
 }
 
+/* A limit's finite-size fit weights each point by its own standard error from this many
+ * trials a point; with fewer, by the line's pooled variance. */
+enum { FIT_TRIALS = 30 };
+
 /* The standard error a decision uses: for integer outputs at least 1/trials, since T
  * identical draws do not prove a zero variance; and at least what the stored interval
  * says (mean -/+ t se): a lattice output's interval carries the same floor in its own
@@ -381,6 +385,19 @@ static int extrapolate(const ar_claim *claim, const ar_summary *est, const doubl
             x->refused = AR_UNDECIDED_AXIS_NOT_POSITIVE;
             return 0;
         }
+    /* Weights 1/se^2 from a few trials are noisy and, for discrete outputs, correlated
+     * with the means (equal draws give a small se): the fit is then biased, and a true
+     * limit came out VIOLATED at 2-10 trials a point. Below FIT_TRIALS a point the line's
+     * pooled variance weights every point instead (its own count still counts). */
+    int few = 0;
+    double pooled = 0, dof = 0;
+    for (int i = 0; i < k; ++i) {
+        const ar_summary *s = &est[members[i]];
+        few |= s->count < FIT_TRIALS;
+        if (s->count >= 2 && isfinite(s->sem)) /* a point's variance: count x sem^2 (= std^2) */
+            pooled += (double)(s->count - 1) * (double)s->count * s->sem * s->sem, dof += (double)(s->count - 1);
+    }
+    pooled = dof > 0 ? pooled / dof : 0;
     double cs[steps], vars[steps], chi2s[steps];
     size_t rows = (size_t)k, cols = (size_t)columns;
     gsl_matrix *design = gsl_matrix_alloc(rows, cols), *cov = gsl_matrix_alloc(cols, cols);
@@ -389,6 +406,11 @@ static int extrapolate(const ar_claim *claim, const ar_summary *est, const doubl
     for (int i = 0; i < k; ++i) {
         const ar_summary *s = &est[members[i]];
         double se = decision_se(s, integer_output);
+        if (few) {
+            se = sqrt(pooled / (double)s->count);
+            if (integer_output && se < 1.0 / (double)s->count)
+                se = 1.0 / (double)s->count;
+        }
         if (!(se > 0)) /* a constant real output: trust it to round-off */
             se = 1e-15 * fmax(fabs(s->mean), 1e-300);
         gsl_vector_set(ys, (size_t)i, s->mean);

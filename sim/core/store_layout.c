@@ -288,13 +288,36 @@ static int check_output(const ar_store *s, hid_t og, const char *group, const ar
     int cells = store_hist_datasets(L, (int)(o - x->sim->outputs), names, &width);
     if (cells == 0)
         return 0;
-    dataset_shape hist = store_hist_cell_shape(x, width), value = store_line_shape((hsize_t)store_hist_width(L, x, o), VALUE_INT64, 0);
+    hsize_t values = (hsize_t)store_hist_width(L, x, o);
+    dataset_shape hist = store_hist_cell_shape(x, width), value = store_line_shape(values, VALUE_INT64, 0);
     if (store_check_one(s, og, group, &value, "value", err) < 0)
         return -1;
     for (int c = 0; c < cells; ++c)
         if (store_check_one(s, og, group, &hist, names[c], err) < 0)
             return -1;
-    return 0;
+    /* one layout, said once: no dataset of the other beside it, the attribute naming it,
+     * the value scale 0 .. W-1 (a reader takes a bin's value from it) */
+    const char *other = cells == 1 ? "hist_value" : "hist", *kind = cells == 1 ? "dense" : "sparse";
+    if (H5Lexists(og, other, H5P_DEFAULT) > 0 || (cells == 1 && H5Lexists(og, "hist_count", H5P_DEFAULT) > 0))
+        return store_fail(err, s->path, "damaged: /%s holds a %s histogram beside its %s one", group,
+                          cells == 1 ? "sparse" : "dense", kind);
+    char *said = NULL;
+    int st = store_read_attr_string(og, "histogram", &said);
+    int named = st == ATTR_OK && strncmp(said, kind, strlen(kind)) == 0;
+    free(said);
+    if (!named)
+        return store_fail(err, s->path, "damaged: /%s's histogram attribute does not say %s, as its datasets are",
+                          group, kind);
+    long long *scale = malloc(values * sizeof *scale + 1);
+    char path[700];
+    snprintf(path, sizeof path, "%svalue", group);
+    st = scale ? store_read_checked(s, path, &value, H5T_NATIVE_LLONG, scale, err) : store_fail(err, s->path, "out of memory");
+    for (hsize_t v = 0; st == 0 && v < values; ++v)
+        if (scale[v] != (long long)v)
+            st = store_fail(err, s->path, "damaged: dataset /%svalue holds %lld at %llu, not the value %llu", group,
+                            scale[v], (unsigned long long)v, (unsigned long long)v);
+    free(scale);
+    return st;
 }
 
 /* An experiment's datasets: axes, outputs, predictions, ledger. */

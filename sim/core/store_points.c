@@ -527,32 +527,48 @@ int store_check_done_values(ar_store *store, int experiment, int output, char *e
         }
         if (status != 0 || cells == 0 || length == 0)
             continue;
-        long long sum = 0, c = count[row * width + (size_t)length - 1];
+        size_t last = row * width + (size_t)length - 1; /* the value the histogram counts */
+        long long sum = 0, c = count[last], lowest = -1, highest = -1;
+        double weighted = 0; /* sum of value x trials */
         if (cells == 1) {
             for (size_t v = 0; status == 0 && v < hw; ++v) {
                 long long e = h[0][row * hw + v];
                 if (e < 0 || e > c - sum)
                     status = store_fail(err, store->path, "damaged: dataset /%s holds %lld for value %zu at point %zu, "
                                   "not a count within the point's %lld values", name[5], e, v, p, c);
-                else
-                    sum += e;
+                else if (e > 0)
+                    sum += e, weighted += (double)v * (double)e, lowest = lowest < 0 ? (long long)v : lowest,
+                        highest = (long long)v;
             }
-            continue;
+        } else {
+            /* sparse: the values seen, ascending within 0 .. W-1, each with at least one
+             * trial; past the last, value -1 and count 0 */
+            long long previous = -1, values = (long long)store_hist_width(L, x, o);
+            int ended = 0;
+            for (size_t k = 0; status == 0 && k < hw; ++k) {
+                long long v = h[0][row * hw + k], e = h[1][row * hw + k];
+                ended |= v == -1;
+                if (ended ? v != -1 || e != 0 : v <= previous || v >= values || e < 1 || e > c - sum)
+                    status = store_fail(err, store->path, "damaged: datasets /%s and /%s hold value %lld, count %lld in "
+                                  "slot %zu at point %zu, not the values seen (ascending, below %lld, -1 past the "
+                                  "last) and their counts within the point's %lld", name[5], name[6], v, e, k, p,
+                                  values, c);
+                else if (!ended)
+                    sum += e, previous = v, weighted += (double)v * (double)e, lowest = lowest < 0 ? v : lowest,
+                        highest = v;
+            }
         }
-        /* sparse: the values seen, ascending within 0 .. W-1, each with at least one trial;
-         * past the last, value -1 and count 0 */
-        long long previous = -1, values = (long long)store_hist_width(L, x, o);
-        int ended = 0;
-        for (size_t k = 0; status == 0 && k < hw; ++k) {
-            long long v = h[0][row * hw + k], e = h[1][row * hw + k];
-            ended |= v == -1;
-            if (ended ? v != -1 || e != 0 : v <= previous || v >= values || e < 1 || e > c - sum)
-                status = store_fail(err, store->path, "damaged: datasets /%s and /%s hold value %lld, count %lld in slot "
-                              "%zu at point %zu, not the values seen (ascending, below %lld, -1 past the last) and "
-                              "their counts within the point's %lld", name[5], name[6], v, e, k, p, values, c);
-            else if (!ended)
-                sum += e, previous = v;
-        }
+        /* The histogram is the trials' own: every counted trial in it, and its smallest,
+         * largest and mean value those of the statistics (an integer output's trials all
+         * fall in 0 .. W-1) */
+        double tolerance = 1e-9 * fmax(1.0, fabs(mean[last]));
+        if (status == 0 && c > 0 &&
+            (sum != c || (double)lowest != lo[last] || (double)highest != hi[last] ||
+             fabs(weighted / (double)c - mean[last]) > tolerance))
+            status = store_fail(err, store->path, "damaged: the histogram of /%s/%s at point %zu (%lld trials, values "
+                          "%lld to %lld, mean %.10g) is not that of its statistics (count %lld, min %g, max %g, mean "
+                          "%.10g)", x->name, o->name, p, sum, lowest, highest, sum ? weighted / (double)sum : NAN, c,
+                          lo[last], hi[last], mean[last]);
     }
     free(mean), free(lo), free(hi), free(count), free(failed), free(h[0]), free(h[1]);
     store_free_runs(&runs);
