@@ -1,14 +1,16 @@
 /* engine: runs every grid point of a spec, trial by trial, into a store. One concern a
  * file in sim/core: plan.c works out the run once from the spec (plan.h); preflight.c
- * refuses what cannot fit; trials.c computes one point with OpenMP and summarizes it;
- * run.c is the single-process loop and the start and end every run shares; merge.c joins
- * shards; distributed.c is the MPI driver; judge.c the verdicts (judge.h).
+ * refuses what cannot fit; trials.c computes a point, or a batch of cheap points one per
+ * thread, and summarizes them; run.c is the single-process loop and the start and end
+ * every run shares; merge.c joins shards; distributed.c is the MPI driver; judge.c the
+ * verdicts (judge.h); provenance.c says how this process computes.
  *
- * Inside a point, OpenMP threads share the trials; each thread allocates its
- * workspace once per point and BLAS runs single-threaded inside a trial. A trial's
- * values land in an array indexed by trial and are reduced in trial order, so the
- * results are the same bits for any thread count. Points are written as soon as they
- * are done; an interrupted run resumes from the file's ledger. */
+ * An expensive point's trials are shared by the OpenMP threads (each allocates its
+ * workspace once per point); cheap points run whole, one per thread. BLAS runs
+ * single-threaded inside a trial. A trial's values land in an array indexed by trial and
+ * are reduced in trial order, so the results are the same bits for any thread count.
+ * Points go to the store in slabs, committed about once a second; an interrupted run
+ * resumes from the file's ledger. */
 #ifndef ATTNRANK_ENGINE_H
 #define ATTNRANK_ENGINE_H
 
@@ -43,9 +45,10 @@ typedef enum {
     AR_ERR_INTERRUPTED, /* SIGINT, SIGTERM or SIGHUP (ar_stop_signal says which): finished points are saved */
 } ar_status;
 
-/* MPI (a build with -Dmpi=true): under `mpirun -np P` rank 0 hands out points, largest
- * first, and writes the file; ranks 1..P-1 compute them (OpenMP inside a point). The
- * results are the same bits as a single process's. Without MPI these say one rank. */
+/* MPI (a build with -Dmpi=true): under `mpirun -np P` rank 0 hands out chunks of
+ * consecutive points, heaviest blocks first, and writes the file; every rank computes
+ * them, rank 0 on a thread of its own. The results are the same bits as a single
+ * process's. Without MPI these say one rank. */
 void ar_mpi_init(int *argc, char ***argv);
 int ar_mpi_rank(void);
 int ar_mpi_size(void);

@@ -110,10 +110,11 @@ static const char run_help[] =
     "  -f, --force           replace an existing FILE (or FILE.partial)\n"
     "  -q, --quiet           no progress line\n"
     "  -m, --max-memory SIZE refuse points needing more (e.g. 4G; default 80% of RAM)\n"
-    "      --shard I/N       compute only the points g (counted over all experiments in\n"
-    "                        spec order) with g mod N = I, for job arrays; FILE then holds\n"
-    "                        that shard, and `attnrank merge` joins the N files into the\n"
-    "                        one a single run would have written\n";
+    "      --shard I/N       compute only shard I of N, for job arrays: blocks of consecutive\n"
+    "                        points (counted over all experiments in spec order) dealt\n"
+    "                        round-robin; FILE then holds that shard's points (a sparse\n"
+    "                        file), and `attnrank merge` joins the N files into the one a\n"
+    "                        single run would have written\n";
 
 static const char merge_help[] =
     "usage: attnrank merge -o FILE [--force] SHARD...\n"

@@ -199,8 +199,6 @@ static const double SECONDS_PER_POINT = 2.5e-6, SECONDS_PER_STORED_VALUE = 10e-9
 /* The buffers of a run beside its points' own: the slab of points waiting to be written
  * (store.c), the batch of cheap points (run.c), and at the end the verdicts' reading of
  * one output over the grid (its summaries, the checks' copies, the claims' arrays). */
-static const double SLAB_BUFFER_BYTES = 8.0 * 1048576, BATCH_BUFFER_BYTES = 16.0 * 1048576;
-enum { SLAB_POINTS = 8192, BATCH_POINTS = 4096 }; /* store.c's and run.c's */
 static const double JUDGE_BYTES_PER_POINT = 100;
 
 typedef struct {
@@ -305,13 +303,13 @@ int ar_plan_make(const ar_spec *spec, int threads, ar_run_plan *plan)
         stored_values += (stats + hists) / 8 * (double)x->n_points;
         /* the verdicts read one output at a time */
         double reading = (widest_read + JUDGE_BYTES_PER_POINT) * (double)x->n_points;
-        double held = (double)(x->n_points < SLAB_POINTS ? x->n_points : SLAB_POINTS);
+        double held = (double)(x->n_points < AR_SLAB_POINTS ? x->n_points : AR_SLAB_POINTS);
         double slab = (stats + hists) * held, batch = 0;
-        slab = slab < SLAB_BUFFER_BYTES ? slab : SLAB_BUFFER_BYTES;
+        slab = slab < AR_SLAB_BYTES ? slab : AR_SLAB_BYTES;
         if (px->points_in_parallel) {
-            held = (double)(x->n_points < BATCH_POINTS ? x->n_points : BATCH_POINTS);
+            held = (double)(x->n_points < AR_BATCH_POINTS ? x->n_points : AR_BATCH_POINTS);
             batch = ((double)px->widest * sizeof(ar_summary) + hists) * held;
-            batch = batch < BATCH_BUFFER_BYTES ? batch : BATCH_BUFFER_BYTES;
+            batch = batch < AR_BATCH_BYTES ? batch : AR_BATCH_BYTES;
         }
         double peak = reading > slab + batch ? reading : slab + batch;
         buffers = peak > buffers ? peak : buffers;

@@ -1,7 +1,7 @@
 /* run: the single-process run of a spec, and the start and end of every run (the merge
  * and the MPI driver share them): the file under PATH.partial, progress, the verdicts,
- * the rename to PATH. Points are written as soon as they are done; an interrupted run
- * resumes from the file's ledger. */
+ * the rename to PATH. Points go to the store as they are done (in slabs, store.h); an
+ * interrupted run resumes from the file's ledger. */
 #define _GNU_SOURCE
 #include "engine_parts.h"
 
@@ -245,9 +245,6 @@ static const double BATCH_SECONDS = 0.05;
 /* Points written are committed by the store about once a second as more come; after
  * work this long they are committed at once, lest they wait out the next long point. */
 static const double LONG_WORK_SECONDS = 0.1;
-/* The largest batch, and the bytes of its summaries and histograms. */
-enum { BATCH_POINTS = 4096 };
-static const double BATCH_BYTES = 16.0 * 1048576;
 
 /* The points of experiment e this run owns and has not done, in batches computed one
  * point per thread, written in order. */
@@ -259,7 +256,7 @@ static ar_status run_batches(const ar_run_plan *plan, int e, const ar_run_option
     double per_point = (double)px->widest * sizeof(ar_summary) + 8.0;
     for (int o = 0; o < x->sim->n_outputs; ++o)
         per_point += (double)px->hist_width[o] * sizeof(long);
-    int capacity = BATCH_BYTES / per_point > BATCH_POINTS ? BATCH_POINTS : (int)(BATCH_BYTES / per_point) + 1;
+    int capacity = AR_BATCH_BYTES / per_point > AR_BATCH_POINTS ? AR_BATCH_POINTS : (int)(AR_BATCH_BYTES / per_point) + 1;
     ar_batch batch;
     if (ar_batch_init(&batch, x, px, capacity, opt->threads) < 0) {
         snprintf(err, AR_ERR_LEN, "%s: out of memory at experiment %s", opt->output, x->name);

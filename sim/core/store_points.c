@@ -49,9 +49,6 @@ int ar_store_done(const ar_store *store, int experiment, long point)
  * data only and a slab of consecutive points is one contiguous stretch of each dataset. */
 
 static const double COMMIT_SECONDS = 1.0;
-/* A slab's buffers stay near this size, at most SLAB_POINTS points. */
-static const double SLAB_BYTES = 8.0 * 1048576;
-enum { SLAB_POINTS = 8192 };
 
 typedef struct {
     int experiment;
@@ -257,8 +254,8 @@ static int start_slab(ar_store *s, int e, char *err)
     double per_point = 0;
     for (int o = 0; o < x->sim->n_outputs; ++o)
         per_point += 8.0 * (N_CELLS * L->vector[o] + (L->slots[o] ? 2 * L->slots[o] : L->hist[o]));
-    double fit = SLAB_BYTES / (per_point > 0 ? per_point : 1);
-    w->capacity = fit < 1 ? 1 : fit > SLAB_POINTS ? SLAB_POINTS : (long)fit;
+    double fit = AR_SLAB_BYTES / (per_point > 0 ? per_point : 1);
+    w->capacity = fit < 1 ? 1 : fit > AR_SLAB_POINTS ? AR_SLAB_POINTS : (long)fit;
     w->count = 0;
     char name[512];
     for (int o = 0; o < x->sim->n_outputs; ++o) {

@@ -103,9 +103,8 @@ long ar_engine_point_values(const ar_spec *spec, const ar_experiment *exp, long 
 /* A thread's buffers for whole points, grown to the largest point it meets. */
 struct ar_thread_buffers {
     void *workspace;
-    size_t workspace_bytes;
     double *out, *values;
-    size_t out_count, value_count;
+    size_t workspace_bytes, out_bytes, values_bytes; /* what each holds */
 };
 
 /* buf grown to hold at least `bytes` (64-byte aligned if `aligned`); 0, or -1. */
@@ -133,12 +132,10 @@ static long compute_point_alone(const ar_spec *spec, const ar_experiment *exp, l
     uint64_t key = ar_point_key(&pt);
     long trials = exp->trials, failed = 0;
     int width = ar_values_per_trial(&pt);
-    size_t out_bytes = b->out_count * sizeof(double), value_bytes = b->value_count * sizeof(double);
     if (grow(&b->workspace, &b->workspace_bytes, sim->workspace_bytes(&pt) + 64, 1) < 0 ||
-        grow((void **)&b->out, &out_bytes, (size_t)width * sizeof(double) + 8, 0) < 0 ||
-        grow((void **)&b->values, &value_bytes, (size_t)trials * width * sizeof(double) + 8, 0) < 0)
+        grow((void **)&b->out, &b->out_bytes, (size_t)width * sizeof(double) + 8, 0) < 0 ||
+        grow((void **)&b->values, &b->values_bytes, (size_t)trials * width * sizeof(double) + 8, 0) < 0)
         return -1;
-    b->out_count = out_bytes / sizeof(double), b->value_count = value_bytes / sizeof(double);
     if (sim->prepare)
         sim->prepare(&pt, b->workspace);
     for (long t = 0; t < trials; ++t) {
