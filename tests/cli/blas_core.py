@@ -57,12 +57,29 @@ def need_unset():
         sys.exit(77)
 
 
-def need_avx2_only():
-    """Cases built on this machine's kind: AVX2 + FMA without AVX-512 (Haswell is the
-    candidate above a pretended Prescott, SkylakeX is beyond the flags)."""
-    if not has_avx2() or has_avx512():
-        print("this case needs a CPU with AVX2 and FMA and without AVX-512 (skipped)")
+def candidates():
+    """The cores attnrank tries above a pretended Prescott on this CPU, best first
+    (blas_core.c: ar_blas_core_candidates): SkylakeX then Haswell with AVX-512, Haswell
+    with AVX2 + FMA only."""
+    return (["SkylakeX"] if has_avx512() else []) + (["Haswell"] if has_avx2() else [])
+
+
+def need_candidates():
+    """The cases of attnrank's own choice need a CPU with at least AVX2 + FMA; each prints
+    the candidates it expects, so a log says which path ran."""
+    if not candidates():
+        print("this case needs a CPU with AVX2 and FMA (skipped)")
         sys.exit(77)
+    print(f"this CPU: {'AVX-512' if has_avx512() else 'AVX2'}; candidates above Prescott: {' '.join(candidates())}")
+    return candidates()[0]
+
+
+def detected_core(tmp):
+    """The core OpenBLAS itself detects here (what runs when a candidate is refused)."""
+    proc = attnrank(test_cli.EXE, ["--version"], base_env(tmp, cache="detect", ATTNRANK_BLAS_CORE="off"))
+    m = re.search(r"\(core (\w+), ", proc.stdout)
+    check(m, f"--version names the core: {proc.stdout!r}")
+    return m.group(1)
 
 
 def base_env(tmp, cache="cache", **extra):
@@ -214,26 +231,26 @@ def case_switch(tmp):
 
 
 def case_chosen_cached(tmp):
-    """OpenBLAS (pretended) fell back to Prescott on this AVX2 CPU: Haswell is checked in
-    a child, passes, is cached, and the program starts again with it; the second start
+    """OpenBLAS (pretended) fell back to Prescott: the best candidate (Haswell on an AVX2
+    CPU, SkylakeX on an AVX-512 one) is checked in a child, passes, is cached, and the program starts again with it; the second start
     reads the cache and spawns nothing; result files say "chosen"; the figure scripts see
     the user's environment, not the chosen core."""
     need_unset()
-    need_avx2_only()
+    best = need_candidates()
     first = hooked(tmp, ["info"])
     check(first.returncode == 0 and spawned(first) == 1 and not notes(first), f"first: {first.stderr!r}")
-    check(origin(first) == ("Haswell", "chosen"), f"first: {first.stdout}")
-    check("Haswell passed" in first.stdout and "cache " in first.stdout, first.stdout)
+    check(origin(first) == (best, "chosen"), f"first: {first.stdout}")
+    check(f"{best} passed" in first.stdout and "cache " in first.stdout, first.stdout)
     files = cache_files(tmp)
     check(len(files) == 1, f"one cache entry: {files}")
     mode = os.stat(files[0]).st_mode
     check(stat.S_IMODE(mode) == 0o600 and stat.S_IMODE(os.stat(os.path.dirname(files[0])).st_mode) == 0o700,
           f"private: {oct(mode)}")
     text = open(files[0]).read()
-    check("\nchosen Haswell\n" in text and "\ncandidates Haswell\n" in text, text)
+    check(f"\nchosen {best}\n" in text and f"\ncandidates {' '.join(candidates())}\n" in text, text)
     check(files[0] in first.stdout, "info names the cache file")
     second = hooked(tmp, ["info"])
-    check(spawned(second) == 0 and "cache hit" in second.stderr and origin(second) == ("Haswell", "chosen"),
+    check(spawned(second) == 0 and "cache hit" in second.stderr and origin(second) == (best, "chosen"),
           f"second: {second.stderr!r}")
     check(second.stderr.count("start again") == 1, f"one start again, no loop: {second.stderr!r}")
     spec = write(f"{tmp}/tiny.cfg", TINY)
@@ -241,7 +258,7 @@ def case_chosen_cached(tmp):
     proc = hooked(tmp, ["run", spec, "-o", out, "-q"])
     check(proc.returncode == 0 and spawned(proc) == 0 and not notes(proc), f"run: {proc.stderr!r}")
     with h5py.File(out, "r") as f:
-        check(f.attrs["openblas_core"] in ("Haswell", b"Haswell"), "the file records Haswell")
+        check(f.attrs["openblas_core"] in (best, best.encode()), f"the file records {best}")
         check(f.attrs["openblas_core_origin"] in ("chosen", b"chosen"), "...chosen")
     env = base_env(tmp, ATTNRANK_TEST_BLAS_DETECTED="Prescott")
     seen = figure_environment(HOOKED, tmp, out, env)
@@ -263,20 +280,27 @@ def case_chosen_cached(tmp):
     del env["XDG_CACHE_HOME"]
     env.pop("HOME", None)
     proc = attnrank(HOOKED, ["info"], env)
-    check(proc.returncode == 0 and origin(proc) == ("Haswell", "chosen") and "cache      none" in proc.stdout,
+    check(proc.returncode == 0 and origin(proc) == (best, "chosen") and "cache      none" in proc.stdout,
           f"no cache: {proc.stdout}")
 
 
 def case_flag_check(tmp):
-    """The candidates come from the CPU's flags: above a pretended Prescott on this AVX2
-    CPU only Haswell is tried, never SkylakeX; above Haswell, Zen or SkylakeX nothing is
-    (no child, no cache, no note)."""
+    """The candidates come from the CPU's flags: above a pretended Prescott an AVX2 CPU
+    tries Haswell only, never SkylakeX, and an AVX-512 CPU SkylakeX first (Haswell only if
+    SkylakeX fails); above SkylakeX nothing is tried, nor above Haswell or Zen on an AVX2
+    CPU (no child, no cache, no note)."""
     need_unset()
-    need_avx2_only()
+    best = need_candidates()
     proc = hooked(tmp, ["--version"])
-    check("1 candidate(s)" in proc.stderr and "self-check of Haswell" in proc.stderr
-          and "SkylakeX" not in proc.stderr, f"Haswell only: {proc.stderr!r}")
-    for detected in ("Haswell", "Zen", "SkylakeX", "NeoverseN1", "Unknown"):
+    check(f"{len(candidates())} candidate(s)" in proc.stderr and f"self-check of {best}" in proc.stderr
+          and spawned(proc) == 1, f"{best} first, and alone when it passes: {proc.stderr!r}")
+    check(has_avx512() or "SkylakeX" not in proc.stderr, f"no SkylakeX without AVX-512: {proc.stderr!r}")
+    nothing_above = ("SkylakeX", "Cooperlake", "NeoverseN1", "Unknown") + (() if has_avx512() else ("Haswell", "Zen"))
+    for detected in ("Haswell", "Zen") if has_avx512() else ():
+        proc = hooked(tmp, ["info"], cache=f"c-{detected}", ATTNRANK_TEST_BLAS_DETECTED=detected)
+        check(proc.returncode == 0 and "1 candidate(s)" in proc.stderr and "self-check of SkylakeX" in proc.stderr,
+              f"above {detected} on an AVX-512 CPU: SkylakeX alone: {proc.stderr!r}")
+    for detected in nothing_above:
         proc = hooked(tmp, ["info"], cache=f"c-{detected}", ATTNRANK_TEST_BLAS_DETECTED=detected)
         check(proc.returncode == 0 and "0 candidate(s)" in proc.stderr and spawned(proc) == 0 and not notes(proc),
               f"{detected}: {proc.stderr!r}")
@@ -300,25 +324,34 @@ def own_children_left(tmp):
 def case_crash_contained(tmp):
     """A candidate that crashes, hangs, gives wrong numbers or is not the core asked for
     is refused; the program goes on with OpenBLAS's core and says so in one line, once
-    per machine. The real crash: OpenBLAS's SkylakeX kernels on this CPU without AVX-512
-    (the hook skips the flag check) die of SIGILL in the child."""
+    per machine. The real crash: OpenBLAS's SkylakeX kernels on a CPU without AVX-512
+    (the hook skips the flag check) die of SIGILL in the child; on an AVX-512 CPU that
+    sub-case cannot happen and is left out (the log says so). A misbehaving child fails
+    every candidate, each checked once."""
     need_unset()
-    need_avx2_only()
+    best = need_candidates()
+    detected = detected_core(tmp)
+    level = "AVX-512" if has_avx512() else "AVX2"
+    tried = len(candidates())
     cases = {
-        "sigill": ({"ATTNRANK_TEST_BLAS_CANDIDATE": "SkylakeX"}, "SkylakeX crashed (signal 4"),
-        "sigsegv": ({"ATTNRANK_TEST_BLAS_CHILD": "crash"}, "Haswell crashed (signal 11"),
+        "sigsegv": ({"ATTNRANK_TEST_BLAS_CHILD": "crash"}, f"{best} crashed (signal 11", tried),
         "hang": ({"ATTNRANK_TEST_BLAS_CHILD": "hang", "ATTNRANK_TEST_BLAS_TIMEOUT": "1"},
-                 "Haswell did not finish within 1 s"),
-        "garbage": ({"ATTNRANK_TEST_BLAS_CHILD": "garbage"}, "Haswell: dgesdd 200x137 differs by 1e-06 sigma_1"),
-        "unknown name": ({"ATTNRANK_TEST_BLAS_CANDIDATE": "Bogus"}, "OpenBLAS ran Haswell when asked for Bogus"),
+                 f"{best} did not finish within 1 s", tried),
+        "garbage": ({"ATTNRANK_TEST_BLAS_CHILD": "garbage"}, f"{best}: dgesdd 200x137 differs by 1e-06 sigma_1",
+                    tried),
+        "unknown name": ({"ATTNRANK_TEST_BLAS_CANDIDATE": "Bogus"}, "when asked for Bogus", 1),
     }
-    for label, (hooks, why) in cases.items():
+    if not has_avx512():
+        cases["sigill"] = ({"ATTNRANK_TEST_BLAS_CANDIDATE": "SkylakeX"}, "SkylakeX crashed (signal 4", 1)
+    print(f"sub-cases on this {level} CPU (OpenBLAS detects {detected}): {', '.join(cases)}"
+          + ("" if "sigill" in cases else "; sigill left out (SkylakeX runs here)"))
+    for label, (hooks, why, children) in cases.items():
         cache = f"cache-{label.replace(' ', '_')}"
         first = hooked(tmp, ["--version"], cache=cache, **hooks)
-        check(first.returncode == 0 and "(core Zen, detected)" in first.stdout, f"{label}: {first.stdout!r}")
-        check(spawned(first) == 1 and len(notes(first)) == 1 and why in notes(first)[0],
-              f"{label}: one note saying why: {first.stderr!r}")
-        check("on this AVX2 CPU" in notes(first)[0] and "Prescott kernels" in notes(first)[0], notes(first)[0])
+        check(first.returncode == 0 and f"(core {detected}, detected)" in first.stdout, f"{label}: {first.stdout!r}")
+        check(spawned(first) == children and len(notes(first)) == 1 and why in notes(first)[0],
+              f"{label}: {children} check(s), one note saying why: {first.stderr!r}")
+        check(f"on this {level} CPU" in notes(first)[0] and "Prescott kernels" in notes(first)[0], notes(first)[0])
         second = hooked(tmp, ["--version"], cache=cache, **hooks)
         check(spawned(second) == 0 and not notes(second), f"{label}: told once per machine: {second.stderr!r}")
         info = hooked(tmp, ["info"], cache=cache, **hooks)
@@ -328,14 +361,15 @@ def case_crash_contained(tmp):
     write(f"{tmp}/file", "")
     for _ in range(2):
         proc = hooked(tmp, ["--version"], cache="file/sub", ATTNRANK_TEST_BLAS_CHILD="crash")
-        check(proc.returncode == 0 and spawned(proc) == 1 and len(notes(proc)) == 1, f"unwritable: {proc.stderr!r}")
+        check(proc.returncode == 0 and spawned(proc) == tried and len(notes(proc)) == 1,
+              f"unwritable: {proc.stderr!r}")
 
 
 def case_could_not_check(tmp):
     """A check that could not start (no file descriptor for its pipe) learnt nothing: it is
     not cached as a failure and no note blames the core; the next start checks and uses it."""
     need_unset()
-    need_avx2_only()
+    best = need_candidates()
     import resource
     few_fds = lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (4, 4))  # noqa: E731
     env = base_env(tmp, "cache", ATTNRANK_TEST_BLAS_DETECTED="Prescott", ATTNRANK_TEST_BLAS_TRACE="1")
@@ -343,12 +377,14 @@ def case_could_not_check(tmp):
     check(first.returncode == 0 and not notes(first) and not cache_files(tmp), f"{first.stdout!r} {first.stderr!r}")
     check("could not start" in first.stdout, f"info says why: {first.stdout}")
     second = hooked(tmp, ["--version"])
-    check(spawned(second) == 1 and "Haswell, chosen" in second.stdout and len(cache_files(tmp)) == 1,
+    check(spawned(second) == 1 and f"{best}, chosen" in second.stdout and len(cache_files(tmp)) == 1,
           f"checked again and chosen: {second.stdout!r} {second.stderr!r}")
 
 
-def entry_text(key, candidates="Haswell", chosen="Haswell", hinted="no", detail="x"):
-    return (f"attnrank blas core cache 1\nmachine {key}\ncandidates {candidates}\nchosen {chosen}\n"
+def entry_text(key, cands=None, chosen=None, hinted="no", detail="x"):
+    cands = " ".join(candidates()) if cands is None else cands
+    chosen = candidates()[0] if chosen is None else chosen
+    return (f"attnrank blas core cache 1\nmachine {key}\ncandidates {cands}\nchosen {chosen}\n"
             f"hinted {hinted}\ndetail {detail}\n")
 
 
@@ -357,7 +393,7 @@ def case_hostile_cache(tmp):
     writable by others, for another machine or naming a core the flags did not allow is
     ignored (the check runs again and, where it can, replaces it), never a crash or a hang."""
     need_unset()
-    need_avx2_only()
+    best = need_candidates()
     first = hooked(tmp, ["info"], cache="good")
     path = cache_files(tmp, "good")[0]
     good = open(path).read()
@@ -400,7 +436,7 @@ def case_hostile_cache(tmp):
         write(p, entry_text(key + " but another"))
 
     def foreign_core(p):
-        write(p, entry_text(key, chosen="SkylakeX"))
+        write(p, entry_text(key, chosen="Zen" if has_avx512() else "SkylakeX"))  # not a candidate here
 
     def control_chars(p):
         write(p, entry_text(key, chosen="-", detail="\x1b[2J\x07 wiped"))
@@ -409,7 +445,7 @@ def case_hostile_cache(tmp):
         write(p, good.replace("chosen", "cho\0sen"))
 
     def extra_line(p):
-        write(p, good + "chosen Haswell\n")
+        write(p, good + f"chosen {best}\n")
 
     makers = [garbage, huge, truncated, link, fifo, folder, others_writable, other_machine, foreign_core, nul,
               extra_line]
@@ -427,7 +463,7 @@ def case_hostile_cache(tmp):
         label = setup(make.__name__, make)
         proc = hooked(tmp, ["info"], cache=label)
         check(proc.returncode == 0 and spawned(proc) == 1, f"{label}: ignored and checked again: {proc.stderr!r}")
-        check(origin(proc) == ("Haswell", "chosen"), f"{label}: {proc.stdout}")
+        check(origin(proc) == (best, "chosen"), f"{label}: {proc.stdout}")
         p = f"{tmp}/{label}/attnrank/{name}"
         if make not in (folder,):
             check(os.path.isfile(p) and not os.path.islink(p) and open(p).read().startswith("attnrank blas core"),
@@ -446,7 +482,7 @@ def case_address_space(tmp):
     is cached or told; a cached proof is used with the pool's start merged into one exec
     (OPENBLAS_CORETYPE and OPENBLAS_NUM_THREADS=1 together), no loop, no hang."""
     need_unset()
-    need_avx2_only()
+    best = need_candidates()
     if test_cli.asan_build():
         print("an AddressSanitizer build: RLIMIT_AS cases run on the plain build")
         sys.exit(77)
@@ -462,9 +498,9 @@ def case_address_space(tmp):
     hooked(tmp, ["--version"])  # the check, without a limit
     proc = attnrank(HOOKED, ["info"], env, timeout=60, preexec=limited)
     starts = [l for l in proc.stderr.splitlines() if "start again" in l]
-    check(starts == ["attnrank: trace: start again with OPENBLAS_CORETYPE=Haswell OPENBLAS_NUM_THREADS=1"],
+    check(starts == [f"attnrank: trace: start again with OPENBLAS_CORETYPE={best} OPENBLAS_NUM_THREADS=1"],
           f"one merged exec: {proc.stderr!r}")
-    check(proc.returncode == 0 and origin(proc) == ("Haswell", "chosen"), proc.stdout)
+    check(proc.returncode == 0 and origin(proc) == (best, "chosen"), proc.stdout)
     spec = write(f"{tmp}/tiny.cfg", TINY)
     proc = attnrank(HOOKED, ["run", spec, "-o", f"{tmp}/t.h5", "-q", "--threads", "1"], env, timeout=120,
                     preexec=limited)
@@ -492,7 +528,8 @@ def case_cross_core(tmp):
     OPENBLAS_CORETYPE unset here: the cores are set for attnrank's runs alone."""
     need_unset()
     cores = [None, "Prescott"] + (["Sandybridge"] if "avx" in cpu_flags() else []) + \
-        (["Haswell"] if has_avx2() else []) + (["SkylakeX"] if has_avx512() else [])
+        (["Haswell"] if has_avx2() else []) + (["SkylakeX"] if has_avx512() else []) + \
+        (["Cooperlake"] if has_avx512() and "avx512_bf16" in cpu_flags() else [])
     spec = write(f"{tmp}/cross.cfg", CROSS_SPEC)
     files = {}
     for core in cores:
