@@ -63,6 +63,9 @@ typedef struct ar_verdict_row {
     char explanation[240];    /* how the rule decided, in a sentence */
 } ar_verdict_row;
 
+/* The first field of /verdicts ("verdict", "ci_lo", ...) in which two rows differ as
+ * the file records them (both NaN count as equal), or NULL if none. */
+const char *ar_verdict_rows_differ(const ar_verdict_row *a, const ar_verdict_row *b);
 /* The note in a few words ("", "loose", "implied by H2", ...), for tables. */
 void ar_note_describe(const ar_verdict_row *row, char *buf, size_t len);
 /* The prediction column: the value, or the direction for a trend (whose theory value
@@ -86,6 +89,7 @@ ar_store *ar_store_create(const char *path, const ar_spec *spec, const char *com
 /* Open an existing result file. The spec is rebuilt from the file's canonical spec. */
 ar_store *ar_store_open(const char *path, int writable, char *err);
 const ar_spec *ar_store_spec(const ar_store *store);
+const char *ar_store_path(const ar_store *store); /* as it was opened or created */
 int ar_store_done(const ar_store *store, int experiment, long point);
 long ar_store_done_count(const ar_store *store, int experiment);
 

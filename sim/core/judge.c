@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "attnrank/engine.h"
+#include "git_revision.h"
 
 /* What one claim is judged on: summaries and predictions over the experiment's grid,
  * and for trend and limit rules the line of each point along the claim's axis. */
@@ -248,4 +249,46 @@ int ar_engine_theory_changes(ar_store *store, long *changed, char *err)
         free(stored);
     }
     return 0;
+}
+
+int ar_engine_check_verdicts(ar_store *store, const ar_verdict_row *stored, int n_rows, char *note, size_t note_len,
+                             char *err)
+{
+    note[0] = '\0';
+    const ar_spec *spec = ar_store_spec(store);
+    for (int e = 0; e < spec->n_experiments; ++e)
+        if (ar_store_done_count(store, e) < spec->experiments[e].n_points)
+            return 0; /* rows stay NOT RUN until every point is in */
+    ar_verdict_row *fresh = calloc((size_t)(n_rows ? n_rows : 1), sizeof *fresh);
+    char *revision = ar_store_attribute(store, "git_revision");
+    if (!fresh || !revision) {
+        free(fresh), free(revision);
+        snprintf(err, AR_ERR_LEN, "%s: out of memory re-judging its verdicts", ar_store_path(store));
+        return -1;
+    }
+    int status = ar_engine_verdicts(store, spec, fresh, err), differing = 0, first = -1;
+    const char *field = NULL;
+    for (int r = 0; status == 0 && r < n_rows; ++r) {
+        const char *f = ar_verdict_rows_differ(&stored[r], &fresh[r]);
+        if (f && differing++ == 0)
+            first = r, field = f;
+    }
+    if (differing) {
+        /* The same revision judges the same numbers the same way: a difference is an edit.
+         * Another revision's rules may have changed since: that is said, not refused. */
+        int ours = strcmp(revision, ar_git_revision) == 0;
+        char *text = ours ? err : note;
+        size_t len = ours ? AR_ERR_LEN : note_len;
+        snprintf(text, len,
+                 "%s: %s%d of %d /verdicts row(s) differ from its data re-judged%s%s%s (first: %s in %s, field %s: "
+                 "stored %s, re-judged %s)%s",
+                 ar_store_path(store), ours ? "damaged: " : "note: ", differing, n_rows,
+                 ours ? "" : " by this attnrank (the file was judged by revision ", ours ? "" : revision,
+                 ours ? "" : ")", stored[first].claim, stored[first].experiment, field,
+                 ar_verdict_name(stored[first].verdict), ar_verdict_name(fresh[first].verdict),
+                 ours ? "" : "; `attnrank judge` prints the current verdicts");
+        status = ours ? -1 : 0;
+    }
+    free(fresh), free(revision);
+    return status;
 }

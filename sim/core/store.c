@@ -47,6 +47,23 @@ ar_store *ar_store_open(const char *path, int writable, char *err)
 
 /* check: the whole layout (check_layout); not for the file ar_store_create has just
  * made, whose layout is its own. */
+/* A shard's ledger marks only points it owns: another shard's point there is a hole
+ * (read as zeros), not data, and is named as such before its values are checked. */
+static int check_shard_points(ar_store *s, char *err)
+{
+    int index, of;
+    if (ar_store_shard(s, &index, &of, err) < 0)
+        return -1;
+    long first = 0, points = ar_spec_points(&s->spec);
+    for (int e = 0; of > 1 && e < s->spec.n_experiments; first += s->spec.experiments[e++].n_points)
+        for (long p = 0; p < s->spec.experiments[e].n_points; ++p)
+            if (s->done[e][p] && ar_shard_owner(first + p, points, of) != index)
+                return store_fail(err, s->path, "shard %d/%d marks point %ld of experiment %s done, which belongs to "
+                                  "shard %d/%d", index, of, p, s->spec.experiments[e].name,
+                                  ar_shard_owner(first + p, points, of), of);
+    return 0;
+}
+
 static ar_store *open_store(const char *path, int writable, int check, char *err)
 {
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
@@ -130,7 +147,8 @@ static ar_store *open_store(const char *path, int writable, int check, char *err
     }
     /* The whole layout before anything is read from it: a damaged file is refused
      * now, not after a resumed run's worth of work. */
-    if (store_load_layout(s, err) < 0 || (check && store_check_layout(s, err) < 0) || store_load_done(s, err) < 0)
+    if (store_load_layout(s, err) < 0 || (check && store_check_layout(s, err) < 0) || store_load_done(s, err) < 0 ||
+        (check && check_shard_points(s, err) < 0))
         goto bad;
     /* and the values at every point the ledger marks done: what a run could write */
     for (int e = 0; check && e < s->spec.n_experiments; ++e)
@@ -146,6 +164,11 @@ bad:
     ar_store_close(s);
     return NULL;
 }
+const char *ar_store_path(const ar_store *store)
+{
+    return store->path;
+}
+
 char *ar_store_attribute(ar_store *store, const char *name)
 {
     char *text = NULL;

@@ -321,6 +321,40 @@ static int check_output(const ar_store *s, hid_t og, const char *group, const ar
 }
 
 /* An experiment's datasets: axes, outputs, predictions, ledger. */
+/* A swept parameter's coordinates as the stored spec gives them: an axis rewritten in
+ * the file (n = 400, 800 for the spec's 4, 8) would relabel every value read along it. */
+static int check_axis_values(const ar_store *s, const ar_experiment *x, int a, const dataset_shape *shape, char *err)
+{
+    const ar_param *p = &x->sim->params[x->axes[a].param];
+    size_t n = (size_t)x->axes[a].count, size = p->type == AR_PARAM_CHOICE ? choice_size(p) : sizeof(double);
+    char name[512];
+    snprintf(name, sizeof name, "%s/%s", x->name, p->name);
+    void *buf = calloc(n, size);
+    hid_t text = p->type == AR_PARAM_CHOICE ? choice_type(p) : -1;
+    hid_t mem = p->type == AR_PARAM_CHOICE ? text : p->type == AR_PARAM_INT ? H5T_NATIVE_LLONG : H5T_NATIVE_DOUBLE;
+    int st = !buf || (p->type == AR_PARAM_CHOICE && text < 0)
+                 ? store_fail(err, s->path, "out of memory reading /%s", name)
+                 : store_read_checked(s, name, shape, mem, buf, err);
+    for (size_t i = 0; st == 0 && i < n; ++i) {
+        double want = x->axes[a].values[i];
+        int same = p->type == AR_PARAM_CHOICE ? strcmp((char *)buf + i * size, p->choices[(int)want]) == 0
+                   : p->type == AR_PARAM_INT  ? ((long long *)buf)[i] == (long long)want
+                                              : memcmp((double *)buf + i, &want, sizeof want) == 0;
+        char spec_value[64];
+        if (p->type == AR_PARAM_CHOICE)
+            snprintf(spec_value, sizeof spec_value, "\"%s\"", p->choices[(int)want]);
+        else
+            snprintf(spec_value, sizeof spec_value, "%.17g", want);
+        if (!same)
+            st = store_fail(err, s->path, "damaged: axis /%s at index %zu is not the stored spec's coordinate %s",
+                            name, i, spec_value);
+    }
+    if (text >= 0)
+        H5Tclose(text);
+    free(buf);
+    return st;
+}
+
 static int check_experiment(const ar_store *s, hid_t g, const ar_experiment *x, char *err)
 {
     char group[512];
@@ -332,7 +366,7 @@ static int check_experiment(const ar_store *s, hid_t g, const ar_experiment *x, 
                                         : p->type == AR_PARAM_INT  ? VALUE_INT64
                                                                    : VALUE_DOUBLE,
                                         p->type == AR_PARAM_CHOICE ? choice_size(p) : 0);
-        if (store_check_one(s, g, group, &axis, p->name, err) < 0)
+        if (store_check_one(s, g, group, &axis, p->name, err) < 0 || check_axis_values(s, x, a, &axis, err) < 0)
             return -1;
     }
     for (int i = 0; i < x->sim->n_outputs; ++i) {

@@ -450,6 +450,83 @@ int ar_store_write_point(ar_store *store, int experiment, long point, const ar_s
  * min <= mean <= max (to rounding); histogram entries >= 0 summing to at most the
  * count of the value they histogram (values outside 0..max are not counted). Points
  * not done, and a vector's unused tail, are NaN by design and not looked at. */
+/* The statistics of one value (a point's output, or one element of a vector output) are
+ * those ar_summarize writes: NaN where the count leaves them undefined, the standard
+ * error std/sqrt(count), and the interval mean -/+ t(0.975, count - 1) times the standard
+ * error (floored at spacing/count on a lattice). The verdicts are recomputed from exactly
+ * these numbers, so one that lies (a negative or shrunken standard error) is damage. */
+enum { MEAN, SE, STD, LO, HI, MIN, MAX };
+static int check_statistics(const ar_store *store, const double st[N_STATS], long long c, double spacing,
+                            const char *stat_name, size_t p, const char *where, char *err)
+{
+    if (c == 0 || c == 1) {
+        for (int k = c ? SE : MEAN; k <= (c ? HI : MAX); ++k)
+            if (!isnan(st[k]))
+                return store_fail(err, store->path, "damaged: dataset %s%s holds %g at point %zu%s, where %lld "
+                                  "value(s) leave it undefined (NaN)", stat_name, STAT_NAMES[k], st[k], p, where, c);
+        return 0;
+    }
+    double mean = st[MEAN], se = st[SE], std = st[STD];
+    if (!(isfinite(std) && std >= 0))
+        return store_fail(err, store->path, "damaged: dataset %sstd holds %g at point %zu%s, not a finite standard "
+                          "deviation >= 0", stat_name, std, p, where);
+    double want_se = std / sqrt((double)c);
+    if (!(fabs(se - want_se) <= 1e-12 * want_se))
+        return store_fail(err, store->path, "damaged: dataset %sstderr holds %g at point %zu%s, not std/sqrt(count) "
+                          "= %g/sqrt(%lld) = %g", stat_name, se, p, where, std, c, want_se);
+    double floor = spacing > 0 ? spacing / (double)c : 0;
+    double half = ar_t95(c - 1) * (se < floor ? floor : se);
+    double slack = 1e-12 * (fabs(mean) + half);
+    if (!(fabs(st[LO] - (mean - half)) <= slack && fabs(st[HI] - (mean + half)) <= slack))
+        return store_fail(err, store->path, "damaged: datasets %sci_lo and ci_hi hold [%.10g, %.10g] at point %zu%s, "
+                          "not the 95%% interval of its mean, standard error and count: [%.10g, %.10g]",
+                          stat_name, st[LO], st[HI], p, where, mean - half, mean + half);
+    return 0;
+}
+
+/* An integer output's histogram at one point (dense: trials at each value 0 .. W-1;
+ * sparse: the values seen and their trials) is the trials' own: every counted trial in
+ * it, and its smallest, largest and mean value and its standard deviation those of the
+ * statistics. */
+static int check_histogram(const ar_store *store, const ar_experiment *x, const ar_output *o, int sparse,
+                           const long long *value, const long long *trials, size_t slots, long long values,
+                           const double st[N_STATS], long long c, size_t p, const char *const *names, char *err)
+{
+    long long sum = 0, previous = -1, lowest = -1, highest = -1;
+    double weighted = 0; /* sum of value x trials */
+    int ended = 0;
+    for (size_t k = 0; k < slots; ++k) {
+        long long v = sparse ? value[k] : (long long)k, e = trials[k];
+        ended |= sparse && v == -1;
+        if (!sparse && (e < 0 || e > c - sum))
+            return store_fail(err, store->path, "damaged: dataset /%s holds %lld for value %zu at point %zu, not a "
+                              "count within the point's %lld values", names[0], e, k, p, c);
+        if (sparse && (ended ? v != -1 || e != 0 : v <= previous || v >= values || e < 1 || e > c - sum))
+            return store_fail(err, store->path, "damaged: datasets /%s and /%s hold value %lld, count %lld in slot "
+                              "%zu at point %zu, not the values seen (ascending, below %lld, -1 past the last) and "
+                              "their counts within the point's %lld", names[0], names[1], v, e, k, p, values, c);
+        if (!ended && e > 0)
+            sum += e, previous = v, weighted += (double)v * (double)e, lowest = lowest < 0 ? v : lowest, highest = v;
+    }
+    if (c == 0)
+        return 0;
+    double mean = weighted / (double)sum, squares = 0;
+    for (size_t k = 0; k < slots; ++k) {
+        long long v = sparse ? value[k] : (long long)k, e = trials[k];
+        if (e > 0 && v >= 0)
+            squares += (double)e * ((double)v - mean) * ((double)v - mean);
+    }
+    double std = sum > 1 ? sqrt(squares / (double)(sum - 1)) : NAN;
+    double tolerance = 1e-9 * fmax(1.0, fabs(st[MEAN]));
+    if (sum != c || (double)lowest != st[MIN] || (double)highest != st[MAX] || !(fabs(mean - st[MEAN]) <= tolerance) ||
+        (sum > 1 && !(fabs(std - st[STD]) <= tolerance)))
+        return store_fail(err, store->path, "damaged: the histogram of /%s/%s at point %zu (%lld trials, values %lld "
+                          "to %lld, mean %.10g, std %.10g) is not that of its statistics (count %lld, min %g, max %g, "
+                          "mean %.10g, std %.10g)", x->name, o->name, p, sum, lowest, highest, mean, std, c, st[MIN],
+                          st[MAX], st[MEAN], st[STD]);
+    return 0;
+}
+
 int store_check_done_values(ar_store *store, int experiment, int output, char *err)
 {
     if (store->checked[experiment] & (1u << output))
@@ -470,104 +547,78 @@ int store_check_done_values(ar_store *store, int experiment, int output, char *e
     if (store_find_runs(store->done[experiment], (long)n, &runs) < 0)
         return store_fail(err, store->path, "out of memory reading %s/%s", x->name, o->name);
     size_t done = (size_t)runs.marked;
-    double *mean = malloc(done * width * sizeof *mean + 1), *lo = malloc(done * width * sizeof *lo + 1),
-           *hi = malloc(done * width * sizeof *hi + 1);
+    double *stat[N_STATS] = {NULL};
     long long *count = malloc(done * width * sizeof *count + 1), *failed = malloc(done * width * sizeof *failed + 1);
     long long *h[HIST_DATASETS] = {NULL, NULL};
-    int have = mean && lo && hi && count && failed;
+    int have = count && failed;
+    for (int k = 0; k < N_STATS; ++k)
+        have = have && (stat[k] = malloc(done * width * sizeof(double) + 1));
     for (int c = 0; c < cells; ++c)
         have = have && (h[c] = malloc(done * hw * sizeof(long long) + 1));
-    char name[5 + HIST_DATASETS][512];
-    const char *stats[5] = {"mean", "min", "max", "count", "failed"};
-    for (int k = 0; k < 5 + cells; ++k)
-        snprintf(name[k], sizeof name[k], "%s/%s/%s", x->name, o->name, k < 5 ? stats[k] : hist_names[k - 5]);
+    char name[N_STATS + 2 + HIST_DATASETS][512], stat_name[512];
+    snprintf(stat_name, sizeof stat_name, "/%s/%s/", x->name, o->name);
+    for (int k = 0; k < N_STATS + 2 + cells; ++k)
+        snprintf(name[k], sizeof name[k], "%s/%s/%s", x->name, o->name,
+                 k < N_STATS ? STAT_NAMES[k] : k == N_STATS ? "count" : k == N_STATS + 1 ? "failed"
+                                                                      : hist_names[k - N_STATS - 2]);
     int status = have ? 0 : store_fail(err, store->path, "out of memory reading %s/%s", x->name, o->name);
-    if (status == 0 && (store_transfer_runs(store, name[0], &real, x, &runs, width, mean, 0, err) < 0 ||
-                        store_transfer_runs(store, name[1], &real, x, &runs, width, lo, 0, err) < 0 ||
-                        store_transfer_runs(store, name[2], &real, x, &runs, width, hi, 0, err) < 0 ||
-                        store_transfer_runs(store, name[3], &whole, x, &runs, width, count, 0, err) < 0 ||
-                        store_transfer_runs(store, name[4], &whole, x, &runs, width, failed, 0, err) < 0))
+    for (int k = 0; status == 0 && k < N_STATS; ++k)
+        status = store_transfer_runs(store, name[k], &real, x, &runs, width, stat[k], 0, err);
+    if (status == 0 && (store_transfer_runs(store, name[N_STATS], &whole, x, &runs, width, count, 0, err) < 0 ||
+                        store_transfer_runs(store, name[N_STATS + 1], &whole, x, &runs, width, failed, 0, err) < 0))
         status = -1;
     for (int c = 0; status == 0 && c < cells; ++c)
-        status = store_transfer_runs(store, name[5 + c], &hist, x, &runs, hw, h[c], 0, err);
+        status = store_transfer_runs(store, name[N_STATS + 2 + c], &hist, x, &runs, hw, h[c], 0, err);
     long long trials = x->trials;
     for (size_t p = 0, next_row = 0; status == 0 && p < n; ++p) {
         if (!store->done[experiment][p])
             continue;
         size_t row = next_row++; /* where its values are in the compact arrays */
         int length = 1;
-        if (o->length) {
-            ar_point pt;
+        ar_point pt;
+        if (o->length || (o->spacing && !o->hist_max))
             ar_experiment_point(x, (long)p, &pt);
+        if (o->length)
             length = ar_output_length(o, &pt);
-        }
+        /* integer outputs and the real ones on a lattice: see trials.c */
+        double spacing = o->hist_max ? 1.0 : o->spacing ? o->spacing(&pt) : 0;
         char where[64] = "";
+        double st[N_STATS];
         for (int i = 0; status == 0 && i < length; ++i) {
             size_t at = row * width + (size_t)i;
             if (o->length)
                 snprintf(where, sizeof where, " element %d", i);
+            for (int k = 0; k < N_STATS; ++k)
+                st[k] = stat[k][at];
             long long c = count[at], f = failed[at];
-            double m = mean[at], a = lo[at], b = hi[at];
+            double m = st[MEAN], a = st[MIN], b = st[MAX];
             double slack = 1e-12 * fmax(fabs(a), fabs(b));
             if (c < 0 || c > trials)
-                status = store_fail(err, store->path, "damaged: dataset /%s holds %lld at point %zu%s, not 0 to %lld (the "
-                              "trials)", name[3], c, p, where, trials);
+                status = store_fail(err, store->path, "damaged: dataset /%s holds %lld at point %zu%s, not 0 to %lld "
+                                    "(the trials)", name[N_STATS], c, p, where, trials);
             else if (f < 0 || f > trials - c)
-                status = store_fail(err, store->path, "damaged: dataset /%s holds %lld at point %zu%s, not 0 to %lld (the "
-                              "trials less the count %lld)", name[4], f, p, where, trials - c, c);
+                status = store_fail(err, store->path, "damaged: dataset /%s holds %lld at point %zu%s, not 0 to %lld "
+                                    "(the trials less the count %lld)", name[N_STATS + 1], f, p, where, trials - c, c);
             else if (c > 0 && (!isfinite(a) || !isfinite(b) || a > b))
-                status = store_fail(err, store->path, "damaged: datasets /%s and /%s hold %g and %g at point %zu%s, not a "
-                              "finite min <= max of %lld values", name[1], name[2], a, b, p, where, c);
+                status = store_fail(err, store->path, "damaged: datasets /%s and /%s hold %g and %g at point %zu%s, "
+                                    "not a finite min <= max of %lld values", name[MIN], name[MAX], a, b, p, where, c);
             else if (c > 0 && !(isfinite(m) && m >= a - slack && m <= b + slack))
-                status = store_fail(err, store->path, "damaged: dataset /%s holds %g at point %zu%s, not a finite mean "
-                              "within [min, max] = [%g, %g]", name[0], m, p, where, a, b);
+                status = store_fail(err, store->path, "damaged: dataset /%s holds %g at point %zu%s, not a finite "
+                                    "mean within [min, max] = [%g, %g]", name[MEAN], m, p, where, a, b);
+            else
+                status = check_statistics(store, st, c, spacing, stat_name, p, where, err);
         }
         if (status != 0 || cells == 0 || length == 0)
             continue;
-        size_t last = row * width + (size_t)length - 1; /* the value the histogram counts */
-        long long sum = 0, c = count[last], lowest = -1, highest = -1;
-        double weighted = 0; /* sum of value x trials */
-        if (cells == 1) {
-            for (size_t v = 0; status == 0 && v < hw; ++v) {
-                long long e = h[0][row * hw + v];
-                if (e < 0 || e > c - sum)
-                    status = store_fail(err, store->path, "damaged: dataset /%s holds %lld for value %zu at point %zu, "
-                                  "not a count within the point's %lld values", name[5], e, v, p, c);
-                else if (e > 0)
-                    sum += e, weighted += (double)v * (double)e, lowest = lowest < 0 ? (long long)v : lowest,
-                        highest = (long long)v;
-            }
-        } else {
-            /* sparse: the values seen, ascending within 0 .. W-1, each with at least one
-             * trial; past the last, value -1 and count 0 */
-            long long previous = -1, values = (long long)store_hist_width(L, x, o);
-            int ended = 0;
-            for (size_t k = 0; status == 0 && k < hw; ++k) {
-                long long v = h[0][row * hw + k], e = h[1][row * hw + k];
-                ended |= v == -1;
-                if (ended ? v != -1 || e != 0 : v <= previous || v >= values || e < 1 || e > c - sum)
-                    status = store_fail(err, store->path, "damaged: datasets /%s and /%s hold value %lld, count %lld in "
-                                  "slot %zu at point %zu, not the values seen (ascending, below %lld, -1 past the "
-                                  "last) and their counts within the point's %lld", name[5], name[6], v, e, k, p,
-                                  values, c);
-                else if (!ended)
-                    sum += e, previous = v, weighted += (double)v * (double)e, lowest = lowest < 0 ? v : lowest,
-                        highest = v;
-            }
-        }
-        /* The histogram is the trials' own: every counted trial in it, and its smallest,
-         * largest and mean value those of the statistics (an integer output's trials all
-         * fall in 0 .. W-1) */
-        double tolerance = 1e-9 * fmax(1.0, fabs(mean[last]));
-        if (status == 0 && c > 0 &&
-            (sum != c || (double)lowest != lo[last] || (double)highest != hi[last] ||
-             fabs(weighted / (double)c - mean[last]) > tolerance))
-            status = store_fail(err, store->path, "damaged: the histogram of /%s/%s at point %zu (%lld trials, values "
-                          "%lld to %lld, mean %.10g) is not that of its statistics (count %lld, min %g, max %g, mean "
-                          "%.10g)", x->name, o->name, p, sum, lowest, highest, sum ? weighted / (double)sum : NAN, c,
-                          lo[last], hi[last], mean[last]);
+        /* the histogram counts the last value (a vector output's last element) */
+        const long long *values = cells == 2 ? h[0] + row * hw : NULL, *trials_at = h[cells - 1] + row * hw;
+        const char *names[2] = {name[N_STATS + 2], cells == 2 ? name[N_STATS + 3] : ""};
+        status = check_histogram(store, x, o, cells == 2, values, trials_at, hw, (long long)store_hist_width(L, x, o),
+                                 st, count[row * width + (size_t)length - 1], p, names, err);
     }
-    free(mean), free(lo), free(hi), free(count), free(failed), free(h[0]), free(h[1]);
+    for (int k = 0; k < N_STATS; ++k)
+        free(stat[k]);
+    free(count), free(failed), free(h[0]), free(h[1]);
     store_free_runs(&runs);
     if (status == 0)
         store->checked[experiment] |= 1u << output;

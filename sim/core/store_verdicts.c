@@ -4,6 +4,7 @@
 #include "store_parts.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,54 +148,75 @@ static int from_record(const verdict_record *rec, ar_verdict_row *row)
     return 0;
 }
 
+/* The record's fields, in the file's order: the HDF5 type and the comparison of two rows
+ * both come from this one list. */
+typedef enum { FIELD_TEXT, FIELD_DOUBLE, FIELD_LLONG, FIELD_INT } field_kind;
+#define FIELD(name, kind) {#name, offsetof(verdict_record, name), sizeof(((verdict_record *)0)->name), kind}
+static const struct {
+    const char *name;
+    size_t offset, size;
+    field_kind kind;
+} record_fields[] = {
+    FIELD(claim, FIELD_TEXT),           FIELD(experiment, FIELD_TEXT),        FIELD(point, FIELD_TEXT),
+    FIELD(statement, FIELD_TEXT),       FIELD(prediction, FIELD_DOUBLE),      FIELD(estimate, FIELD_DOUBLE),
+    FIELD(ci_lo, FIELD_DOUBLE),         FIELD(ci_hi, FIELD_DOUBLE),           FIELD(trials, FIELD_LLONG),
+    FIELD(points, FIELD_INT),           FIELD(verdict, FIELD_TEXT),           FIELD(expected, FIELD_TEXT),
+    FIELD(rule, FIELD_TEXT),            FIELD(resolution, FIELD_TEXT),        FIELD(note, FIELD_TEXT),
+    FIELD(rule_kind, FIELD_TEXT),       FIELD(resolution_kind, FIELD_TEXT),   FIELD(resolution_value, FIELD_DOUBLE),
+    FIELD(resolution_lo, FIELD_DOUBLE), FIELD(resolution_hi, FIELD_DOUBLE),   FIELD(loose, FIELD_INT),
+    FIELD(excludes, FIELD_INT),         FIELD(note_kind, FIELD_TEXT),         FIELD(implied_by, FIELD_TEXT),
+    FIELD(failed, FIELD_LLONG),         FIELD(empty_points, FIELD_LLONG),     FIELD(fit_lines, FIELD_INT),
+    FIELD(fit_sizes, FIELD_INT),        FIELD(fit_dof, FIELD_INT),            FIELD(fit_rate_profiled, FIELD_INT),
+    FIELD(fit_b, FIELD_DOUBLE),         FIELD(fit_chi2, FIELD_DOUBLE),        FIELD(fit_undecided, FIELD_TEXT),
+};
+#undef FIELD
+enum { N_RECORD_FIELDS = sizeof record_fields / sizeof *record_fields };
+
 hid_t store_verdict_type(void)
 {
     hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(verdict_record));
-#define STR_FIELD(name)                                                                  \
-    do {                                                                                 \
-        hid_t s = H5Tcopy(H5T_C_S1);                                                     \
-        H5Tset_size(s, sizeof(((verdict_record *)0)->name));                             \
-        H5Tset_strpad(s, H5T_STR_NULLTERM);                                              \
-        H5Tinsert(t, #name, HOFFSET(verdict_record, name), s);                           \
-        H5Tclose(s);                                                                     \
-    } while (0)
-#define NUM_FIELD(name, type) H5Tinsert(t, #name, HOFFSET(verdict_record, name), type)
-    STR_FIELD(claim);
-    STR_FIELD(experiment);
-    STR_FIELD(point);
-    STR_FIELD(statement);
-    NUM_FIELD(prediction, H5T_NATIVE_DOUBLE);
-    NUM_FIELD(estimate, H5T_NATIVE_DOUBLE);
-    NUM_FIELD(ci_lo, H5T_NATIVE_DOUBLE);
-    NUM_FIELD(ci_hi, H5T_NATIVE_DOUBLE);
-    NUM_FIELD(trials, H5T_NATIVE_LLONG);
-    NUM_FIELD(points, H5T_NATIVE_INT);
-    STR_FIELD(verdict);
-    STR_FIELD(expected);
-    STR_FIELD(rule);
-    STR_FIELD(resolution);
-    STR_FIELD(note);
-    STR_FIELD(rule_kind);
-    STR_FIELD(resolution_kind);
-    NUM_FIELD(resolution_value, H5T_NATIVE_DOUBLE);
-    NUM_FIELD(resolution_lo, H5T_NATIVE_DOUBLE);
-    NUM_FIELD(resolution_hi, H5T_NATIVE_DOUBLE);
-    NUM_FIELD(loose, H5T_NATIVE_INT);
-    NUM_FIELD(excludes, H5T_NATIVE_INT);
-    STR_FIELD(note_kind);
-    STR_FIELD(implied_by);
-    NUM_FIELD(failed, H5T_NATIVE_LLONG);
-    NUM_FIELD(empty_points, H5T_NATIVE_LLONG);
-    NUM_FIELD(fit_lines, H5T_NATIVE_INT);
-    NUM_FIELD(fit_sizes, H5T_NATIVE_INT);
-    NUM_FIELD(fit_dof, H5T_NATIVE_INT);
-    NUM_FIELD(fit_rate_profiled, H5T_NATIVE_INT);
-    NUM_FIELD(fit_b, H5T_NATIVE_DOUBLE);
-    NUM_FIELD(fit_chi2, H5T_NATIVE_DOUBLE);
-    STR_FIELD(fit_undecided);
-#undef STR_FIELD
-#undef NUM_FIELD
+    for (int f = 0; t >= 0 && f < N_RECORD_FIELDS; ++f) {
+        field_kind kind = record_fields[f].kind;
+        hid_t member = kind == FIELD_TEXT ? H5Tcopy(H5T_C_S1) : kind == FIELD_DOUBLE ? H5T_NATIVE_DOUBLE
+                                                           : kind == FIELD_LLONG  ? H5T_NATIVE_LLONG
+                                                                                  : H5T_NATIVE_INT;
+        if (kind == FIELD_TEXT && member >= 0) {
+            H5Tset_size(member, record_fields[f].size);
+            H5Tset_strpad(member, H5T_STR_NULLTERM);
+        }
+        herr_t st = member < 0 ? -1 : H5Tinsert(t, record_fields[f].name, record_fields[f].offset, member);
+        if (kind == FIELD_TEXT && member >= 0)
+            H5Tclose(member);
+        if (st < 0) {
+            H5Tclose(t);
+            return -1;
+        }
+    }
     return t;
+}
+
+const char *ar_verdict_rows_differ(const ar_verdict_row *a, const ar_verdict_row *b)
+{
+    verdict_record ra, rb;
+    to_record(a, &ra);
+    to_record(b, &rb);
+    for (int f = 0; f < N_RECORD_FIELDS; ++f) {
+        const char *x = (const char *)&ra + record_fields[f].offset, *y = (const char *)&rb + record_fields[f].offset;
+        size_t size = record_fields[f].size;
+        int same;
+        if (record_fields[f].kind == FIELD_TEXT) {
+            same = strncmp(x, y, size) == 0;
+        } else if (record_fields[f].kind == FIELD_DOUBLE) {
+            double u, v;
+            memcpy(&u, x, sizeof u), memcpy(&v, y, sizeof v);
+            same = memcmp(&u, &v, sizeof u) == 0 || (isnan(u) && isnan(v));
+        } else {
+            same = memcmp(x, y, size) == 0;
+        }
+        if (!same)
+            return record_fields[f].name;
+    }
+    return NULL;
 }
 
 int ar_store_verdict_count(const ar_spec *spec)
