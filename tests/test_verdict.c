@@ -5,6 +5,7 @@
 #include "check.h"
 
 #include <stdlib.h>
+#include <strings.h>
 
 static ar_summary at(double mean, double half, long count)
 {
@@ -559,6 +560,81 @@ static void descriptions(void)
     CHECK_CONTAINS(buf, "changes 26 vs 13 (x 2)");
 }
 
+/* No resolution prints NaN or infinity: a steeper claim on a flat plane said "changes 0
+ * vs 0 (x -nan)", an every-trial bound of 0 "reaches -inf of the bound", an equality to 0
+ * "f -inf% .. +inf% hold", a limit of 0 that holds "no prediction would hold". */
+static int finite_text(const char *buf)
+{
+    for (const char *c = buf; *c; ++c)
+        if (!strncasecmp(c, "nan", 3) || !strncasecmp(c, "inf", 3))
+            return 0;
+    return 1;
+}
+
+static void no_nan_in_descriptions(void)
+{
+    char buf[128];
+    ar_judgement j;
+    const long plane[4] = {0, 0, 0, 0};
+    const double t[4] = {1, 2, 1, 2}, v[4] = {1, 1, 2, 2}, zero[4] = {0, 0, 0, 0};
+    ar_claim st = {.id = "T", .rule = AR_RULE_STEEPER, .trend_axis = "t", .versus_axis = "v"};
+    ar_summary flat[4] = {at(3, 0.1, 100), at(3, 0.1, 100), at(3, 0.1, 100), at(3, 0.1, 100)};
+    ar_judge_steeper(&st, 4, zero, flat, 0, plane, t, v, 0, &j);
+    ar_resolution_describe(&j.resolution, buf, sizeof buf);
+    CHECK(j.verdict == AR_INCONCLUSIVE);
+    CHECK(finite_text(buf));
+    CHECK_CONTAINS(buf, "changes 0 vs 0");
+    ar_summary one_way[4] = {at(3, 0.1, 100), at(5, 0.1, 100), at(3, 0.1, 100), at(5, 0.1, 100)};
+    one_way[2] = at(3, 0.1, 100);
+    ar_judge_steeper(&st, 4, zero, one_way, 0, plane, t, v, 0, &j);
+    ar_resolution_describe(&j.resolution, buf, sizeof buf);
+    CHECK(j.verdict == AR_HOLDS && finite_text(buf));
+    CHECK_CONTAINS(buf, "changes 2 vs 0");
+    ar_resolution r = {AR_RESOLUTION_RATIO, NAN, NAN, NAN, 0, 0};
+    ar_resolution_describe(&r, buf, sizeof buf);
+    CHECK(finite_text(buf));
+    r = (ar_resolution){AR_RESOLUTION_CHANGE, NAN, 0, 1.5, 0, 0};
+    ar_resolution_describe(&r, buf, sizeof buf);
+    CHECK(finite_text(buf));
+    CHECK_CONTAINS(buf, "0 -> 1.5");
+    r = (ar_resolution){AR_RESOLUTION_EXPONENT, NAN, NAN, NAN, 0, 0};
+    ar_resolution_describe(&r, buf, sizeof buf);
+    CHECK(finite_text(buf));
+    r = (ar_resolution){AR_RESOLUTION_MEASURED, NAN, -INFINITY, INFINITY, 0, 0};
+    ar_resolution_describe(&r, buf, sizeof buf);
+    CHECK(finite_text(buf));
+
+    /* every trial below a bound of 0 (or below): no ratio to the bound */
+    ar_claim every = {.id = "E", .rule = AR_RULE_EVERY_TRIAL};
+    ar_summary trials[2] = {at(1, 0.1, 100), at(2, 0.1, 100)};
+    trials[0].min = 0.5, trials[0].max = 1.5, trials[1].min = 1.5, trials[1].max = 2.5;
+    const double zeros[2] = {0, 0}, negative[2] = {-1, -1};
+    CHECK(judge(&every, 2, zeros, trials, NULL, NULL, &j) == AR_VIOLATED);
+    ar_resolution_describe(&j.resolution, buf, sizeof buf);
+    CHECK(finite_text(buf));
+    CHECK(judge(&every, 2, negative, trials, NULL, NULL, &j) == AR_VIOLATED);
+    ar_resolution_describe(&j.resolution, buf, sizeof buf);
+    CHECK(finite_text(buf));
+
+    /* an equality to 0 has no factor k with k f != f */
+    ar_claim eq = {.id = "Q", .rule = AR_RULE_EQUALS, .rel_tol = 0.1};
+    ar_summary off[2] = {at(1, 0.1, 100), at(1, 0.1, 100)};
+    CHECK(judge(&eq, 2, zeros, off, NULL, NULL, &j) == AR_VIOLATED);
+    ar_resolution_describe(&j.resolution, buf, sizeof buf);
+    CHECK(finite_text(buf));
+
+    /* a limit of 0 (its tolerance absolute there) that holds does not say none would */
+    ar_claim lim = {.id = "L", .rule = AR_RULE_LIMIT, .rel_tol = 0.05, .trend_axis = "n", .rate_lo = 1, .rate_hi = 1};
+    ar_summary est[SIZES];
+    double f[SIZES];
+    for (int i = 0; i < SIZES; ++i)
+        est[i] = at(1.0 / sizes[i], 1e-4, 100), f[i] = 0;
+    CHECK(judge(&lim, SIZES, f, est, one_line, sizes, &j) == AR_HOLDS);
+    ar_resolution_describe(&j.resolution, buf, sizeof buf);
+    CHECK(finite_text(buf));
+    CHECK(!strstr(buf, "no prediction would hold"));
+}
+
 int main(void)
 {
     bounds();
@@ -575,5 +651,6 @@ int main(void)
     undecided_limits();
     negative_bound_mutants();
     descriptions();
+    no_nan_in_descriptions();
     return check_report("verdict");
 }

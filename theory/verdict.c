@@ -221,6 +221,17 @@ static void judge_every_trial(long n, const double *f, const ar_summary *est, ar
              trials, j->points, slack);
 }
 
+/* A deviation in standard errors, for a rule's text: an infinite one (the standard error
+ * is 0) said in words. */
+static const char *in_se(double v, char *buf, size_t len)
+{
+    if (isfinite(v))
+        snprintf(buf, len, "%.2f se", v);
+    else
+        snprintf(buf, len, "%s (no spread: se = 0)", isnan(v) ? "undefined" : v > 0 ? "unbounded" : "-unbounded");
+    return buf;
+}
+
 static void judge_equals(long n, const double *f, const ar_summary *est, double rel_tol, int integer_output,
                          ar_judgement *j)
 {
@@ -252,11 +263,15 @@ static void judge_equals(long n, const double *f, const ar_summary *est, double 
     else
         j->verdict = AR_HOLDS;
     take_point(j, worst, f[worst], &est[worst]);
-    j->resolution = (ar_resolution){AR_RESOLUTION_FACTORS, NAN, k_lo, k_hi, 0};
+    /* factors k f scale a prediction that is not 0 somewhere; 0 alone resolves none */
+    if (isinf(k_lo) && isinf(k_hi) && k_lo < k_hi)
+        j->resolution = (ar_resolution){AR_RESOLUTION_NONE, NAN, NAN, NAN, 0};
+    else
+        j->resolution = (ar_resolution){AR_RESOLUTION_FACTORS, NAN, k_lo, k_hi, 0};
     snprintf(j->rule, sizeof j->rule,
              "equality: |mean - prediction| <= t se at all %d points (Bonferroni 95%%, t = %.2f there), "
-             "interval within %g of the prediction; worst |dev| = %.2f se",
-             j->points, z_worst, rel_tol, worst_dev);
+             "interval within %g of the prediction; worst |dev| = %s",
+             j->points, z_worst, rel_tol, in_se(worst_dev, (char[32]){0}, 32));
 }
 
 /* The lines of a trend or limit claim: the points it can use grouped by line, each
@@ -470,9 +485,7 @@ static void holding_factors(double f, double tol, double lo, double hi, double *
     } else if (f < 0) {
         *k_lo = fmax(*k_lo, lo / ((1 + tol) * f));
         *k_hi = fmin(*k_hi, hi / ((1 - tol) * f));
-    } else { /* a zero prediction does not scale */
-        *k_lo = INFINITY, *k_hi = -INFINITY;
-    }
+    } /* a zero prediction does not scale: its line resolves no factor (nor refutes any) */
 }
 
 static void judge_limit(const ar_claim *claim, long n, const double *f, const ar_summary *est, int integer_output,
@@ -540,8 +553,9 @@ static void judge_limit(const ar_claim *claim, long n, const double *f, const ar
     j->verdict = worst;
     int excludes = j->resolution.excludes;
     /* An undecided line establishes no factor: the resolution is left empty, not "none". */
-    j->resolution = undecided ? (ar_resolution){AR_RESOLUTION_NONE, NAN, NAN, NAN, 0, 0}
-                              : (ar_resolution){AR_RESOLUTION_FACTORS, NAN, k_lo, k_hi, 0, excludes};
+    j->resolution = undecided || (isinf(k_lo) && isinf(k_hi) && k_lo < k_hi) /* only limits of 0 */
+                        ? (ar_resolution){AR_RESOLUTION_NONE, NAN, NAN, NAN, 0, 0}
+                        : (ar_resolution){AR_RESOLUTION_FACTORS, NAN, k_lo, k_hi, 0, excludes};
     j->fit = (ar_fit){lines, shown.sizes, shown.dof, shown.b, shown.chi2,
                       correction_exponent(claim, 1) > correction_exponent(claim, 0), why};
     static const char *const reasons[] = {
@@ -737,8 +751,8 @@ void ar_judge_steeper(const ar_claim *claim, long n, const double *f, const ar_s
         j->verdict = AR_INCONCLUSIVE; /* a plane without its three corners */
     snprintf(j->rule, sizeof j->rule,
              "steeper: from the corner of each of %d plane(s), the change to the largest %s exceeds the change to "
-             "the largest %s (95%%; VIOLATED below 0 with Bonferroni); worst margin %.2f se", judged, axis, other,
-             worst);
+             "the largest %s (95%%; VIOLATED below 0 with Bonferroni); worst margin %s", judged, axis, other,
+             in_se(worst, (char[32]){0}, 32));
     account_failures(claim, n, f, est, j);
 }
 
@@ -824,27 +838,67 @@ static void account_failures(const ar_claim *claim, long n_points, const double 
     }
 }
 
+/* Numbers reach the table only where they are finite: a ratio of two zeros, a bound that
+ * is not positive or a fit that did not run is said in words, never as nan or inf. */
 void ar_resolution_describe(const ar_resolution *r, char *buf, size_t len)
 {
+    int lo = isfinite(r->lo), hi = isfinite(r->hi), value = isfinite(r->value);
     switch (r->kind) {
     case AR_RESOLUTION_NONE: snprintf(buf, len, "-"); break;
     case AR_RESOLUTION_FACTORS:
         if (!(r->lo <= r->hi))
             snprintf(buf, len, "no prediction would hold");
+        else if (!lo || !hi)
+            snprintf(buf, len, "no factor resolved");
         else
             snprintf(buf, len, "f %+.3g%% .. %+.3g%% hold", 100 * (r->lo - 1), 100 * (r->hi - 1));
         break;
-    case AR_RESOLUTION_TIGHTNESS: snprintf(buf, len, "reaches %.4g of the bound", r->value); break;
-    case AR_RESOLUTION_ESTABLISHED: snprintf(buf, len, "established to %.4g x f", r->value); break;
-    case AR_RESOLUTION_EXPONENT: snprintf(buf, len, "exponent %.3f [%.3f, %.3f]", r->value, r->lo, r->hi); break;
-    case AR_RESOLUTION_CHANGE: snprintf(buf, len, "%.4g -> %.4g (x %.3g)", r->lo, r->hi, r->value); break;
-    case AR_RESOLUTION_MEASURED:
-        if (isnan(r->hi))
-            snprintf(buf, len, "established >= %.4g", r->lo);
+    case AR_RESOLUTION_TIGHTNESS:
+        if (value)
+            snprintf(buf, len, "reaches %.4g of the bound", r->value);
         else
+            snprintf(buf, len, "no ratio: the bound is not positive");
+        break;
+    case AR_RESOLUTION_ESTABLISHED:
+        if (value)
+            snprintf(buf, len, "established to %.4g x f", r->value);
+        else
+            snprintf(buf, len, "no ratio: the threshold is not positive");
+        break;
+    case AR_RESOLUTION_EXPONENT:
+        if (value && lo && hi)
+            snprintf(buf, len, "exponent %.3f [%.3f, %.3f]", r->value, r->lo, r->hi);
+        else if (value)
+            snprintf(buf, len, "exponent %.3f", r->value);
+        else
+            snprintf(buf, len, "no exponent fitted");
+        break;
+    case AR_RESOLUTION_CHANGE:
+        if (!lo || !hi)
+            snprintf(buf, len, "-");
+        else if (value)
+            snprintf(buf, len, "%.4g -> %.4g (x %.3g)", r->lo, r->hi, r->value);
+        else
+            snprintf(buf, len, "%.4g -> %.4g", r->lo, r->hi);
+        break;
+    case AR_RESOLUTION_MEASURED:
+        if (isnan(r->hi) && lo)
+            snprintf(buf, len, "established >= %.4g", r->lo);
+        else if (lo && hi)
             snprintf(buf, len, "established [%.4g, %.4g]", r->lo, r->hi);
+        else
+            snprintf(buf, len, "nothing established");
         break;
     case AR_RESOLUTION_EXISTENCE: snprintf(buf, len, "cannot be VIOLATED"); break;
-    case AR_RESOLUTION_RATIO: snprintf(buf, len, "changes %.4g vs %.4g (x %.3g)", r->lo, r->hi, r->value); break;
+    case AR_RESOLUTION_RATIO:
+        if (!lo || !hi)
+            snprintf(buf, len, "-");
+        else if (value)
+            snprintf(buf, len, "changes %.4g vs %.4g (x %.3g)", r->lo, r->hi, r->value);
+        else if (r->lo == 0 && r->hi == 0)
+            snprintf(buf, len, "changes 0 vs 0 (neither axis changes it)");
+        else
+            snprintf(buf, len, "changes %.4g vs %.4g (none along the other)", r->lo, r->hi);
+        break;
     }
 }

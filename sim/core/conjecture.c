@@ -243,8 +243,9 @@ static int check_on_grid(const ar_conjecture_input *in, const conjecture *c, con
                 continue;
         }
         speaks++;
+        double f = NAN;
         if (c->prediction) {
-            double f = ar_expr_eval(c->prediction, &point);
+            f = ar_expr_eval(c->prediction, &point);
             if (!isfinite(f)) {
                 ar_point_describe(&point, which, x->n_axes, desc, sizeof desc);
                 fail(err, in->at[AR_CONJ_PREDICTION], "prediction", "'%s' is %s at the point %s of experiment %s%s",
@@ -268,6 +269,17 @@ static int check_on_grid(const ar_conjecture_input *in, const conjecture *c, con
             ar_point_describe(&point, which, x->n_axes, desc, sizeof desc);
             fail(err, in->at[AR_CONJ_ELEMENT], "element", "%d is outside %s's %d values at the point %s of "
                  "experiment %s", e, out->name, length, x->n_axes ? desc : "(single point)", x->name);
+            goto done;
+        }
+        /* An equality holds within tolerance x |prediction|: at 0 there is no band, so
+         * it could never hold there (and no factor k of 0 says what would). */
+        if (k->rule == AR_RULE_EQUALS && f == 0) {
+            ar_point_describe(&point, which, x->n_axes, desc, sizeof desc);
+            fail(err, in->at[AR_CONJ_PREDICTION], "prediction", "'%s' is 0 at the point %s of experiment %s: an "
+                 "equality's tolerance is relative (tolerance x |prediction|) and has no band at 0; state "
+                 "E[%s] near 0 as an upper_bound and a lower_bound (prediction = 0.1 and -0.1), or leave the point "
+                 "out with a where", in->value[AR_CONJ_PREDICTION], x->n_axes ? desc : "(single point)", x->name,
+                 out->name);
             goto done;
         }
         measured++;

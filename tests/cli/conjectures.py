@@ -1105,6 +1105,56 @@ def case_theory_changed_note(tmp):
     check(rows_of(proc.stdout) == rows_of(plain.stdout), "the verdicts are the current theory's, not the file's")
 
 
+def case_equality_at_zero_refused(tmp):
+    """`rule=equality; prediction=0; tolerance=0.1` printed "f -inf% .. +inf% hold": an
+    equality's tolerance is relative (the interval within tolerance x |prediction|), and
+    around 0 there is no band. A prediction that is 0 where the conjecture speaks is
+    refused in one line naming the point (exit 2), in judge and in a spec alike; the same
+    statement away from the zero is judged."""
+    src, _ = review_file(tmp)
+    before = digest(src)
+    zero = {"id": "z", "output": "argmax_rank", "rule": "equality", "prediction": "0", "tolerance": 0.1}
+    refused_judge([src, "--conjecture", line_of(zero)], "--conjecture 1:", "prediction:", "is 0 at the point",
+                  "relative", "upper_bound")
+    shifted = zero | {"prediction": "n - 8"}
+    refused_judge([src, "--conjecture", line_of(shifted)], "prediction:", "is 0 at the point n=8")
+    refused_run(tmp, write(f"{tmp}/z.cfg", one_experiment(REVIEW_H, [zero])), "z.cfg:5:", "prediction:",
+                "is 0 at the point")
+    proc = run(["judge", src, "--conjecture", line_of(shifted | {"where": "n > 8"})], timeout=120)
+    check(proc.returncode in (0, 1, 4) and "inf%" not in proc.stdout, f"judged away from 0: {proc.stdout}")
+    check(digest(src) == before, "judge modified the file")
+
+
+def case_no_nan_or_inf_printed(tmp):
+    """A steeper row printed "changes 0 vs 0 (x -nan)" and an every-trial bound of 0
+    "reaches -inf of the bound": no verdict row prints NaN or infinity, in the table or
+    in /verdicts, whatever the rule and prediction (each is said in words instead)."""
+    src, _ = review_file(tmp, body=REVIEW_H.replace("d_h = [2, 8]", "d_h = [1, 2]"), name="flat")
+    asked = [
+        {"id": "et0", "output": "argmax_rank", "rule": "every_trial", "prediction": "0"},
+        {"id": "etneg", "output": "argmax_rank", "rule": "every_trial", "prediction": "-1"},
+        {"id": "ub0", "output": "argmax_rank", "rule": "upper_bound", "prediction": "0"},
+        {"id": "lbneg", "output": "argmax_rank", "rule": "lower_bound", "prediction": "-5"},
+        {"id": "w0", "output": "argmax_rank", "rule": "witness", "prediction": "0"},
+        {"id": "lim0", "output": "h2_deficit", "rule": "limit", "prediction": "0", "along": "n", "tolerance": 0.5},
+        {"id": "st", "output": "argmax_rank", "rule": "steeper", "along": "n", "versus": "d_h"},
+        {"id": "st1", "output": "hull_vertices", "rule": "steeper", "along": "n", "versus": "d_h"},
+        {"id": "inc", "output": "argmax_rank", "rule": "increasing", "along": "d_h"},
+        {"id": "m", "output": "h2_deficit", "rule": "measure"},
+    ]
+    copy = f"{tmp}/copy.h5"
+    args = [src, "-o", copy]
+    for c in asked:
+        args += ["--conjecture", line_of(c)]
+    proc = run(["judge", *args], timeout=120)
+    check(proc.returncode in (0, 1, 4), f"judge: exit {proc.returncode}: {proc.stderr}")
+    bad = [line for line in table(proc.stdout) if re.search(r"nan|inf", line.split(None, 5)[5], re.I)]
+    check(not bad, f"NaN or infinity printed: {bad}")
+    for key, row in verdict_rows(copy).items():
+        text = row["resolution"].decode()
+        check(not re.search(r"nan|inf", text, re.I), f"{key}: /verdicts resolution {text!r}")
+
+
 CASES = test_cli.cases_of(globals())
 
 if __name__ == "__main__":
