@@ -322,6 +322,14 @@ static int read_param_value(const context *c, const ar_param *p, const config_se
     }
     if (!is_number(s))
         goto wrong_type;
+    /* An integer is written as one, as trials and seed must be: 8.0 (or 1e3) is a real
+     * number, refused here as there. */
+    if (p->type == AR_PARAM_INT && config_setting_type(s) == CONFIG_TYPE_FLOAT) {
+        double r = config_setting_get_float(s);
+        if (isfinite(r) && r == floor(r) && fabs(r) < 1e15)
+            return fail(c->err, at, p->name, "must be an integer, not the real number %.1f (write %.0f)", r, r);
+        return fail(c->err, at, p->name, "must be an integer, not %.17g", r);
+    }
     double v = number_of(s);
     if (!isfinite(v))
         return fail(c->err, at, p->name, "must be a finite number, not %g", v);

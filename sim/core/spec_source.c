@@ -4,12 +4,14 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static int refuse(ar_spec_source *src, int file, int line, const char *field, const char *fmt, ...)
 {
@@ -89,15 +91,35 @@ int ar_spec_read_file(const char *path, const char *what, size_t max, char **tex
 {
     *text = NULL;
     *len = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f) {
+    /* O_NONBLOCK: a FIFO's open() would wait for a writer (forever, without one); the
+     * file is then read only if it is a regular file. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) {
         snprintf(why, why_len, "cannot open %s: %s", what, strerror(errno));
         return -1;
     }
     struct stat st;
-    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-        fclose(f);
-        snprintf(why, why_len, "cannot read %s: it is a directory", what);
+    if (fstat(fd, &st) != 0) {
+        snprintf(why, why_len, "cannot read %s: %s", what, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        if (S_ISDIR(st.st_mode))
+            snprintf(why, why_len, "cannot read %s: it is a directory", what);
+        else
+            snprintf(why, why_len, "cannot read %s: not a regular file but %s", what,
+                     S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISCHR(st.st_mode) ? "a character device"
+                     : S_ISBLK(st.st_mode) ? "a block device" : S_ISSOCK(st.st_mode) ? "a socket"
+                     : "a special file");
+        return -1;
+    }
+    int flags = fcntl(fd, F_GETFL);
+    FILE *f = flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0 ? NULL : fdopen(fd, "rb");
+    if (!f) {
+        snprintf(why, why_len, "cannot open %s: %s", what, strerror(errno));
+        close(fd);
         return -1;
     }
     /* max + 1 bytes: the caller sees a file over its limit without reading all of it. */

@@ -4,6 +4,7 @@
 usage: hostile_spec.py ATTNRANK CASE     (meson registers one test per case)
 """
 import os
+import subprocess
 import sys
 import time
 
@@ -147,6 +148,56 @@ def case_include_too_large(tmp):
     start = time.monotonic()
     refused(tmp, [main], "main.cfg:1", '@include "big.cfg"', "exceed 1048576 bytes", timeout=60)
     check(time.monotonic() - start < 30, "the refusal took more than 30 s")
+
+
+def refused_quickly(tmp, args, *parts, timeout=30):
+    """As refused, but a hang is a failure of the case, not of the suite."""
+    try:
+        return refused(tmp, args, *parts, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise test_cli.Failure(f"attnrank run {' '.join(args)} hangs (over {timeout} s)")
+
+
+def case_fifo_refused(tmp):
+    """A FIFO as the spec, as an included file or as judge's --conjectures file blocked
+    the program in open() until a writer came (forever, without one). Now a file that is
+    not a regular file is refused without blocking, in one line naming it, exit 2."""
+    fifo = f"{tmp}/pipe.cfg"
+    os.mkfifo(fifo)
+    refused_quickly(tmp, [fifo], "pipe.cfg", "not a regular file", "a FIFO")
+    main = write(f"{tmp}/main.cfg", 'seed = 1;\n@include "pipe.cfg"\nexperiments = ();\n')
+    refused_quickly(tmp, [main], "main.cfg:2", '@include "pipe.cfg"', "not a regular file", "a FIFO")
+    # a character device reads as empty: refused as what it is, not as an empty spec
+    refused_quickly(tmp, ["/dev/null"], "/dev/null", "not a regular file", "a character device")
+    good = spec(tmp)
+    out = f"{tmp}/good.h5"
+    run(["run", good, "-o", out, "-q"], expect=0)
+    try:
+        proc = run(["judge", out, "--conjectures", fifo], expect=2, timeout=30)
+    except subprocess.TimeoutExpired:
+        raise test_cli.Failure("judge --conjectures FIFO hangs")
+    one_line_error(proc, "pipe.cfg", "not a regular file", "a FIFO")
+    # a link to a regular file is still read
+    os.symlink(good, f"{tmp}/link.cfg")
+    run(["run", f"{tmp}/link.cfg", "-o", f"{tmp}/link.h5", "-q"], expect=0)
+
+
+def case_integer_fields_float(tmp):
+    """`n = 8.0` was accepted for an integer parameter while `trials = 4.0` was refused:
+    a real number is refused for every integer field, naming the file, line and field,
+    in files, arrays, included files and --set alike."""
+    refused(tmp, [spec(tmp, n="8.0")], "s.cfg:4", "n: must be an integer", "8.0")
+    refused(tmp, [spec(tmp, n="[8.0, 16.0]")], "s.cfg:4", "n: must be an integer", "8.0")
+    refused(tmp, [spec(tmp, n="(8, 1.6e1)")], "s.cfg:4", "n: must be an integer")
+    refused(tmp, [spec(tmp, trials="4.0")], "s.cfg:3", "trials: must be an integer")
+    refused(tmp, [spec(tmp, seed="1.0")], "s.cfg:1", "seed: must be an integer")
+    refused(tmp, [spec(tmp), "--set", "e.n=8.0"], "--set", "n: must be an integer")
+    refused(tmp, [spec(tmp), "--set", "n=[8.0]"], "--set", "n: must be an integer")
+    write(f"{tmp}/part.cfg", '  { name = "e"; simulator = "hardmax_rank"; trials = 10;\n    n = 8.0; d_h = 2; }\n')
+    main = write(f"{tmp}/main.cfg", 'seed = 1;\nexperiments = (\n@include "part.cfg"\n);\n')
+    refused(tmp, [main], "part.cfg:2", "n: must be an integer")
+    # real parameters still take integers and reals
+    run(["run", spec(tmp, prefix=""), "-o", f"{tmp}/ok.h5", "-q", "--set", "e.sigma=2"], expect=0)
 
 
 if __name__ == "__main__":
