@@ -127,6 +127,10 @@ const char *ar_rng_normals_isa(void);
 int ar_rng_normals_variant(const char *isa, ar_rng *rng, double *out, size_t count);
 /* The variant names, widest last, ending with NULL. */
 extern const char *const ar_rng_normals_variants[];
+/* 0 if ATTNRANK_NORMALS is unset, empty or one of those names; else -1 and why (one
+ * printable line naming the variable and the names): the program refuses it at its
+ * start, where the sampler itself would only ignore it. */
+int ar_rng_normals_env_check(char *why, size_t len);
 
 /* The ziggurat's tail on its own, for tests: the tail routine (the b = 0 branch above,
  * unsigned) run count times on lane 0's stream, so out[] is distributed as Z given

@@ -32,6 +32,7 @@
 #include "attnrank/blas_core.h"
 
 #include "attnrank/linalg.h"
+#include "attnrank/rng.h"
 #include "engine_parts.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -996,6 +997,12 @@ void ar_blas_core_select(char **argv)
                 strlen(sw) >= sizeof shown ? "..." : "");
         fflush(stderr);
         _exit(EXIT_BAD_INPUT); /* not exit(): under ulimit -v OpenBLAS's pool would hang it (preflight.c) */
+    }
+    char why[256]; /* the program's other switch, checked here at the same start */
+    if (ar_rng_normals_env_check(why, sizeof why) < 0) {
+        fprintf(stderr, "attnrank: %s\n", why);
+        fflush(stderr);
+        _exit(EXIT_BAD_INPUT);
     }
     state.off = sw && strcmp(sw, "off") == 0;
     state.cpu_level = ar_blas_cpu_level();

@@ -18,6 +18,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -287,7 +288,8 @@ static void zig_init(void)
     }
     zig_x[ZIG_LAYERS] = 0;
     zig_f[ZIG_LAYERS] = 1;
-    /* The widest variant, unless ATTNRANK_NORMALS names another (same bits either way). */
+    /* The widest variant, unless ATTNRANK_NORMALS names another (same bits either way; the
+     * program refuses a name that is no variant at its start, ar_rng_normals_env_check). */
     const char *want = getenv("ATTNRANK_NORMALS");
     for (int pass = 0; pass < 2 && !zig_best; ++pass, want = NULL)
         for (int i = 0; ar_rng_normals_variants[i]; ++i) {
@@ -346,6 +348,25 @@ double ar_rng_normal_block(ar_rng *rng)
     zig_best(rng, rng->buffer, 1);
     rng->buffered = AR_RNG_LANES - 1;
     return rng->buffer[0];
+}
+
+int ar_rng_normals_env_check(char *why, size_t len)
+{
+    const char *want = getenv("ATTNRANK_NORMALS");
+    if (!want || !want[0]) /* unset or empty: the widest the CPU has */
+        return 0;
+    for (int i = 0; ar_rng_normals_variants[i]; ++i)
+        if (!strcmp(want, ar_rng_normals_variants[i]))
+            return 0;
+    char shown[40];
+    size_t k = 0;
+    for (const char *c = want; *c && k + 1 < sizeof shown; ++c) /* printable: it reaches the terminal */
+        shown[k++] = (unsigned char)*c >= 0x20 && (unsigned char)*c < 0x7f ? *c : '?';
+    shown[k] = '\0';
+    snprintf(why, len, "ATTNRANK_NORMALS=%s%s: not a variant of the normal sampler; want scalar, sse2, avx2 or avx512 "
+             "(a variant the CPU lacks is ignored), or leave it unset for the widest the CPU has", shown,
+             strlen(want) > k ? "..." : "");
+    return -1;
 }
 
 const char *ar_rng_normals_isa(void)

@@ -188,5 +188,26 @@ def case_mpi_marked(tmp):
     test_cli.same_datasets(f"{tmp}/single.h5", f"{tmp}/mpi.h5")
 
 
+def case_normals_variable(tmp):
+    """ATTNRANK_NORMALS named the normal sampler's variant; a name that is none (a typo,
+    `AVX2`, `avx2 `) was silently ignored. Now it is refused in one line naming the
+    variable and the allowed values, exit 2, before any work, for every command; the
+    four names (and an empty value, as unset) run, with the same bits."""
+    spec = write(f"{tmp}/small.cfg", SMALL_SPEC)
+    out = f"{tmp}/o.h5"
+    for value in ("bogus", "AVX2", "avx2 ", "avx", "scalar,avx2", "x" * 5000, "\x1b[31m"):
+        for args in (["run", spec, "-o", out, "-q"], ["plan", spec], ["--version"]):
+            proc = run(args, env={"ATTNRANK_NORMALS": value}, timeout=120)
+            check(proc.returncode == 2, f"ATTNRANK_NORMALS={value[:20]!r} {args[0]}: exit {proc.returncode}, want 2")
+            one_line_error(proc, "ATTNRANK_NORMALS", "scalar, sse2, avx2 or avx512")
+            check("\x1b" not in proc.stderr and len(proc.stderr) < 400, f"a printable, short line: {proc.stderr!r}")
+        check(not [p for p in os.listdir(tmp) if p.startswith("o.h5")], f"nothing written: {os.listdir(tmp)}")
+    reference = f"{tmp}/ref.h5"
+    run(["run", spec, "-o", reference, "-q"], expect=0)
+    for value in ("scalar", "sse2", "avx2", "avx512", ""):
+        run(["run", spec, "-o", out, "-q", "--force"], expect=0, env={"ATTNRANK_NORMALS": value})
+        test_cli.same_datasets(reference, out)
+
+
 if __name__ == "__main__":
     test_cli.main(test_cli.cases_of(globals()))
