@@ -117,18 +117,21 @@ static const char run_help[] =
     "                        single run would have written\n";
 
 static const char merge_help[] =
-    "usage: attnrank merge -o FILE [--force] SHARD...\n"
+    "usage: attnrank merge -o FILE [--force] [--quiet] SHARD...\n"
     "\n"
     "Joins the files written by `attnrank run SPEC --shard I/N` for I = 0..N-1 into FILE:\n"
     "the same datasets, bit for bit, as one unsharded run, and its verdicts. Refuses\n"
     "shards of different specs or seeds, a shard given twice, a missing shard, and a\n"
     "shard that is not complete (finish it with --resume). Like a run it writes\n"
     "FILE.partial and renames it to FILE; a merge that fails or is interrupted removes\n"
-    "it (there is nothing to resume: run the merge again). A whole run (written without\n"
-    "--shard, or with --shard 0/1) is merged alone, as the one shard of itself.\n"
+    "it (there is nothing to resume: run the merge again; one killed by SIGKILL leaves\n"
+    "it, and the next merge removes it). A whole run (written without --shard, or with\n"
+    "--shard 0/1) is merged alone, as the one shard of itself. FILE is none of the SHARDs,\n"
+    "and the SHARDs come from this attnrank (its version and git revision).\n"
     "\n"
-    "  -o, --output FILE     the merged result file\n"
-    "  -f, --force           replace an existing FILE\n";
+    "  -o, --output FILE     the merged result file (not one of the SHARDs)\n"
+    "  -f, --force           replace an existing FILE\n"
+    "  -q, --quiet           accepted as for run (a merge shows no progress)\n";
 
 static const char verify_help[] =
     "usage: attnrank verify [--quick|--full] [--mutants] [--no-report] [-o FILE] [--threads N]\n"
@@ -304,17 +307,59 @@ static int bad_usage(const char *fmt, const char *arg)
     return AR_EXIT_BAD_INPUT;
 }
 
+/* The long options of longs that NAME (--name or --na, without its =value) selects, as
+ * getopt_long matches them: an exact name, else every one it abbreviates. */
+static int long_matches(const struct option *longs, const char *name, size_t len, const struct option **first,
+                        char *names, size_t names_len)
+{
+    int count = 0;
+    names[0] = '\0';
+    for (const struct option *o = longs; o->name; ++o)
+        if (strlen(o->name) == len && strncmp(o->name, name, len) == 0) {
+            *first = o;
+            snprintf(names, names_len, "--%s", o->name);
+            return 1;
+        }
+    for (const struct option *o = longs; o->name; ++o)
+        if (strncmp(o->name, name, len) == 0) {
+            if (!count++)
+                *first = o;
+            size_t used = strlen(names);
+            snprintf(names + used, names_len - used, "%s--%s", used ? ", " : "", o->name);
+        }
+    return count;
+}
+
 /* getopt's complaint in words (its option string starts with ':'): c is ':' for an
- * option missing its argument, '?' for one it does not know. */
-static int option_error(const char *prefix, int c, char **argv)
+ * option missing its argument, '?' for one it does not know or that takes no value.
+ * The option is named as the user wrote it: getopt's optopt is the short letter of a
+ * long option (--quiet=1 said "unknown option '-q'"). */
+static int option_error(const char *prefix, int c, char **argv, const struct option *longs)
 {
     const char *arg = argv[optind - 1];
-    char name[64], text[128];
-    if (!optopt || (c == ':' && strncmp(arg, "--", 2) == 0))
-        snprintf(name, sizeof name, "%.*s", (int)strcspn(arg, "="), arg); /* a long option */
+    char name[64], text[256], names[192];
+    const struct option *match = NULL;
+    size_t len = strncmp(arg, "--", 2) == 0 ? strcspn(arg + 2, "=") : 0;
+    int matches = len ? long_matches(longs, arg + 2, len, &match, names, sizeof names) : 0;
+    /* argv[optind - 1] is the long option at fault, unless getopt is inside a cluster of
+     * short options after it (--force -zq): then optopt is a letter that option lacks */
+    int is_long = len && (!optopt || (matches == 1 && match->val == optopt &&
+                                      (c == ':' ? match->has_arg == required_argument
+                                                : arg[2 + len] == '=' && match->has_arg == no_argument)));
+    if (is_long)
+        snprintf(name, sizeof name, "--%.*s", (int)(len < 60 ? len : 60), arg + 2);
+    else if (!optopt)
+        snprintf(name, sizeof name, "%.*s", (int)strcspn(arg, "="), arg);
     else
         snprintf(name, sizeof name, "-%c", optopt); /* a short one, perhaps inside a cluster such as -qx */
-    snprintf(text, sizeof text, c == ':' ? "%soption '%s' needs an argument" : "%sunknown option '%s'", prefix, name);
+    if (c == ':')
+        snprintf(text, sizeof text, "%soption '%s' needs an argument", prefix, name);
+    else if (is_long && matches > 1)
+        snprintf(text, sizeof text, "%soption '%s' is ambiguous (%s)", prefix, name, names);
+    else if (is_long && matches == 1 && arg[2 + len] == '=')
+        snprintf(text, sizeof text, "%soption '%s' takes no value (write %s alone)", prefix, name, names);
+    else
+        snprintf(text, sizeof text, "%sunknown option '%s'", prefix, name);
     return bad_usage("%s", text);
 }
 
@@ -404,7 +449,7 @@ static int parse_run_options(int argc, char **argv, int verify, cli_options *o)
             fputs(verify ? verify_help : run_help, stdout);
             exit(check_stdout(0));
         default:
-            return option_error("", c, argv);
+            return option_error("", c, argv, longs);
         }
     }
     if (o->quick && o->full)
@@ -486,7 +531,7 @@ static int cmd_run(int argc, char **argv, char *command_line)
 }
 
 static const char report_help[] =
-    "usage: attnrank report FILE [-o DIR]\n"
+    "usage: attnrank report FILE [-o DIR] [--quiet]\n"
     "\n"
     "Writes DIR/report.html (default DIR: FILE without .h5, plus -report): the verdict\n"
     "table, a section per claim with its figures (drawn from FILE by the scripts in\n"
@@ -650,7 +695,7 @@ static int cmd_mutants(int argc, char **argv)
 
 static const char judge_help[] =
     "usage: attnrank judge FILE [--conjectures CFILE] [--conjecture 'FIELD=VALUE; ...']...\n"
-    "                           [--mutants] [-o COPY] [--force]\n"
+    "                           [--mutants] [-o COPY] [--force] [--quiet]\n"
     "\n"
     "Judges a finished result file again without simulating: its claims with this\n"
     "attnrank's theory, and conjectures of your own, by the same rules, resolutions and\n"
@@ -671,6 +716,7 @@ static const char judge_help[] =
     "                        theory/<id> datasets, /verdicts and spec (FILE's data, bit\n"
     "                        for bit); report and info read it like any result file\n"
     "  -f, --force           replace an existing COPY\n"
+    "  -q, --quiet           accepted as for run (judge shows no progress)\n"
     "\n"
     "Fields: id, output, rule (upper_bound, lower_bound, equality, limit, log_slope,\n"
     "decreasing, increasing, steeper, every_trial, witness, measure), prediction and where\n"
@@ -687,7 +733,8 @@ static int cmd_judge(int argc, char **argv, char *command_line)
     static const struct option longs[] = {
         {"output", required_argument, 0, 'o'}, {"force", no_argument, 0, 'f'},
         {"conjecture", required_argument, 0, 'c'}, {"conjectures", required_argument, 0, 'C'},
-        {"mutants", no_argument, 0, 'M'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+        {"mutants", no_argument, 0, 'M'}, {"help", no_argument, 0, 'h'}, {"quiet", no_argument, 0, 'q'},
+        {0, 0, 0, 0},
     };
     const char *output = NULL, *file = NULL;
     int force = 0, mutants = 0, n_lines = 0, c;
@@ -696,10 +743,11 @@ static int cmd_judge(int argc, char **argv, char *command_line)
         return AR_EXIT_IO;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":o:fh", longs, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":o:fhq", longs, NULL)) != -1) {
         switch (c) {
         case 'o': output = optarg; break;
         case 'f': force = 1; break;
+        case 'q': break; /* as for run; judge shows no progress */
         case 'c': lines[n_lines++] = optarg; break;
         case 'C':
             if (file) {
@@ -710,7 +758,7 @@ static int cmd_judge(int argc, char **argv, char *command_line)
             break;
         case 'M': mutants = 1; break;
         case 'h': fputs(judge_help, stdout); free(lines); return 0;
-        default: free(lines); return option_error("judge: ", c, argv);
+        default: free(lines); return option_error("judge: ", c, argv, longs);
         }
     }
     if (optind != argc - 1) {
@@ -1056,18 +1104,19 @@ static int cmd_merge(int argc, char **argv, char *command_line)
 {
     static const struct option longs[] = {
         {"output", required_argument, 0, 'o'}, {"force", no_argument, 0, 'f'}, {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0},
+        {"quiet", no_argument, 0, 'q'},        {0, 0, 0, 0},
     };
     const char *output = NULL;
     int force = 0, c;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":o:fh", longs, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":o:fhq", longs, NULL)) != -1) {
         switch (c) {
         case 'o': output = optarg; break;
         case 'f': force = 1; break;
+        case 'q': break; /* as for run; a merge shows no progress */
         case 'h': fputs(merge_help, stdout); return 0;
-        default: return option_error("merge: ", c, argv);
+        default: return option_error("merge: ", c, argv, longs);
         }
     }
     if (!output)
@@ -1239,8 +1288,18 @@ static int cmd_report(int argc, char **argv)
             if (i + 1 == argc)
                 return bad_usage("report: option '%s' needs an argument", argv[i]);
             dir = argv[++i];
+        } else if (strncmp(argv[i], "--output=", 9) == 0) {
+            dir = argv[i] + 9;
+        } else if (strcmp(argv[i], "-q") == 0 || strcmp(argv[i], "--quiet") == 0) {
+            continue; /* as for run; a report shows no progress */
+        } else if (strncmp(argv[i], "--quiet=", 8) == 0 || strncmp(argv[i], "--help=", 7) == 0) {
+            char name[16];
+            snprintf(name, sizeof name, "%.*s", (int)strcspn(argv[i], "="), argv[i]);
+            return bad_usage("report: option '%s' takes no value", name);
         } else if (argv[i][0] == '-') {
-            return bad_usage("report: unknown option '%s'", argv[i]);
+            char name[64]; /* named without a value it was given (--bogus=1: '--bogus') */
+            snprintf(name, sizeof name, "%.*s", (int)strcspn(argv[i], "="), argv[i]);
+            return bad_usage("report: unknown option '%s'", name);
         } else if (!file) {
             file = argv[i];
         } else {

@@ -41,6 +41,9 @@ void ar_engine_announce_marked(long marked);
  * memory the largest point needs, the disk and file-size limit for the whole file. */
 int ar_engine_check_output_path(const char *path, char *err);
 int ar_engine_preflight(const ar_run_plan *plan, const ar_run_options *opt, char *err);
+/* The disk and the file-size limit (ulimit -f) for the whole file of plan, alone: what a
+ * writer that computes nothing (merge, judge -o) checks before it writes. */
+int ar_engine_check_file_room(const ar_run_plan *plan, const char *output, char *err);
 
 /* The start of the program (preflight.c, blas_core.c): whether it must start again
  * without OpenBLAS's thread pool (memory is limited, the pool has threads, and it has
@@ -60,6 +63,10 @@ int ar_engine_owns(const ar_run_options *opt, long points, long global);
  * then released). */
 ar_store *ar_engine_start_store(const ar_spec *spec, const ar_run_options *opt, const char *partial,
                                 ar_output_lock **lock, char *err, ar_status *status);
+/* A PATH.partial found by a writer with nothing to resume (merge, judge -o), under its
+ * lock: removed (0) if a writer of that kind left it (a kill: nothing in it to keep);
+ * else -1 and err says whose it is (a run's can be resumed: only --force replaces it). */
+int ar_engine_clear_stale_partial(const char *partial, char *err);
 void ar_engine_start_progress(const ar_run_plan *plan, const ar_run_options *opt, ar_store *store,
                               ar_progress *progress);
 /* The end of a run, whoever computed it: say what an interrupted run saved; judge,

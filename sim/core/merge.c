@@ -3,20 +3,123 @@
 #define _GNU_SOURCE
 #include "engine_parts.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "attnrank_config.h"
+#include "git_revision.h"
 
 static int by_value(const void *a, const void *b)
 {
     return (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b);
 }
 
+/* The attnrank that wrote a file: its attnrank_version and git_revision attributes. The
+ * output is labelled with this attnrank's (store_provenance.c), so the inputs must be
+ * this attnrank's too: another version's or revision's data (simulators and theory
+ * change between them) would go out under this one's name. */
+static int check_writer(ar_store *store, const char *path, ar_store *first, const char *first_path, int judging,
+                        char *err)
+{
+    char *version = ar_store_attribute(store, "attnrank_version"), *revision = ar_store_attribute(store, "git_revision");
+    char *v0 = first ? ar_store_attribute(first, "attnrank_version") : NULL;
+    char *r0 = first ? ar_store_attribute(first, "git_revision") : NULL;
+    int status = 0;
+    if (!version || !revision || (first && (!v0 || !r0))) {
+        snprintf(err, AR_ERR_LEN, "%s: out of memory", path);
+        status = -1;
+    } else if (first && (strcmp(version, v0) != 0 || strcmp(revision, r0) != 0)) {
+        snprintf(err, AR_ERR_LEN, "%s: written by attnrank %.40s (git %.40s), but %s by attnrank %.40s (git %.40s): "
+                 "the shards of one run come from one attnrank", path, version, revision, first_path, v0, r0);
+        status = -1;
+    } else if (strcmp(version, ATTNRANK_VERSION) != 0 || strcmp(revision, ar_git_revision) != 0) {
+        snprintf(err, AR_ERR_LEN, "%s: written by attnrank %.40s (git %.40s), not by this attnrank %s (git %s): %s "
+                 "would label its data with this one's; %s", path, version, revision, ATTNRANK_VERSION,
+                 ar_git_revision, judging ? "a copy" : "the merge",
+                 judging ? "judge without -o prints its verdicts" : "merge with the attnrank that wrote the shards");
+        status = -1;
+    }
+    free(version), free(revision), free(v0), free(r0);
+    return status;
+}
+
+/* The output, and the names a writer makes beside it, must not be an input: the merge
+ * would replace it (by that name, another that reaches it, a symbolic or a hard link). */
+static int output_is_input(const char *output, const char *const *paths, int n, int judging, char *err)
+{
+    static const char *const beside[] = {"", ".partial", ".partial.tmp"};
+    for (size_t b = 0; b < sizeof beside / sizeof *beside; ++b) {
+        char *name;
+        struct stat out_st, in_st;
+        if (asprintf(&name, "%s%s", output, beside[b]) < 0) {
+            snprintf(err, AR_ERR_LEN, "%s: out of memory", output);
+            return -1;
+        }
+        int found = -1;
+        if (stat(name, &out_st) == 0)
+            for (int i = 0; i < n && found < 0; ++i)
+                if (stat(paths[i], &in_st) == 0 && in_st.st_dev == out_st.st_dev && in_st.st_ino == out_st.st_ino)
+                    found = i;
+        if (found >= 0)
+            snprintf(err, AR_ERR_LEN, "%s: is the input %s (the same file): %s; name another -o", name, paths[found],
+                     judging ? "judge never modifies FILE" : "merge never modifies its inputs");
+        free(name);
+        if (found >= 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The command a file's command_line attribute names, after the program's own path (the
+ * words as the CLI joins them: a word with a blank or a quote in single quotes). */
+static void command_of(const char *line, char *word, size_t len)
+{
+    const char *c = line;
+    if (*c == '\'') {
+        const char *close = strchr(c + 1, '\'');
+        c = close ? close + 1 : c + strlen(c);
+    } else {
+        c += strcspn(c, " ");
+    }
+    c += strspn(c, " ");
+    snprintf(word, len, "%.*s", (int)strcspn(c, " "), c);
+}
+
+int ar_engine_clear_stale_partial(const char *partial, char *err)
+{
+    char why[AR_ERR_LEN], word[32] = "";
+    ar_store *store = ar_store_open(partial, 0, why);
+    char *line = store ? ar_store_attribute(store, "command_line") : NULL;
+    if (line)
+        command_of(line, word, sizeof word);
+    free(line);
+    if (store)
+        ar_store_close(store);
+    if (!strcmp(word, "merge") || !strcmp(word, "judge")) { /* its own kind: it had nothing to resume */
+        if (unlink(partial) == 0)
+            return 0;
+        snprintf(err, AR_ERR_LEN, "%s: left by an interrupted `attnrank %s`, and cannot be removed: %s", partial, word,
+                 strerror(errno));
+        return -1;
+    }
+    if (word[0])
+        snprintf(err, AR_ERR_LEN, "%s: left by an interrupted `attnrank %.20s` (it can be resumed: not a merge's to "
+                 "remove); replace it with --force", partial, word);
+    else
+        snprintf(err, AR_ERR_LEN, "%s: left by an interrupted writer that cannot be told (%.200s); replace it with "
+                 "--force", partial, store ? "no command_line attribute" : why);
+    return -1;
+}
+
 /* Open every shard read-only and check they fit together: the same spec, one N, each
  * index once, every shard complete and marking done only points it owns (their values
  * are checked by ar_store_open). A file written without --shard (or with --shard
  * 0/1) is a whole run: merged alone, it is a merge of one. */
-static int open_shards(const char *const *paths, int n, ar_store **stores, char *err)
+static int open_shards(const char *const *paths, int n, int judging, ar_store **stores, char *err)
 {
     int count = 0;
     int *given = calloc((size_t)n, sizeof *given); /* the indices, whatever N a file claims */
@@ -41,7 +144,8 @@ static int open_shards(const char *const *paths, int n, ar_store **stores, char 
                      count);
             goto refused;
         }
-        if (ar_store_check_streams(stores[i], paths[i], "merging", err) < 0)
+        if (ar_store_check_streams(stores[i], paths[i], "merging", err) < 0 ||
+            check_writer(stores[i], paths[i], i ? stores[0] : NULL, paths[0], judging, err) < 0)
             goto refused;
         const ar_spec *spec = ar_store_spec(stores[i]), *spec0 = ar_store_spec(stores[0]);
         if (spec->hash != spec0->hash) {
@@ -110,14 +214,14 @@ ar_status ar_engine_merge(const char *output, const char *const *paths, int n, c
 {
     *rows = NULL;
     *n_rows = 0;
-    if (ar_engine_check_output_path(output, err))
+    if (ar_engine_check_output_path(output, err) || output_is_input(output, paths, n, judged != NULL, err))
         return AR_ERR_INPUT;
     ar_store **shards = calloc((size_t)n, sizeof *shards);
     if (!shards) {
         snprintf(err, AR_ERR_LEN, "%s: out of memory", output);
         return AR_ERR_IO;
     }
-    ar_status status = open_shards(paths, n, shards, err) == 0 ? AR_OK : AR_ERR_INPUT;
+    ar_status status = open_shards(paths, n, judged != NULL, shards, err) == 0 ? AR_OK : AR_ERR_INPUT;
     ar_run_options opt = {.output = output, .command_line = command_line, .force = force, .no_resume = 1};
     ar_run_plan plan = {0};
     char *partial = NULL;
@@ -127,6 +231,9 @@ ar_status ar_engine_merge(const char *output, const char *const *paths, int n, c
         snprintf(err, AR_ERR_LEN, "%s: out of memory", output);
         status = AR_ERR_IO;
     }
+    /* as a run: refused before writing where the disk or ulimit -f cannot hold the file */
+    if (status == AR_OK && ar_engine_check_file_room(&plan, output, err) < 0)
+        status = AR_ERR_INPUT;
     ar_output_lock *lock = NULL;
     ar_store *store = status == AR_OK ? ar_engine_start_store(plan.spec, &opt, partial, &lock, err, &status) : NULL;
     if (store) {

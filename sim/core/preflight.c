@@ -218,6 +218,11 @@ static int check_disk(const ar_run_plan *plan, const char *output, int shards, c
     return status;
 }
 
+int ar_engine_check_file_room(const ar_run_plan *plan, const char *output, char *err)
+{
+    return check_disk(plan, output, 1, err);
+}
+
 int ar_engine_preflight(const ar_run_plan *plan, const ar_run_options *opt, char *err)
 {
     return ar_engine_check_output_path(opt->output, err) || ar_plan_team(opt->threads, err) < 0 ||

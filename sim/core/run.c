@@ -105,16 +105,16 @@ static ar_store *open_or_create(const ar_spec *spec, const ar_run_options *opt, 
         }
         return store;
     }
+    /* a merge's own partial that a kill left: cleared, with or without --force (merge.c) */
+    if (opt->no_resume && !opt->force && file_exists(partial) && ar_engine_clear_stale_partial(partial, err) < 0)
+        return NULL;
     if (file_exists(opt->output) && !opt->force) {
         snprintf(err, AR_ERR_LEN, "%s: exists; choose another -o or replace it with --force", opt->output);
         return NULL;
     }
     if (file_exists(partial) && !opt->force) {
-        if (opt->no_resume)
-            snprintf(err, AR_ERR_LEN, "%s: left by an interrupted run; replace it with --force", partial);
-        else
-            snprintf(err, AR_ERR_LEN, "%s: an interrupted run is there; continue it with --resume or start over "
-                     "with --force", partial);
+        snprintf(err, AR_ERR_LEN, "%s: an interrupted run is there; continue it with --resume or start over "
+                 "with --force", partial);
         return NULL;
     }
     /* Build the layout under a temporary name: PATH.partial always has all of it. */

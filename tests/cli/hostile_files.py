@@ -421,5 +421,33 @@ def case_done_point_values(tmp):
     run(["info", good], expect=0)
 
 
+def case_other_version(tmp):
+    """A shard written by another attnrank (its attnrank_version or git_revision
+    attribute) merged into a file labelled with this one's: refused in one line naming the
+    shard and both versions, exit 2, nothing written; so is a set of shards of one other
+    version (the merge would label their data with this attnrank), and judge -o of a file
+    of another version (its copy likewise), while judge without -o judges it."""
+    paths = shards(tmp, 2)
+    with h5py.File(paths[0], "r") as f:
+        version, revision = str(f.attrs["attnrank_version"]), str(f.attrs["git_revision"])
+    for attr, value, want in (("attnrank_version", "0.0.1", "0.0.1"), ("git_revision", "0123abc", "0123abc")):
+        with h5py.File(paths[1], "r+") as f:
+            f.attrs[attr] = value
+        proc = refused(["merge", "-o", f"{tmp}/m.h5", *paths], paths[1], want, version if attr[0] == "a" else revision)
+        check(not os.path.exists(f"{tmp}/m.h5"), "a merge of two versions left a file")
+        with h5py.File(paths[0], "r+") as f:
+            f.attrs[attr] = value
+        refused(["merge", "-o", f"{tmp}/m.h5", *paths], paths[0], want, "this attnrank")
+        for p in paths:
+            with h5py.File(p, "r+") as f:
+                f.attrs[attr] = version if attr[0] == "a" else revision
+    run(["merge", "-o", f"{tmp}/m.h5", *paths], expect=0)
+    _, whole = tiny(tmp, "whole.h5")
+    with h5py.File(whole, "r+") as f:
+        f.attrs["git_revision"] = "0123abc"
+    refused(["judge", whole, "-o", f"{tmp}/copy.h5"], whole, "0123abc", "judge without -o prints its verdicts")
+    check(run(["judge", whole]).returncode in (0, 4), "judge without -o judges it")
+
+
 if __name__ == "__main__":
     test_cli.main(test_cli.cases_of(globals()))

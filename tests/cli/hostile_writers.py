@@ -189,27 +189,35 @@ def case_merge_sigterm(tmp):
             break
     check(caught >= 1, "no SIGTERM landed inside the merge in 20 tries")
     print(f"{caught} of {attempt + 1} merges caught by SIGTERM")
-    # what SIGKILL leaves: the message names --force, which merge takes
+    # a partial a run left (resumable: not the merge's to remove) is replaced only with
+    # --force, as the message says
     with open(shards[0], "rb") as f, open(out + ".partial", "wb") as g:
         g.write(f.read())
     proc = run(["merge", "-o", out, *shards], expect=2)
-    one_line_error(proc, "m.h5.partial", "--force")
-    check("--resume" not in proc.stderr, f"merge does not offer --resume: {proc.stderr!r}")
+    one_line_error(proc, "m.h5.partial", "--force", "attnrank run")
     check(run(["merge", "-o", out, "--force", *shards]).returncode in (0, 4), "merge --force replaces it")
     check(beside(out) == [out], f"only the result is left: {beside(out)}")
 
 
 def case_merge_file_limit(tmp):
-    """ulimit -f below the merged file's size: one line, exit 3, nothing left (no SIGXFSZ)."""
+    """ulimit -f below the merged file's size: merge and judge -o are refused before they
+    write, as run is, in one line naming the limit, exit 2, nothing left (before: exit 3,
+    "disk full?", after writing up to the limit). No SIGXFSZ either way."""
     shards = two_shards(tmp, TINY_SPEC)
-    for kib in (8, 40):  # the whole layout is written first (NaN-filled): it fails there
-        out = f"{tmp}/m{kib}.h5"
-        proc = subprocess.run([test_cli.EXE, "merge", "-o", out, *shards], capture_output=True, text=True,
-                              preexec_fn=file_limit(kib))
-        check(proc.returncode == 3, f"merge under ulimit -f {kib}: exit {proc.returncode}, want 3: {proc.stderr!r}")
-        one_line_error(proc, f"m{kib}.h5")
-        nothing_left(out, f"merge under ulimit -f {kib}")
+    whole = f"{tmp}/whole.h5"
+    run(["run", write(f"{tmp}/tiny.cfg", TINY_SPEC), "-o", whole, "-q"], expect=0)
+    conjecture = "id=c; output=argmax_rank; rule=upper_bound; prediction=n"
+    for kib in (8, 40):
+        for label, args in (("merge", ["merge", "-o", f"{tmp}/m{kib}.h5", *shards]),
+                            ("judge -o", ["judge", whole, "--conjecture", conjecture, "-o", f"{tmp}/m{kib}.h5"])):
+            out = f"{tmp}/m{kib}.h5"
+            proc = subprocess.run([test_cli.EXE, *args], capture_output=True, text=True, preexec_fn=file_limit(kib))
+            check(proc.returncode == 2, f"{label} under ulimit -f {kib}: exit {proc.returncode}, want 2: {proc.stderr!r}")
+            one_line_error(proc, f"m{kib}.h5", "file-size limit (ulimit -f)", f"{kib} KiB")
+            nothing_left(out, f"{label} under ulimit -f {kib}")
     check(run(["merge", "-o", f"{tmp}/m.h5", *shards]).returncode in (0, 4), "the merge without the limit")
+    check(run(["judge", whole, "--conjecture", conjecture, "-o", f"{tmp}/c.h5"]).returncode in (0, 4),
+          "judge -o without the limit")
 
 
 def small_result(tmp, name="small.h5"):
@@ -372,6 +380,115 @@ def case_verify_no_report(tmp):
                  "attnrank-verify-20260101T000000Z-report.lock", "x.h5.lock", "x.h5.partial.tmp"):
         ignored = subprocess.run(["git", "-C", root, "check-ignore", "-q", "--no-index", name])
         check(ignored.returncode == 0, f".gitignore does not cover {name}")
+
+
+def case_merge_onto_input(tmp):
+    """merge -o naming one of its own inputs (by that name, ./name, a symbolic or a hard
+    link), with --force, replaced that shard with the merge; so did an input named like
+    the output's partial file. Now refused in one line, exit 2, every input untouched, as
+    judge refuses -o FILE itself."""
+    shards = two_shards(tmp, TINY_SPEC)
+    digests = [test_cli.digest(p) for p in shards]
+    os.symlink(shards[0], f"{tmp}/sym.h5")
+    os.link(shards[0], f"{tmp}/hard.h5")
+    here = os.path.basename(shards[0])
+    for out, cwd in ((shards[0], None), ("./" + here, tmp), (f"{tmp}/sym.h5", None), (f"{tmp}/hard.h5", None),
+                     (shards[1], None)):
+        for force in ([], ["--force"]):
+            proc = subprocess.run([test_cli.EXE, "merge", "-o", out, *force, *shards], capture_output=True,
+                                  text=True, cwd=cwd)
+            check(proc.returncode == 2, f"merge -o {out} {force}: exit {proc.returncode}, want 2: {proc.stderr!r}")
+            one_line_error(ended(proc, proc.stderr), "is the input", "merge never modifies its inputs")
+    # an input named like the output's partial file
+    os.rename(shards[1], f"{tmp}/m.h5.partial")
+    inputs = [shards[0], f"{tmp}/m.h5.partial"]
+    for force in ([], ["--force"]):
+        one_line_error(run(["merge", "-o", f"{tmp}/m.h5", *force, *inputs], expect=2), "m.h5.partial",
+                       "merge never modifies its inputs")
+    os.rename(f"{tmp}/m.h5.partial", shards[1])
+    check([test_cli.digest(p) for p in shards] == digests, "an input was modified")
+    check(not os.path.exists(f"{tmp}/m.h5"), "no merge was written")
+    # judge -o through a hard link to FILE, and FILE's partial name
+    whole = f"{tmp}/whole.h5"
+    run(["run", write(f"{tmp}/tiny.cfg", TINY_SPEC), "-o", whole, "-q"], expect=0)
+    before = test_cli.digest(whole)
+    os.link(whole, f"{tmp}/whole_link.h5")
+    one_line_error(run(["judge", whole, "-o", f"{tmp}/whole_link.h5", "--force"], expect=2), "FILE itself")
+    os.rename(whole, f"{tmp}/c.h5.partial")
+    one_line_error(run(["judge", f"{tmp}/c.h5.partial", "-o", f"{tmp}/c.h5", "--force"], expect=2),
+                   "c.h5.partial", "never modifies")
+    check(test_cli.digest(f"{tmp}/c.h5.partial") == before, "judge modified FILE")
+    check(run(["merge", "-o", f"{tmp}/m.h5", *shards]).returncode in (0, 4), "a merge to another name works")
+
+
+def killed_mid_write(args, out, label, tries=30):
+    """Starts attnrank ARGS and SIGKILLs it once out.partial exists; returns when a kill
+    left out.partial (and no out), or fails after `tries`."""
+    for _ in range(tries):
+        for path in beside(out):
+            os.remove(path)
+        proc = start(args)
+        if wait_for_any([out + ".partial"], proc):
+            proc.send_signal(signal.SIGKILL)
+        proc.communicate(timeout=60)
+        if proc.returncode == -signal.SIGKILL and os.path.exists(out + ".partial") and not os.path.exists(out):
+            return
+    check(False, f"no SIGKILL landed while {label} wrote its partial file in {tries} tries")
+
+
+def case_stale_partial_cleared(tmp):
+    """After kill -9 of a merge or judge -o, the rerun was refused for the partial file the
+    killed one left, which only --force removed (and --force would also replace a finished
+    COPY). A writer with nothing to resume now clears its own stale partial when the lock is
+    free, without --force; a partial a run left (resumable) is still not its to remove, and
+    a finished FILE is still not replaced without --force."""
+    shards = two_shards(tmp)
+    out = f"{tmp}/m.h5"
+    killed_mid_write(["merge", "-o", out, *shards], out, "merge")
+    proc = run(["merge", "-o", out, *shards])
+    check(proc.returncode in (0, 4), f"the rerun after kill -9: exit {proc.returncode}: {proc.stderr!r}")
+    check(beside(out) == [out], f"only the result is left: {beside(out)}")
+    whole = f"{tmp}/whole.h5"
+    run(["merge", "-o", whole, *shards], expect=None)
+    copy = f"{tmp}/copy.h5"
+    judge = ["judge", whole, "--conjecture", "id=c; output=argmax_rank; rule=upper_bound; prediction=n", "-o", copy]
+    killed_mid_write(judge, copy, "judge -o")
+    proc = run(judge)
+    check(proc.returncode in (0, 1, 4), f"judge -o after kill -9: exit {proc.returncode}: {proc.stderr!r}")
+    check(beside(copy) == [copy], f"only the copy is left: {beside(copy)}")
+    # with the copy there, a killed judge's partial beside it: cleared, the copy kept
+    before = test_cli.digest(copy)
+    with open(copy, "rb") as f, open(copy + ".partial", "wb") as g:
+        g.write(f.read())
+    one_line_error(run(judge, expect=2), "copy.h5", "exists", "--force")
+    check(not os.path.exists(copy + ".partial") and test_cli.digest(copy) == before,
+          f"the stale partial cleared, the finished copy kept: {beside(copy)}")
+
+
+def case_option_names(tmp):
+    """`--quiet=1` said "unknown option '-q'": a message names the option as the user wrote
+    it, and one that takes no value says so; merge (and judge, report) take -q/--quiet as
+    run does (they print no progress, so it changes nothing)."""
+    spec = write(f"{tmp}/small.cfg", TINY_SPEC)
+    result = small_result(tmp)
+    for args, name in ((["run", spec, "--quiet=1"], "--quiet"), (["run", spec, "--quie=1"], "--quie"),
+                       (["run", spec, "--force=yes"], "--force"), (["plan", spec, "--resume=1"], "--resume"),
+                       (["merge", "-o", f"{tmp}/m.h5", "--force=1", result], "--force"),
+                       (["merge", "-o", f"{tmp}/m.h5", "--quiet=1", result], "--quiet"),
+                       (["judge", result, "--mutants=1"], "--mutants"),
+                       (["verify", "--quick=1"], "--quick")):
+        one_line_error(run(args, expect=2), f"option '{name}' takes no value")
+    for args, name in ((["run", spec, "--bogus=1"], "--bogus"), (["run", spec, "--bogus"], "--bogus"),
+                       (["merge", "-o", f"{tmp}/m.h5", "--bogus=3", result], "--bogus"),
+                       (["run", spec, "-qz"], "-z"), (["run", spec, "--force", "-zq"], "-z"),
+                       (["verify", "--quick", "-Qx"], "-Q")):
+        one_line_error(run(args, expect=2), f"unknown option '{name}'")
+    one_line_error(run(["run", spec, "--f"], expect=2), "option '--f' is ambiguous", "--force", "--full")
+    # -q everywhere
+    check(run(["merge", "-q", "-o", f"{tmp}/m.h5", result]).returncode in (0, 4), "merge -q")
+    check(run(["merge", "--quiet", "-o", f"{tmp}/m2.h5", result]).returncode in (0, 4), "merge --quiet")
+    check(run(["judge", result, "-q"]).returncode in (0, 1, 4), "judge -q")
+    run(["report", result, "-q", "-o", f"{tmp}/rep"], expect=0)
 
 
 if __name__ == "__main__":
