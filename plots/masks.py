@@ -34,9 +34,12 @@ def dynamics_figures(exp, outdir):
             ax.set_title("no LayerNorm" if norm == "none" else f"LayerNorm ({norm})")
         axes[0].set_ylabel(r"$\mu(X_t) / \|X_t\|_F$")
         axes[0].legend(fontsize=6.5)
-        entries.append(finish(fig, exp, "distance from rank one against depth, per mask",
-                              ["M1", "M3"] if len(norms) > 1 else ["M1"], f"{exp.name}_mu", outdir,
-                              "mean over trials; 1e-17 marks exact collapse"))
+        # M1 is the panel without LayerNorm, M3 one with it; M4fig2 (the masks paper's
+        # Figure 2, LayerNorm and random weights) is this figure where it is judged
+        tags = (["M1"] if "none" in norms else []) + (["M3"] if any(n != "none" for n in norms) else []) + \
+            [c for c in ("M4fig2",) if c in exp.claims]
+        entries.append(finish(fig, exp, "distance from rank one against depth, per mask", tags, f"{exp.name}_mu",
+                              outdir, "mean over trials; 1e-17 marks exact collapse"))
     for axis, label, claims in (("w", "window half-width w", ["M2"]), ("scale", "scale of the logits", [])):
         if axis not in exp.axis_names or len(exp.coords[axis]) < 2:
             continue

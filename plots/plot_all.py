@@ -1,8 +1,9 @@
 #!/usr/bin/python3
-"""Every figure a result file supports: runs, on each experiment, the figure script
-its claim family names (the group's `plot_script` attribute, written from attnrank's
-registry) and conjectures.py (a figure per user conjecture, whatever the family), and
-writes OUTDIR/figures.tsv, one line a figure: experiment, claims
+"""Every figure a result file supports: runs, on each experiment, claims.py (a figure
+per claim row of /verdicts: its estimate, interval and prediction, whatever the
+family), the figure script its claim family names (the group's `plot_script`
+attribute, written from attnrank's registry) and conjectures.py (a figure per user
+conjecture, whatever the family), and writes OUTDIR/figures.tsv, one line a figure: experiment, claims
 (space-separated), title, SVG path (relative to OUTDIR, so the folder can move),
 caption. `attnrank report` reads it.
 
@@ -12,6 +13,7 @@ import os
 import re
 import sys
 
+import claims
 import common
 import conjectures
 
@@ -19,15 +21,15 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def figures_for(exp, outdir):
-    """The figures of the experiment's family script (none if it names no script here),
-    then those of its conjectures."""
+    """The verdict figure of each of the experiment's claims, the figures of its family
+    script (none if it names no script here), then those of its conjectures."""
     script = common.text(exp.group.attrs.get("plot_script", ""))
     name = os.path.splitext(os.path.basename(script))[0]
     family = []
-    known = re.fullmatch(r"[a-z_][a-z0-9_]*", name) and name not in ("common", "conjectures", "plot_all")
+    known = re.fullmatch(r"[a-z_][a-z0-9_]*", name) and name not in ("claims", "common", "conjectures", "plot_all")
     if known and os.path.exists(os.path.join(HERE, name + ".py")):
         family = importlib.import_module(name).figures_for(exp, outdir)
-    return family + conjectures.figures_for(exp, outdir)
+    return claims.figures_for(exp, outdir) + family + conjectures.figures_for(exp, outdir)
 
 
 def run(argv):

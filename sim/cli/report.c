@@ -213,6 +213,15 @@ static int speaks_of(const figure *f, const char *experiment, const char *claim)
     return found;
 }
 
+/* Has the experiment a row in the verdict table? */
+static int has_verdicts(const ar_verdict_row *rows, int n_rows, const char *experiment)
+{
+    for (int i = 0; i < n_rows; ++i)
+        if (strcmp(rows[i].experiment, experiment) == 0)
+            return 1;
+    return 0;
+}
+
 static void embed_svg(FILE *out, const char *path)
 {
     char *svg = path ? slurp(path) : NULL;
@@ -399,17 +408,24 @@ static int write_page(const char *result, ar_store *store, const ar_verdict_row 
                 fputs("</small></p>\n", out);
         fputs("</section>\n", out);
     }
-    int others = 0; /* figures of experiments that report without a verdict */
-    for (int k = 0; k < n_figs; ++k) {
-        if (used[k])
-            continue;
-        if (!others++)
-            fputs("<h2>Other figures</h2>\n<p>Experiments that report without a verdict.</p>\n", out);
-        fputs("<figure>", out);
-        embed_svg(out, figs[k].svg);
-        fputs("<figcaption>", out);
-        html(out, figs[k].caption);
-        fputs("</figcaption></figure>\n", out);
+    /* The figures no claim's section showed: first those of judged experiments that name
+     * none of their claims, then those of experiments that report without a verdict. */
+    for (int judged = 1; judged >= 0; --judged) {
+        int shown = 0;
+        for (int k = 0; k < n_figs; ++k) {
+            if (used[k] || has_verdicts(rows, n_rows, figs[k].experiment) != judged)
+                continue;
+            if (!shown++)
+                fputs(judged ? "<h2>More figures</h2>\n<p>Figures of judged experiments that name none of their "
+                               "claims.</p>\n"
+                             : "<h2>Other figures</h2>\n<p>Experiments that report without a verdict.</p>\n",
+                      out);
+            fputs("<figure>", out);
+            embed_svg(out, figs[k].svg);
+            fputs("<figcaption>", out);
+            html(out, figs[k].caption);
+            fputs("</figcaption></figure>\n", out);
+        }
     }
     fputs("<h2>Spec</h2>\n<pre>", out);
     char *value = ar_store_attribute(store, "spec_canonical");

@@ -4,6 +4,7 @@
 usage: test_cli.py ATTNRANK CASE     (meson registers one test per case)
 """
 import hashlib
+import html.parser
 import os
 import random
 import shutil
@@ -822,7 +823,92 @@ def chromium(args, timeout=120):
                           timeout=timeout)
 
 
+# What the report must give a figure per claim row of: an experiment at a fixed n and one
+# at a fixed d_h, tied weights judged by H4 alone, a limit along d_h, a limit along n, a
+# single point, a per-layer output (M4fig2 at the last layer), a trend and a measurement.
+REPORT_SPEC = """seed = 9;
+experiments = (
+  { name = "fixed_n"; simulator = "hardmax_rank"; trials = 400; n = 4; d_h = [1, 2, 8]; claims = ["H1", "H2"]; },
+  { name = "fixed_dh"; simulator = "hardmax_rank"; trials = 2000; d_h = 1; n = [2, 3, 4, 8]; claims = ["H3"]; },
+  { name = "tied"; simulator = "hardmax_rank"; trials = 200; weights = "tied"; n = [16, 32]; d_h = [8, 16];
+    claims = ["H4"]; expect = { H4 = "VIOLATED"; }; },
+  { name = "sharp"; simulator = "hardmax_rank"; trials = 400; n = [8, 16]; d_h = [16, 64, 256, 1024];
+    claims = ["H2lim", "H2gap"]; },
+  { name = "one"; simulator = "hardmax_rank"; trials = 300; n = 8; d_h = 4; claims = ["H1"]; },
+  { name = "spectrum"; simulator = "markov_spectrum"; trials = 10; spectrum = "top2"; n = [32, 48, 64, 96, 128];
+    claims = ["S1", "S2"]; },
+  { name = "fig2"; simulator = "mask_dynamics"; trials = 6; n = 8; d = 4; layers = 12; mask = ["complete", "causal"];
+    value = "gaussian"; norm = "sphere"; weights = ["shared", "per_layer"]; claims = ["M4fig2", "M3rate"];
+    expect = { M4fig2 = "VIOLATED"; }; }
+);
+"""
+
+
+class ReportIndex(html.parser.HTMLParser):
+    """A report page read back: the verdict table's claim rows (claim, experiment, the
+    section they link to), the figures (inline SVG) of each section, its figure
+    captions, and the headings. Reads the page as written and Chromium's DOM alike."""
+
+    def __init__(self, page):
+        super().__init__()
+        self.rows, self.svgs, self.captions, self.headings = [], {}, {}, []
+        self._table = self._row = self._cell = self._section = self._text = None
+        self.feed(page)
+        self.close()
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "table" and a.get("id") == "verdicts":
+            self._table = True
+        elif tag == "tr" and self._table:
+            self._row = {"cells": [], "href": None}
+        elif tag == "td" and self._row is not None:
+            self._cell = ""
+        elif tag == "a" and self._row is not None and self._row["href"] is None:
+            self._row["href"] = a.get("href", "")
+        elif tag == "section":
+            self._section = a.get("id")
+            self.svgs.setdefault(self._section, 0)
+            self.captions.setdefault(self._section, [])
+        elif tag == "svg" and self._section is not None:
+            self.svgs[self._section] += 1
+        elif tag in ("figcaption", "h2"):
+            self._text = ""
+
+    def handle_endtag(self, tag):
+        if tag == "table":
+            self._table = None
+        elif tag == "td" and self._cell is not None:
+            self._row["cells"].append(self._cell.strip())
+            self._cell = None
+        elif tag == "tr" and self._row is not None:
+            if len(self._row["cells"]) >= 2 and (self._row["href"] or "").startswith("#"):
+                claim = self._row["cells"][0].split()[0]
+                self.rows.append((claim, self._row["cells"][1], self._row["href"][1:]))
+            self._row = None
+        elif tag == "section":
+            self._section = None
+        elif tag == "figcaption" and self._text is not None:
+            if self._section is not None:
+                self.captions[self._section].append(self._text)
+            self._text = None
+        elif tag == "h2" and self._text is not None:
+            self.headings.append(self._text.strip())
+            self._text = None
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell += data
+        if self._text is not None:
+            self._text += data
+
+    def without_figure(self):
+        """The claim rows whose own section shows no figure."""
+        return [(claim, experiment) for claim, experiment, anchor in self.rows if not self.svgs.get(anchor)]
+
+
 def case_report(tmp):
+    check_every_claim_row_has_a_figure(tmp)
     spec = write(f"{tmp}/small.cfg", SMALL_SPEC)
     out = f"{tmp}/small.h5"
     run(["run", spec, "-o", out, "-q"], expect=0)
@@ -861,6 +947,45 @@ def case_report(tmp):
     check(page.count("<tr class=") == len(claims) and "<svg" not in page and "figures not drawn" in page,
           "the table alone, and the reason")
     one_line_error(run(["report", f"{tmp}/absent.h5"], expect=2), "absent.h5")
+
+
+def check_every_claim_row_has_a_figure(tmp):
+    """Every claim row of the verdict table (claim x experiment) has a figure in its own
+    section, in the page and in Chromium's rendering of it: among them one that states
+    the row's estimate, interval and prediction as /verdicts stores them; a tied-weights
+    H4's hardmax figure is in H4's section, not among experiments without a verdict."""
+    spec = write(f"{tmp}/claims.cfg", REPORT_SPEC)
+    out = f"{tmp}/claims.h5"
+    proc = run(["run", spec, "-o", out, "-q"])
+    check(proc.returncode in (0, 1, 4) and os.path.exists(out), f"run: exit {proc.returncode}: {proc.stderr}")
+    run(["report", out, "-o", f"{tmp}/claims-report"], expect=0)
+    page = open(f"{tmp}/claims-report/report.html").read()
+    index = ReportIndex(page)
+    with h5py.File(out) as f:
+        rows = [{k: (r[k].decode() if isinstance(r[k], bytes) else r[k]) for k in r.dtype.names}
+                for r in f["verdicts"][...]]
+    check(sorted((c, e) for c, e, _ in index.rows) == sorted((r["claim"], r["experiment"]) for r in rows),
+          f"a table row per verdict: {index.rows}")
+    missing = index.without_figure()
+    check(not missing, f"{len(missing)} of {len(rows)} claim rows without a figure: {missing}")
+    check(any(r["verdict"] == "NOT RUN" for r in rows), "a row without an estimate (M3rate: no point to judge)")
+    for r in rows:
+        captions = index.captions[f"{r['experiment']}-{r['claim']}"]
+        stated = f"estimate {r['estimate']:.6g} [{r['ci_lo']:.6g}, {r['ci_hi']:.6g}]" if np.isfinite(r["estimate"]) \
+            else "no estimate"
+        check(any(stated in c and f"{r['trials']} trials" in c for c in captions),
+              f"{r['claim']} in {r['experiment']}: no figure states {stated}: {captions}")
+    tied = index.captions["tied-H4"]
+    check(any(":/tied, hardmax_rank" in c and "bands: 95% intervals; lines: the bounds" in c for c in tied),
+          f"tied weights: the hardmax figure is in H4's section: {tied}")
+    check("Other figures" not in index.headings, f"every experiment here has a verdict: {index.headings}")
+    check(len(page) < 4_000_000, f"the page stays small: {len(page)} bytes")
+    dom = chromium(["--dump-dom", f"file://{tmp}/claims-report/report.html"])
+    if dom is None:
+        return
+    rendered = ReportIndex(dom.stdout)
+    check(dom.returncode == 0 and len(rendered.rows) == len(rows) and not rendered.without_figure(),
+          f"chromium: {len(rendered.rows)} rows, without a figure: {rendered.without_figure()} {dom.stderr[-300:]}")
 
 
 def bad_values(kind, default, lo, hi, choices):

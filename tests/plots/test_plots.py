@@ -3,7 +3,9 @@
 writes non-empty SVG, PDF and PNG, fails in one line on a file that lacks its data, and
 draws what the file holds (the plotted lines are read back from the figures and
 compared with the datasets), users' conjectures included: a figure each, whose lines
-are their estimate and theory/<id>, in a section of the report tagged as a conjecture.
+are their estimate and theory/<id>, in a section of the report tagged as a conjecture;
+and every claim row's verdict figure, whose lines are the datasets' and whose point is
+the verdict's estimate and interval as /verdicts stores them.
 
 usage: test_plots.py ATTNRANK CASE   (ATTNRANK_SOURCE_ROOT names the source tree)"""
 import itertools
@@ -102,7 +104,9 @@ def case_scripts(tmp, exe):
                             "depth_depth", "depth_gradient"],
               "masks.py": ["masks_mu", "window_rate_w", "equilibria_equilibria"],
               "convex.py": ["convex_network", "convex_sparsity"],
-              "conjectures.py": [f"{e}_conjecture_{c}" for e, c, *_ in CONJECTURES]}
+              "conjectures.py": [f"{e}_conjecture_{c}" for e, c, *_ in CONJECTURES],
+              "claims.py": ["bound_verdict_H1", "spectrum_verdict_S1", "masks_verdict_M2bound", "depth_verdict_S6perp",
+                            "equilibria_verdict_M4escape"]}
     # every script at once, and plot_all.py with SVG only, as the report asks
     *procs, proc = scripts(*[(name, path, os.path.join(tmp, name)) for name in expect],
                            ("plot_all.py", "--svg-only", path, os.path.join(tmp, "all")))
@@ -115,6 +119,13 @@ def case_scripts(tmp, exe):
     check(proc.returncode == 0 and "figures in" in proc.stdout, f"plot_all.py: {proc.stderr}")
     rows = open(os.path.join(tmp, "all", "figures.tsv")).read().splitlines()
     check(len(rows) >= 17 and all(len(r.split("\t")) == 5 for r in rows), f"figures.tsv: {rows[:3]}")
+    with h5py.File(path) as f:  # every claim row of /verdicts (conjectures aside) has its verdict figure
+        conjectured = {(e, c) for e, c, *_ in CONJECTURES}
+        claim_rows = [(r["experiment"].decode(), r["claim"].decode()) for r in f["verdicts"][...]]
+    claim_rows = [r for r in claim_rows if r not in conjectured]
+    verdict_rows = [r.split("\t") for r in rows if "_verdict_" in r.split("\t")[3]]
+    check(sorted(tuple(r[:2]) for r in verdict_rows) == sorted(claim_rows) and
+          all(r[3] == f"{r[0]}_verdict_{r[1]}.svg" for r in verdict_rows), f"figures.tsv: a verdict figure per claim row")
     for experiment, cid, *_ in CONJECTURES:  # a row each, naming the conjecture alone, its verdict in the caption
         row = [r.split("\t") for r in rows if r.split("\t")[:2] == [experiment, cid]]
         check(len(row) == 1 and row[0][3] == f"{experiment}_conjecture_{cid}.svg" and "user conjecture" in row[0][4]
@@ -145,7 +156,7 @@ def captured(module, function, exp, tmp):
     import common
     kept = []
 
-    def keep(fig, exp, title, claims, stem, outdir, extra=""):
+    def keep(fig, exp, title, claims, stem, outdir, extra="", tight=True):
         kept.append((stem, fig))
         return {"experiment": exp.name, "claims": claims}
 
@@ -203,6 +214,57 @@ def check_conjecture(f, path, experiment, cid, along, output, element, tmp):
           f"{cid}: the star is the verdict's estimate at {row[0]['point'] if row else '?'}")
     check(row[0]["verdict"].decode() in ax.get_title(), f"{cid}: the verdict in the panel's title: {ax.get_title()}")
     return predicted
+
+
+def check_claim_figure(f, path, experiment, cid, along, tmp):
+    """A claim's verdict figure draws, per value of the other axes, its output's mean and
+    theory/<claim> along the axis (and the largest trial for a per-trial rule), and beside
+    them the verdict's estimate with its interval and the prediction from /verdicts."""
+    import claims
+    import common
+    exp = common.Experiment(path, f, experiment)
+    figs, _ = captured(claims, claims.figures_for, exp, tmp)
+    stem = f"{experiment}_verdict_{cid}"
+    check(stem in figs, f"{cid}: no verdict figure ({sorted(figs)})")
+    left, right = figs[stem].axes
+    group = f[experiment]
+    axes = group.attrs["axes"].split()
+    output = group["theory"][cid].attrs["output"]
+    row = [r for r in f["verdicts"][...] if r["claim"].decode() == cid and r["experiment"].decode() == experiment]
+    check(len(row) == 1, f"{cid}: one verdict row")
+    row = row[0]
+    mean, top = (np.moveaxis(group[output][s][...], axes.index(along), -1) for s in ("mean", "max"))
+    theory = np.moveaxis(group["theory"][cid][...], axes.index(along), -1)
+    others = [a for a in axes if a != along]
+    lines = {l.get_label(): l for l in left.get_lines()}
+    combos = list(itertools.product(*(range(len(group[a])) for a in others)))
+    combos = [c for c in combos if np.isfinite(theory[c]).any()] or combos
+    per_trial = row["rule_kind"].decode() in ("every trial", "witness")
+    predicted = row["rule_kind"].decode() in claims.SAME_UNITS  # a trend's theory is a placeholder: not drawn
+    check(predicted or not [l for l in lines if l.startswith("_prediction")], f"{cid}: no prediction drawn")
+    for combo in combos:
+        label = ", ".join(f"{a} = {axis_text(group[a][i])}" for a, i in zip(others, combo)) or output
+        check(label in lines and (f"_prediction {label}" in lines) == predicted,
+              f"{cid}: no line {label!r}: {sorted(lines)}")
+        numeric = group[along].dtype.kind not in "SO"
+        check(not numeric or np.allclose(lines[label].get_xdata(), group[along][...]), f"{cid}, {label}: x is {along}")
+        check(np.allclose(lines[label].get_ydata(), mean[combo], equal_nan=True), f"{cid}, {label}: the mean")
+        check(not predicted or np.allclose(lines[f"_prediction {label}"].get_ydata(), theory[combo], equal_nan=True),
+              f"{cid}, {label}: the prediction is theory/{cid}")
+        check(not per_trial or np.allclose(lines[f"_largest {label}"].get_ydata(), top[combo], equal_nan=True),
+              f"{cid}, {label}: the largest trial")
+    if not np.isfinite(row["estimate"]):
+        check(not right.containers and any("no estimate" in t.get_text() for t in right.texts),
+              f"{cid}: no estimate drawn where /verdicts has none")
+        return
+    bar = right.containers[0]
+    (low, high), = [segment[:, 1] for segment in bar.lines[2][0].get_segments()]
+    check(np.isclose(bar.lines[0].get_ydata()[0], row["estimate"]) and np.isclose(low, row["ci_lo"]) and
+          np.isclose(high, row["ci_hi"]), f"{cid}: the verdict's estimate and interval, as stored")
+    prediction = [l for l in right.get_lines() if l.get_label().startswith("prediction")]
+    check(len(prediction) == predicted and all(np.allclose(l.get_ydata(), row["prediction"]) for l in prediction),
+          f"{cid}: the verdict's prediction")
+    check(row["verdict"].decode() in right.get_title(), f"{cid}: the verdict in the panel's title")
 
 
 def check_deep_conjectures(tmp, exe):
@@ -278,6 +340,9 @@ def case_curves(tmp, exe):
             check(np.allclose(line.get_ydata(), np.maximum(mu[i, j], 1e-17)), f"{line.get_label()}: mu_rel")
         for conjecture in CONJECTURES:
             check_conjecture(f, path, *conjecture, tmp)
+        for experiment, cid, along in (("bound", "H1", "n"), ("spectrum", "S1", "n"), ("masks", "M2bound", "mask"),
+                                       ("window", "M2", "w")):
+            check_claim_figure(f, path, experiment, cid, along, tmp)
     # and a figure of other data must not pass: perturb the file, the lines move
     with h5py.File(path, "r+") as f:
         f["bound/argmax_rank/mean"][0, 0] += 1.0
