@@ -16,7 +16,8 @@
  *      a crash, a hang (CHECK_SECONDS, then SIGKILL), another core than asked for
  *      (OpenBLAS falls back on names it does not know) or results outside the tolerances
  *      (ar_blas_check_compare) reject it. The outcome is cached per machine (CPU and
- *      OpenBLAS build) in $XDG_CACHE_HOME/attnrank or ~/.cache/attnrank.
+ *      OpenBLAS build) in $XDG_CACHE_HOME/attnrank or ~/.cache/attnrank; starts that race
+ *      (an MPI job's ranks) check once, under a lock on that folder (cache_lock).
  *   4. A proven core: the program starts again (one execv, merged with the start without
  *      OpenBLAS's pool under memory limits) with OPENBLAS_CORETYPE and a marker naming
  *      the core, the detected one and the pid; the new image (same pid) finds the marker,
@@ -52,6 +53,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -556,12 +558,10 @@ static int cache_read(const char *path, const char *key, cache_entry *e)
     return 0;
 }
 
-/* mkdir -p of the cache folder (0700), then a temporary file renamed over the entry:
- * a reader sees the old entry or the new one, never half of one. SIGXFSZ is ignored
- * meanwhile: under ulimit -f the write fails instead of killing the program. */
-static int cache_write(const char *dir, const char *path, const char *key, const cache_entry *e)
+/* mkdir -p of the cache folder (0700). */
+static int cache_folder(const char *dir)
 {
-    char part[PATH_MAX], tmp[PATH_MAX], cands[2 * CORE_NAME + 2], text[CACHE_MAX + 1];
+    char part[PATH_MAX];
     snprintf(part, sizeof part, "%s", dir);
     for (char *c = part + 1; *c; ++c)
         if (*c == '/') {
@@ -570,7 +570,49 @@ static int cache_write(const char *dir, const char *path, const char *key, const
                 return -1;
             *c = '/';
         }
-    if ((mkdir(part, 0700) != 0 && errno != EEXIST) || candidates_text(cands, sizeof cands) < 0)
+    return mkdir(part, 0700) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+/* Processes that start together on one machine (the ranks of an MPI job on a node, a
+ * job array's tasks) would each run the check: the first takes an exclusive flock on
+ * the cache folder for its check and its entry, the others wait for it (at most as long
+ * as its checks can take) and then read that entry. The lock is on the folder, ours and
+ * not writable by others, so no file is added beside the entries; where there is none
+ * (no folder can be made, a link, another user's, NFS without flock) every process
+ * checks, as without a cache. Returns the folder's descriptor, or -1. */
+static double now_seconds(void);
+static int cache_lock(const char *dir)
+{
+    if (cache_folder(dir) != 0)
+        return -1;
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0)
+        return -1;
+    if (fstat(fd, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022)) {
+        close(fd);
+        return -1;
+    }
+    double deadline = now_seconds() + CHECK_SECONDS * (state.n_candidates > 0 ? state.n_candidates : 1) + 5;
+    while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        if ((errno != EWOULDBLOCK && errno != EINTR) || now_seconds() > deadline) {
+            trace("no lock on %s: %s", dir, errno == EWOULDBLOCK ? "still held" : strerror(errno));
+            close(fd);
+            return -1;
+        }
+        struct timespec pause = {0, 10 * 1000 * 1000};
+        nanosleep(&pause, NULL);
+    }
+    return fd;
+}
+
+/* A temporary file renamed over the entry (in the folder, made if need be): a reader
+ * sees the old entry or the new one, never half of one. SIGXFSZ is ignored meanwhile:
+ * under ulimit -f the write fails instead of killing the program. */
+static int cache_write(const char *dir, const char *path, const char *key, const cache_entry *e)
+{
+    char tmp[PATH_MAX], cands[2 * CORE_NAME + 2], text[CACHE_MAX + 1];
+    if (cache_folder(dir) != 0 || candidates_text(cands, sizeof cands) < 0)
         return -1;
     int len = snprintf(text, sizeof text, CACHE_MAGIC "\nmachine %s\ncandidates %s\nchosen %s\nhinted %s\ndetail %s\n",
                        key, cands, e->chosen, e->hinted ? "yes" : "no", e->detail);
@@ -930,7 +972,12 @@ static void choose(char **argv, int pool)
     if (cache_path(key, dir, sizeof dir, state.cache, sizeof state.cache) != 0)
         state.cache[0] = '\0';
     cache_entry e = {"-", 0, ""};
-    if (state.cache[0] && cache_read(state.cache, key, &e) == 0) {
+    int hit = state.cache[0] && cache_read(state.cache, key, &e) == 0, lock = -1;
+    if (!hit && state.cache[0] && !ar_engine_address_space_limited() && !under_valgrind()) {
+        lock = cache_lock(dir); /* another start may be checking: its entry, once it is there */
+        hit = lock >= 0 && cache_read(state.cache, key, &e) == 0;
+    }
+    if (hit) {
         state.cache_read = 1;
         snprintf(state.detail, sizeof state.detail, "%s", e.detail);
         trace("cache hit %s: %s", state.cache, e.chosen);
@@ -943,6 +990,8 @@ static void choose(char **argv, int pool)
         if (proven == -2) { /* no check could start (fds, processes, memory): nothing learnt */
             snprintf(state.detail, sizeof state.detail, "%s", e.detail);
             trace("not cached: no check could run");
+            if (lock >= 0)
+                close(lock);
             return;
         }
         snprintf(e.chosen, sizeof e.chosen, "%s", proven >= 0 ? state.candidates[proven] : "-");
@@ -953,6 +1002,8 @@ static void choose(char **argv, int pool)
         if (proven < 0)
             hint(); /* once per machine, or once per process where the cache is not written */
     }
+    if (lock >= 0)
+        close(lock); /* the entry is written: the starts waiting for it go on */
     if (strcmp(e.chosen, "-") != 0) {
         if (!under_valgrind())
             start_again(argv, e.chosen, pool); /* returns only if the exec failed */

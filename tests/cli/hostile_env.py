@@ -209,5 +209,59 @@ def case_normals_variable(tmp):
         test_cli.same_datasets(reference, out)
 
 
+def check_once_env(tmp):
+    """The hooked program's environment for a BLAS-core check that takes a second and
+    fails: OpenBLAS pretended to fall back to Prescott, one candidate (Haswell), a child
+    that hangs, killed after 1 s; a fresh cache; OPENBLAS_CORETYPE unset (else attnrank
+    leaves the choice alone and checks nothing)."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("ATTNRANK_TEST_BLAS") and k not in ("ATTNRANK_BLAS_CORE", "OPENBLAS_CORETYPE")}
+    env.update(XDG_CACHE_HOME=f"{tmp}/cache", ATTNRANK_TEST_BLAS_DETECTED="Prescott",
+               ATTNRANK_TEST_BLAS_CANDIDATE="Haswell", ATTNRANK_TEST_BLAS_CHILD="hang", ATTNRANK_TEST_BLAS_TIMEOUT="1",
+               ATTNRANK_TEST_BLAS_TRACE="1", OMP_NUM_THREADS="1", OMPI_ALLOW_RUN_AS_ROOT="1",
+               OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    return env
+
+
+def hooked_exe():
+    exe = os.environ.get("ATTNRANK_BLAS_TEST_EXE")
+    check(exe and os.path.exists(exe), "ATTNRANK_BLAS_TEST_EXE names the program with blas_core.c's test hooks")
+    return exe
+
+
+def spawned_checks(stderr):
+    return len(re.findall(r"trace: self-check of \w+: spawned", stderr))
+
+
+def case_blas_check_once(tmp):
+    """Processes that start together on one machine (the ranks of an MPI job, a job
+    array's tasks on a node) each ran their own BLAS-core self-check, a child process
+    each: the first now checks under a lock on the cache folder and the others wait for
+    it and read its entry. Three starts at once: one check, one note."""
+    exe, env = hooked_exe(), check_once_env(tmp)
+    procs = [subprocess.Popen([exe, "--version"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+             for _ in range(3)]
+    outs = [p.communicate(timeout=120) for p in procs]
+    check(all(p.returncode == 0 for p in procs), f"exit statuses {[p.returncode for p in procs]}: {outs}")
+    stderr = "".join(err for _, err in outs)
+    check(spawned_checks(stderr) == 1, f"one check for three starts, not {spawned_checks(stderr)}: {stderr}")
+    notes = [line for line in stderr.splitlines() if line.startswith("attnrank: note:")]
+    check(len(notes) == 1, f"one note: {notes}")
+    check(os.listdir(f"{tmp}/cache/attnrank") and len(os.listdir(f"{tmp}/cache/attnrank")) == 1,
+          f"the cache folder holds its one entry: {os.listdir(f'{tmp}/cache/attnrank')}")
+
+
+def case_mpi_blas_check_once(tmp):
+    """Under mpirun -np 3 each rank ran its own BLAS-core self-check (three children):
+    now one rank checks and the others take its cached outcome (the MPI build only)."""
+    exe, env = hooked_exe(), check_once_env(tmp)
+    spec = write(f"{tmp}/small.cfg", SMALL_SPEC)
+    proc = subprocess.run(["mpirun", "-np", "3", "--oversubscribe", exe, "run", spec, "-o", f"{tmp}/mpi.h5", "-q"],
+                          capture_output=True, text=True, env=env, timeout=300)
+    check(proc.returncode == 0, f"mpirun: exit {proc.returncode}: {proc.stderr}")
+    check(spawned_checks(proc.stderr) == 1, f"one check for three ranks, not {spawned_checks(proc.stderr)}: "
+          f"{proc.stderr}")
+
+
 if __name__ == "__main__":
     test_cli.main(test_cli.cases_of(globals()))
