@@ -3,6 +3,7 @@
 #include "attnrank/report.h"
 
 #include "attnrank/engine.h"
+#include "attnrank/judge.h"
 #include "attnrank/output.h"
 #include "attnrank/plan.h"
 #include "attnrank/spec.h"
@@ -564,10 +565,13 @@ ar_status ar_report_write(const char *result, const char *dir_given, const char 
     ar_verdict_row *rows = NULL;
     int n_rows = 0;
     ar_output_lock *lock = NULL;
+    char stale[AR_ERR_LEN] = ""; /* stored verdicts another revision judged differently */
     if (!dir)
         snprintf(err, AR_ERR_LEN, "%s: out of memory", dir_given);
     else if (ar_output_check_name(dir, ".partial", err) == 0 && (store = ar_store_open(result, 0, err)) &&
-             ar_store_read_verdicts(store, &rows, &n_rows, err) == 0 && (lock = ar_output_lock_take(dir, err)) &&
+             ar_store_read_verdicts(store, &rows, &n_rows, err) == 0 &&
+             ar_engine_check_verdicts(store, rows, n_rows, stale, sizeof stale, err) == 0 &&
+             (lock = ar_output_lock_take(dir, err)) &&
              replaceable(dir, err) == 0) {
         status = AR_ERR_IO;
         building = joined(dir, ".partial");
@@ -586,6 +590,10 @@ ar_status ar_report_write(const char *result, const char *dir_given, const char 
                 incomplete_notice(store, incomplete, sizeof incomplete);
                 if (incomplete[0] && figures)
                     snprintf(note, note_len, "%s%s%s", incomplete, figures[0] ? "; " : "", figures);
+                free(figures);
+                figures = stale[0] ? strdup(note) : NULL;
+                if (figures)
+                    snprintf(note, note_len, "%s%s%s", stale, figures[0] ? "; " : "", figures);
                 free(figures);
             }
             else if (ar_stop_signal) {

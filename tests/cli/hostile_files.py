@@ -417,8 +417,110 @@ def case_done_point_values(tmp):
         f["e/argmax_rank/count"][point] = 0
         f["e/argmax_rank/failed"][point] = 40
         f["e/argmax_rank/hist"][point] = np.zeros(f["e/argmax_rank/hist"].shape[-1], dtype=np.int64)
-    run(["info", marked], expect=0)
+    # its values pass; its stored verdicts, judged on the old values, no longer do
+    refused(["info", marked], marked, "/verdicts", "re-judged")
+    rejudged = f"{tmp}/marked/rejudged.h5"
+    run(["judge", marked, "-o", rejudged], expect=None)
+    run(["info", rejudged], expect=0)
     run(["info", good], expect=0)
+
+
+MIXED_SPEC = """seed = 4;
+experiments = ( { name = "e"; simulator = "hardmax_rank"; trials = 50; n = [4, 8]; d_h = [1, 2, 4]; },
+  { name = "c"; simulator = "hardmax_rank"; trials = 20; n = 6; d_h = 3; weights = ["independent", "tied"];
+    sigma = [0.5, 2.0]; } );
+"""
+
+
+def statistics_lies():
+    """(what, edit of an h5py file) each a file that disagrees with itself: its statistics
+    with one another, with its histograms, its axes with the stored spec, its verdicts
+    with its data. A lie that keeps the interval consistent is caught by the histogram."""
+    at = (0, 2)  # n = 4, d_h = 4: 50 trials, ranks 2 and 3
+
+    def scale(f, name, factor):
+        f[name][at] = f[name][at] * factor
+
+    def shift_all(f, by):  # mean and its interval moved together
+        for stat in ("mean", "ci_lo", "ci_hi"):
+            f[f"e/argmax_rank/{stat}"][at] += by
+
+    def halve_spread(f):  # std, stderr and the interval narrowed together
+        m = f["e/argmax_rank/mean"][at]
+        for stat in ("std", "stderr"):
+            scale(f, f"e/argmax_rank/{stat}", 0.5)
+        for stat in ("ci_lo", "ci_hi"):
+            f[f"e/argmax_rank/{stat}"][at] = m + 0.5 * (f[f"e/argmax_rank/{stat}"][at] - m)
+
+    def verdict(f):
+        rows = f["verdicts"][()]
+        rows["verdict"][0] = b"VIOLATED"
+        f["verdicts"][...] = rows
+
+    def resolution(f):
+        rows = f["verdicts"][()]
+        rows["ci_hi"][1] += 0.5
+        f["verdicts"][...] = rows
+
+    def count_zero(f):
+        f["e/argmax_rank/count"][at] = 0
+        f["e/argmax_rank/failed"][at] = 50
+        f["e/argmax_rank/hist"][at] = 0
+
+    def choice_axis(f):
+        f["c/weights"][...] = [b"tied", b"independent"]
+
+    return {
+        "negative stderr": ("stderr", lambda f: scale(f, "e/argmax_rank/stderr", -1)),
+        "stderr 1e-9": ("stderr", lambda f: f["e/argmax_rank/stderr"].__setitem__(at, 1e-9)),
+        "ci_lo moved": ("ci_lo", lambda f: f["e/argmax_rank/ci_lo"].__setitem__(at, f["e/argmax_rank/ci_lo"][at] - .01)),
+        "real lattice interval": ("/e/h2_deficit/ci_lo and ci_hi",
+                                  lambda f: f["e/h2_deficit/ci_hi"].__setitem__(at, f["e/h2_deficit/ci_hi"][at] + .01)),
+        "mean and interval moved": ("histogram", lambda f: shift_all(f, -0.36)),
+        "spread halved": ("histogram", halve_spread),
+        "std negative": ("std", lambda f: scale(f, "e/argmax_rank/std", -1)),
+        "count 0, values kept": ("undefined", count_zero),
+        "axis n": ("axis /e/n", lambda f: f["e/n"].__setitem__(slice(None), [400, 800])),
+        "axis d_h": ("axis /e/d_h", lambda f: f["e/d_h"].__setitem__(1, 3)),
+        "choice axis": ("axis /c/weights", choice_axis),
+        "real axis": ("axis /c/sigma", lambda f: f["c/sigma"].__setitem__(1, 2.0000000001)),
+        "verdict": ("/verdicts", verdict),
+        "interval of a verdict": ("/verdicts", resolution),
+    }
+
+
+def case_statistics_lies(tmp):
+    """A file must agree with itself (the verdicts are recomputed from these numbers):
+    each lie is one line naming the file and what disagrees, exit 2, for info, judge,
+    report and --resume alike; a verdict row another revision judged is shown with a
+    note naming the rows that differ, not refused."""
+    spec = write(f"{tmp}/mixed.cfg", MIXED_SPEC)
+    good = f"{tmp}/good.h5"
+    run(["run", spec, "-o", good, "-q"], expect=None)
+    run(["info", good], expect=0)
+    for what, (says, edit) in statistics_lies().items():
+        copy = f"{tmp}/{what.replace(' ', '_').replace(',', '')}/f.h5"
+        os.makedirs(os.path.dirname(copy))
+        shutil.copy(good, copy)
+        with h5py.File(copy, "r+") as f:
+            edit(f)
+        refused(["info", copy], copy, says)
+        if says != "/verdicts":  # judge recomputes the verdicts: an edited row is not its input
+            refused(["judge", copy], copy, says)
+        refused(["report", copy, "-o", f"{os.path.dirname(copy)}/rep"], copy, says)
+    # another revision's verdicts: shown, with the rows that differ named
+    copy = f"{tmp}/other_revision.h5"
+    shutil.copy(good, copy)
+    with h5py.File(copy, "r+") as f:
+        statistics_lies()["verdict"][1](f)
+        f.attrs["git_revision"] = "0123abc"
+    proc = run(["info", copy], expect=0)
+    one_line_error(proc, "other_revision.h5", "note", "1 of", "0123abc", "stored VIOLATED")
+    # a partial file's values are checked before --resume adds to them
+    partial = partial_of(tmp, good, "partial", 3)
+    with h5py.File(partial, "r+") as f:
+        f["e/argmax_rank/stderr"][np.unravel_index(1, f["e/done"].shape)] *= 2
+    refused(["run", spec, "-o", partial[: -len(".partial")], "--resume", "-q"], partial, "stderr", "point 1")
 
 
 def case_other_version(tmp):
