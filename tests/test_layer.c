@@ -108,8 +108,31 @@ static void check_variant(const char *name, ar_layer_kind kind, uint64_t seed)
     free(s);
 }
 
+/* LayerNorm with torch's eps: a row of variance 2/3 is divided by sqrt(2/3 + eps); a row
+ * of variance below eps is shrunk, not normalised; eps = 0 is the exact normalisation. */
+static void layernorm_eps_by_hand(void)
+{
+    ar_layer_kind kind = {.n = 2, .d = 3, .branch_scale = 1, .residual = 1, .layernorm = 1, .layernorm_eps = 1e-5};
+    /* residual with A = 0, W = 0: out = LayerNorm(X) */
+    double x[6] = {1, 2, 3, 0, 1e-4, 2e-4}, a[4] = {0}, y[6], w[9] = {0}, out[6], sigma[2];
+    ar_layer_tape tape = {.x = x, .a = a, .y = y, .w = w, .inv_sigma = sigma};
+    ar_layer_forward(&kind, &tape, out, work);
+    double big = 1 / sqrt(2.0 / 3 + 1e-5), small = 1e-4 / sqrt(2e-8 / 3 + 1e-5);
+    CHECK_NEAR(out[0], -big, 1e-14);
+    CHECK_NEAR(out[1], 0, 1e-14);
+    CHECK_NEAR(out[2], big, 1e-14);
+    CHECK_NEAR(out[3], -small, 1e-14);
+    CHECK_NEAR(out[5], small, 1e-14);
+    CHECK(small < 0.04); /* shrunk: without eps it would be sqrt(3/2) */
+    CHECK_NEAR(sigma[1], 1 / sqrt(2e-8 / 3 + 1e-5), 1e-9);
+    kind.layernorm_eps = 0;
+    ar_layer_forward(&kind, &tape, out, work);
+    CHECK_NEAR(out[5], sqrt(1.5), 1e-12);
+}
+
 int main(void)
 {
+    layernorm_eps_by_hand();
     ar_layer_kind base = {.n = N, .d = D, .branch_scale = 1};
     ar_layer_kind layernorm = base, plain = base, upscaled = base, keyquery = base, everything = base;
     layernorm.layernorm = 1;
@@ -118,12 +141,17 @@ int main(void)
     upscaled.branch_scale = 1 / sqrt((double)D);
     keyquery.keyquery = 1;
     everything.keyquery = everything.remove_gap = everything.residual = everything.layernorm = 1;
+    ar_layer_kind eps = layernorm, eps_everything = everything;
+    eps.layernorm_eps = 0.5; /* of the order of the rows' variance here: it changes the derivative */
+    eps_everything.layernorm_eps = 0.5;
     check_variant("linear", base, 1);
     check_variant("layernorm", layernorm, 2);
     check_variant("skip", plain, 3);
     check_variant("upscaled skip", upscaled, 4);
     check_variant("key-query", keyquery, 5);
     check_variant("key-query gap skip LN", everything, 6);
+    check_variant("layernorm eps", eps, 8);
+    check_variant("key-query gap skip LN eps", eps_everything, 9);
 
     /* The linear stack: probes, closed form and the reverse mode agree. */
     stack *s = calloc(1, sizeof *s);

@@ -52,7 +52,8 @@ static void independent_stable_rank(int n, int trials, ar_summary *s)
 }
 
 /* S6's and S7's outputs of depth_collapse against a direct computation of the same
- * statistics on independent draws (GSL's generator): X_0 of N(0, 1/d) entries, L
+ * statistics on independent draws (GSL's generator): X_0 of N(0, 1/d) entries (inputs =
+ * gaussian), L
  * layers X <- A X W of uniform-entry Markov A and N(0, 1/d) W; the means agree within
  * 5 standard errors. */
 enum { DEPTH_N = 12, DEPTH_D = 5, DEPTH_L = 3, DEPTH_TRIALS = 3000 };
@@ -120,7 +121,7 @@ static void depth_outputs(void)
     char text[320];
     snprintf(text, sizeof text,
              "seed = 33; experiments = ( { name = \"d\"; simulator = \"depth_collapse\"; trials = %d; n = %d;"
-             " d = %d; layers = %d; entries = \"uniform\"; gradient = \"none\"; } );",
+             " d = %d; layers = %d; entries = \"uniform\"; gradient = \"none\"; inputs = \"gaussian\"; } );",
              DEPTH_TRIALS, DEPTH_N, DEPTH_D, DEPTH_L);
     ar_spec spec;
     load_spec(text, &spec);
@@ -175,8 +176,143 @@ static void gradient_profile_is_flat(void)
     ar_spec_free(&spec);
 }
 
+/* All values of point `point` of a one-experiment spec: values[v * trials + t]. */
+static double *point_values(const char *text, long point, ar_spec *spec, ar_point *pt)
+{
+    load_spec(text, spec);
+    const ar_experiment *x = &spec->experiments[0];
+    ar_experiment_point(x, point, pt);
+    double *v = malloc((size_t)x->trials * ar_engine_values_per_trial(x, point) * sizeof *v);
+    CHECK(ar_engine_point_values(spec, x, point, 2, v) == 0);
+    return v;
+}
+
+/* A degenerate state is no number: key-query attention without the gap (logits of sd
+ * 1/d) drives X_l to exactly 0 from layer 3 (the softmax rounds to exactly 1/n). Its
+ * stable ranks and cosines are NaN there (counted as failed values), vanished_layers
+ * counts the layers. Before, ar_stable_rank_of returned 0 and every trial averaged it
+ * (count = trials, failed 0, mean 0). */
+static void vanished_layers_are_not_averaged(void)
+{
+    enum { T = 20, LAYERS = 5 };
+    ar_spec spec;
+    ar_point pt;
+    double *v = point_values("seed = 35; experiments = ( { name = \"z\"; simulator = \"depth_collapse\"; trials = 20;"
+                             " n = 32; layers = 5; attention = \"keyquery\"; gap = \"remove\"; gradient = \"none\"; } );",
+                             0, &spec, &pt);
+    int stable = ar_output_offset(&pt, AR_DEPTH_OUT_STABLE_RANK), gram = ar_output_offset(&pt, AR_DEPTH_OUT_STABLE_RANK_GRAM);
+    int cosine = ar_output_offset(&pt, AR_DEPTH_OUT_MEAN_ABS_COSINE), frob = ar_output_offset(&pt, AR_DEPTH_OUT_FROBENIUS);
+    int vanished = ar_output_offset(&pt, AR_DEPTH_OUT_VANISHED_LAYERS);
+    int zero_layers_seen = 0, averaged_zero = 0, nan_elsewhere = 0;
+    for (int t = 0; t < T; ++t) {
+        int zeros = 0;
+        for (int l = 0; l <= LAYERS; ++l) {
+            double f = v[(size_t)(frob + l) * T + t], s = v[(size_t)(stable + l) * T + t];
+            double g = v[(size_t)(gram + l) * T + t], c = v[(size_t)(cosine + l) * T + t];
+            if (f == 0) {
+                zeros++;
+                averaged_zero += !isnan(s) || !isnan(g) || !isnan(c);
+            } else {
+                nan_elsewhere += isnan(s) || isnan(g) || isnan(c);
+            }
+        }
+        zero_layers_seen += zeros;
+        CHECK(v[(size_t)vanished * T + t] == zeros);
+    }
+    ar_summary last;
+    ar_summarize(v + (size_t)(stable + LAYERS) * T, T, &last);
+    printf("key-query, gap removed: %d of %d layer states exactly 0; stable rank at layer %d: count %ld, failed %ld\n",
+           zero_layers_seen, T * (LAYERS + 1), LAYERS, last.count, last.failed);
+    CHECK(zero_layers_seen >= T * 3); /* layers 3, 4, 5 of every trial */
+    CHECK(averaged_zero == 0 && nan_elsewhere == 0);
+    CHECK(last.count == 0 && last.failed == T);
+    free(v);
+    ar_spec_free(&spec);
+}
+
+/* inputs = orthonormal: X_0 X_0^T = I, so layer 0's stable ranks are exactly n (d >= n),
+ * or d (d < n, orthonormal columns); and X_0 W_0 then has iid Gaussian entries, so layer
+ * 1 of the stack is distributed as width_collapse's X_1 = A G (gamma = 1): their means
+ * agree within 5 combined standard errors, gap removed (where the input law mattered:
+ * 16.35 against 21.7 at n = 256 with Gaussian X_0). */
+static void orthonormal_inputs(void)
+{
+    enum { T = 400, N = 48 };
+    ar_spec spec;
+    ar_point pt;
+    double *v = point_values("seed = 36; experiments = ( { name = \"o\"; simulator = \"depth_collapse\"; trials = 400;"
+                             " n = 48; layers = 1; gap = \"remove\"; gradient = \"none\"; } );", 0, &spec, &pt);
+    int stable = ar_output_offset(&pt, AR_DEPTH_OUT_STABLE_RANK), gram = ar_output_offset(&pt, AR_DEPTH_OUT_STABLE_RANK_GRAM);
+    int exact = 1;
+    for (int t = 0; t < T; ++t)
+        exact &= fabs(v[(size_t)stable * T + t] - N) < 1e-8 * N && fabs(v[(size_t)gram * T + t] - N) < 1e-8 * N;
+    CHECK(exact);
+    ar_summary depth_sr, depth_gram;
+    ar_summarize(v + (size_t)(stable + 1) * T, T, &depth_sr);
+    ar_summarize(v + (size_t)(gram + 1) * T, T, &depth_gram);
+    free(v);
+    ar_spec_free(&spec);
+    v = point_values("seed = 37; experiments = ( { name = \"w\"; simulator = \"width_collapse\"; trials = 400; n = 48;"
+                     " gamma = 1; gap = \"remove\"; } );", 0, &spec, &pt);
+    ar_summary width_sr, width_gram;
+    ar_summarize(v + (size_t)AR_WIDTH_OUT_STABLE_RANK * T, T, &width_sr);
+    ar_summarize(v + (size_t)AR_WIDTH_OUT_STABLE_RANK_GRAM * T, T, &width_gram);
+    free(v);
+    ar_spec_free(&spec);
+    printf("layer 1, orthonormal X_0, gap removed, n = %d: stable rank %.4f +- %.4f (width_collapse %.4f +- %.4f), "
+           "of X X^T %.4f +- %.4f (%.4f +- %.4f)\n", N, depth_sr.mean, depth_sr.sem, width_sr.mean, width_sr.sem,
+           depth_gram.mean, depth_gram.sem, width_gram.mean, width_gram.sem);
+    CHECK(fabs(depth_sr.mean - width_sr.mean) <= 5 * hypot(depth_sr.sem, width_sr.sem));
+    CHECK(fabs(depth_gram.mean - width_gram.mean) <= 5 * hypot(depth_gram.sem, width_gram.sem));
+    CHECK(depth_gram.mean < depth_sr.mean); /* sum s^4 / s_1^4 <= sum s^2 / s_1^2 */
+
+    /* d < n: orthonormal columns times sqrt(n/d): stable rank d, ||X_0||_F^2 = n. */
+    v = point_values("seed = 38; experiments = ( { name = \"c\"; simulator = \"depth_collapse\"; trials = 20;"
+                     " n = 24; d = 8; layers = 1; gradient = \"none\"; } );", 0, &spec, &pt);
+    stable = ar_output_offset(&pt, AR_DEPTH_OUT_STABLE_RANK);
+    int frob = ar_output_offset(&pt, AR_DEPTH_OUT_FROBENIUS);
+    exact = 1;
+    for (int t = 0; t < 20; ++t)
+        exact &= fabs(v[(size_t)stable * 20 + t] - 8) < 1e-8 && fabs(v[(size_t)frob * 20 + t] - sqrt(24.0)) < 1e-10;
+    CHECK(exact);
+    free(v);
+    ar_spec_free(&spec);
+}
+
+/* value_sd: W_l's entries N(0, value_sd^2), default 1/sqrt(d). E||X_1||_F^2 =
+ * value_sd^2 d E||A X_0||_F^2, so the paper's value_sd = 1 multiplies it by d: the
+ * ratio of the two means within 5 standard errors (delta method) of d. */
+static void value_sd_scales_the_layer(void)
+{
+    enum { T = 2000, D = 16 };
+    double mean[2], sem[2];
+    for (int k = 0; k < 2; ++k) {
+        char text[320];
+        snprintf(text, sizeof text, "seed = 39; experiments = ( { name = \"v\"; simulator = \"depth_collapse\"; "
+                 "trials = %d; n = 16; layers = 1; gradient = \"none\"; value_sd = %g; } );", T, k ? 1.0 : 0.0);
+        ar_spec spec;
+        ar_point pt;
+        double *v = point_values(text, 0, &spec, &pt), squares[T];
+        int frob = ar_output_offset(&pt, AR_DEPTH_OUT_FROBENIUS);
+        for (int t = 0; t < T; ++t)
+            squares[t] = v[(size_t)(frob + 1) * T + t] * v[(size_t)(frob + 1) * T + t];
+        ar_summary s;
+        ar_summarize(squares, T, &s);
+        mean[k] = s.mean, sem[k] = s.sem;
+        free(v);
+        ar_spec_free(&spec);
+    }
+    double ratio = mean[1] / mean[0], se = ratio * hypot(sem[0] / mean[0], sem[1] / mean[1]);
+    printf("value_sd: E||X_1||^2 %.4f (1/sqrt(d)) and %.4f (1): ratio %.3f +- %.3f, d = %d\n", mean[0], mean[1], ratio,
+           se, D);
+    CHECK(fabs(ratio - D) <= 5 * se);
+}
+
 int main(void)
 {
+    vanished_layers_are_not_averaged();
+    orthonormal_inputs();
+    value_sd_scales_the_layer();
     depth_outputs();
     gradient_profile_is_flat();
     ar_summary s1;

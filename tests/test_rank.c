@@ -6,6 +6,7 @@
 #include "check.h"
 
 #include <float.h>
+#include <math.h>
 #include <stdlib.h>
 
 static void measures_by_hand(void)
@@ -21,8 +22,36 @@ static void measures_by_hand(void)
     CHECK_NEAR(ar_effective_rank(flat, 4), 4.0, 1e-12);
     /* p = (2/3, 1/3): exp(-(2/3 ln 2/3 + 1/3 ln 1/3)) = 1.8898815748423097 */
     CHECK_NEAR(ar_effective_rank(sv, 2), 1.8898815748423097, 1e-12);
+    /* A zero matrix has no stable or effective rank: NaN (a failed value), not 0. */
     const double zero[] = {0, 0};
-    CHECK(ar_stable_rank(zero, 2) == 0 && ar_effective_rank(zero, 2) == 0);
+    CHECK(isnan(ar_stable_rank(zero, 2)) && isnan(ar_stable_rank_gram(zero, 2)) && isnan(ar_effective_rank(zero, 2)));
+}
+
+/* ar_stable_rank_of and ar_stable_ranks_of on matrices with known singular values (3, 2,
+ * 1): stable rank 14/9, of X X^T 98/81, either orientation; a zero matrix gives NaN for
+ * both (it used to give a stable rank of 0, averaged as a normal trial). */
+static void stable_ranks_from_the_matrix(void)
+{
+    enum { M = 3, N = 5 };
+    double x[M * N] = {0}, xt[N * M] = {0}, start[N] = {1, 0.5, 0.25, 0.125, 0.0625}, gram[M * M];
+    const double sv[M] = {1, 3, 2}; /* unsorted on purpose: Lanczos finds the largest */
+    for (int i = 0; i < M; ++i)
+        x[i * N + (i + 1)] = sv[i], xt[(i + 1) * M + i] = sv[i];
+    size_t need = ar_top_singular_values_workspace(N, N, AR_STABLE_RANK_STEPS);
+    double *work = malloc(need * sizeof *work);
+    double stable, sr_gram;
+    ar_stable_ranks_of(M, N, x, start, work, gram, &stable, &sr_gram);
+    CHECK_NEAR(stable, 14.0 / 9, 1e-10);
+    CHECK_NEAR(sr_gram, 98.0 / 81, 1e-10);
+    CHECK_NEAR(ar_stable_rank_of(M, N, x, start, work), 14.0 / 9, 1e-10);
+    ar_stable_ranks_of(N, M, xt, start, work, gram, &stable, &sr_gram); /* m > n: the n x n Gram */
+    CHECK_NEAR(stable, 14.0 / 9, 1e-10);
+    CHECK_NEAR(sr_gram, 98.0 / 81, 1e-10);
+    double zero[M * N] = {0};
+    ar_stable_ranks_of(M, N, zero, start, work, gram, &stable, &sr_gram);
+    CHECK(isnan(stable) && isnan(sr_gram));
+    CHECK(isnan(ar_stable_rank_of(M, N, zero, start, work)));
+    free(work);
 }
 
 static void singular_values_of_known_matrices(void)
@@ -89,6 +118,7 @@ static void hull_vertices_by_hand(void)
 int main(void)
 {
     measures_by_hand();
+    stable_ranks_from_the_matrix();
     singular_values_of_known_matrices();
     argmax_rank_is_the_svd_rank();
     hull_vertices_by_hand();

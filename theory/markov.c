@@ -168,10 +168,15 @@ static double s7_ratio(const ar_point *p)
 {
     return depth_keeps_gap(p) && linear(p) ? (ar_point_int(p, AR_DEPTH_LAYERS) - 1) / 2.0 : NAN;
 }
+/* S7perp at the variance-preserving W_l (value_sd = 0, N(0, 1/d)): there the gradient is
+ * ~ sqrt(n) (s/(m sqrt n))^L ||R||_F with ||R||_F ~ sqrt(d), which falls with n at d = n
+ * for L > 2. With a fixed value_sd (the authors' code: 1) ||R||_F ~ sqrt(d) (value_sd^2
+ * d)^((L-1)/2) grows with d and the claim does not speak (theory/NOTES.md). */
 static double s7_perp(const ar_point *p)
 {
     int measured = ar_point_choice(p, AR_DEPTH_GRADIENT) != AR_DEPTH_GRADIENT_NONE;
-    return !depth_keeps_gap(p) && linear(p) && measured ? 1.0 : NAN;
+    int preserving = ar_point_real(p, AR_DEPTH_VALUE_SD) == 0;
+    return !depth_keeps_gap(p) && linear(p) && measured && preserving ? 1.0 : NAN;
 }
 
 /* Limits are judged on the constant extrapolated along n (theory.h), with the rate of

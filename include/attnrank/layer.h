@@ -3,7 +3,10 @@
  *   A   = given random Markov matrix, or softmax(X W_Q (X W_K)^T / sqrt(d))  (key-query)
  *         minus 11^T/n when the gap is removed
  *   U   = A X W            (no skip)   or   X + c A X W   (skip; c = 1 or 1/sqrt(d))
- *   out = U, or LayerNorm(U): each row centred and scaled to unit variance
+ *   out = U, or LayerNorm(U): each row centred and divided by sqrt(var + eps), var its
+ *         (biased, 1/d) variance; eps = 0 is the exact normalisation to unit variance,
+ *         eps = 1e-5 torch's nn.LayerNorm default (its weight 1 and bias 0 at
+ *         initialisation), which shrinks rows whose variance is below eps instead
  *
  * The forward pass records what the backward pass needs in a tape; the backward pass
  * turns a cotangent G = dL/d(out) into dL/dX and dL/dW (a vector-Jacobian product).
@@ -25,6 +28,7 @@ typedef struct ar_layer_kind {
     int residual;      /* out = X + branch_scale * A X W, before LayerNorm */
     double branch_scale;
     int layernorm;
+    double layernorm_eps; /* >= 0, added to each row's variance (torch: 1e-5) */
 } ar_layer_kind;
 
 /* One layer's record. The caller fills x, w (and a, or wq and wk for key-query) and

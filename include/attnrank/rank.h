@@ -10,6 +10,8 @@
 int ar_numrank_abs(const double *sv, int count, double tol);
 /* Number of singular values > max(rows, cols) * DBL_EPSILON * sv[0] (LAPACK/NumPy). */
 int ar_numrank_rel(const double *sv, int count, int rows, int cols);
+/* Of a zero matrix (sv[0] = 0, or count 0) the stable ranks and the effective rank are
+ * NaN: undefined, a failed value for the engine, never a 0 averaged with the rest. */
 /* ||M||_F^2 / ||M||_2^2 = sum sv^2 / sv[0]^2. */
 double ar_stable_rank(const double *sv, int count);
 /* Stable rank of M M^T: sum sv^4 / sv[0]^4 (the spectral-gap paper's convention). */
@@ -20,9 +22,16 @@ double ar_effective_rank(const double *sv, int count);
 /* Stable rank of the m x n matrix x straight from the matrix: ||x||_F^2 / sigma_1^2 with
  * sigma_1 by Lanczos (no SVD). start: n numbers for the first Lanczos vector; work:
  * ar_top_singular_values_workspace(m, n, AR_STABLE_RANK_STEPS) doubles. NaN if the
- * iteration fails, 0 for a zero matrix. */
+ * iteration fails, for a zero matrix (no stable rank: a degenerate state is never a
+ * number averaged into a mean) and for one whose norm overflows. */
 enum { AR_STABLE_RANK_STEPS = 160 };
 double ar_stable_rank_of(int m, int n, const double *x, const double *start, double *work);
+/* The same, and from the same sigma_1 the stable rank of x x^T, sum sigma^4 / sigma_1^4
+ * = ||x x^T||_F^2 / sigma_1^4 (the "Mind the Gap" authors' statistic: their code takes the
+ * singular values s of X X^T and reports sum s^2 / max s^2), into *gram unless gram is
+ * NULL; gram_work: min(m, n)^2 doubles (unused when gram is NULL). NaN as above. */
+void ar_stable_ranks_of(int m, int n, const double *x, const double *start, double *work, double *gram_work,
+                        double *stable, double *gram);
 
 /* Distinct values among argmax[0..rows): the exact rank of the one-hot matrix whose
  * row i has its 1 in column argmax[i]. seen: cols bytes of scratch. */

@@ -1,11 +1,17 @@
 /* depth: rank collapse in depth (claims S6, S7, "Mind the Gap").
  *
- * X_0 (n x d) has iid N(0, 1/d) entries (rows of norm about 1); each of L layers draws a
+ * X_0 (n x d) has orthonormal rows (inputs = orthonormal, the default: Haar, the paper's
+ * isometric input X_0 X_0^T = I; for d < n orthonormal columns times sqrt(n/d)) or iid
+ * N(0, 1/d) entries (inputs = gaussian, rows of norm about 1); each of L layers draws a
  * fresh random Markov matrix A_l, or key-query attention A_l(X_l) (either with the gap
- * removed, A_l - 11^T/n, if asked), and W_l (d x d, iid N(0, 1/d)) and applies the layer
- * of layer.h: X_{l+1} = A_l X_l W_l, optionally with a skip connection (X_l + ..., or the
- * "upscaled" X_l + .../sqrt(d)) and LayerNorm. Per layer it measures the stable rank of
- * X_l, the mean |cosine| between its tokens and ||X_l||_F. With the gap the tokens align
+ * removed, A_l - 11^T/n, if asked), and W_l (d x d, iid N(0, value_sd^2), by default
+ * N(0, 1/d)) and applies the layer of layer.h: X_{l+1} = A_l X_l W_l, optionally with a
+ * skip connection (X_l + ..., or X_l + .../sqrt(d)) and LayerNorm (with layernorm_eps).
+ * Per layer it measures the stable rank of X_l (and of X_l X_l^T, the authors'
+ * statistic), the mean |cosine| between its tokens and ||X_l||_F. An X_l that is exactly
+ * 0 (key-query attention without the gap: the softmax rounds to exactly 1/n) has no
+ * stable rank or cosine: those values are NaN (counted as failed, never averaged) and
+ * the layer is counted in vanished_layers. With the gap the tokens align
  * within a few layers (stable rank -> 1, |cos| -> 1); removing the gap slows that.
  * ||dX_L/dW_l||_F comes from a closed form for the linear stack (gradient.h) and from
  * reverse-mode probes otherwise (layer.h).
@@ -36,6 +42,7 @@ static const char *const gaps[] = {[AR_MARKOV_GAP_KEEP] = "keep", [AR_MARKOV_GAP
 static const char *const norms[] = {[AR_DEPTH_NORM_NONE] = "none", [AR_DEPTH_NORM_LAYERNORM] = "layernorm", NULL};
 static const char *const skips[] = {[AR_DEPTH_SKIP_NONE] = "none", [AR_DEPTH_SKIP_PLAIN] = "plain", [AR_DEPTH_SKIP_UPSCALED] = "upscaled", NULL};
 static const char *const attentions[] = {[AR_DEPTH_ATTENTION_MARKOV] = "markov", [AR_DEPTH_ATTENTION_KEYQUERY] = "keyquery", NULL};
+static const char *const inputs[] = {[AR_DEPTH_INPUTS_ORTHONORMAL] = "orthonormal", [AR_DEPTH_INPUTS_GAUSSIAN] = "gaussian", NULL};
 static const char *const gradients[] = {[AR_DEPTH_GRADIENT_AUTO] = "auto", [AR_DEPTH_GRADIENT_PROBE] = "probe", [AR_DEPTH_GRADIENT_NONE] = "none", NULL};
 
 static const ar_param params[] = {
@@ -46,7 +53,9 @@ static const ar_param params[] = {
     [AR_DEPTH_GAP] = {"gap", AR_PARAM_CHOICE, 0, 0, 0, 0, gaps, "keep: A_l; remove: A_l - 11^T/n"},
     [AR_DEPTH_NORM] = {"norm", AR_PARAM_CHOICE, AR_DEPTH_NORM_NONE, 0, 0, 0, norms, "layernorm: centre and scale each token after a layer"},
     [AR_DEPTH_SKIP] = {"skip", AR_PARAM_CHOICE, AR_DEPTH_SKIP_NONE, 0, 0, 0, skips,
-     "none: A X W; plain: X + A X W; upscaled: X + A X W / sqrt(d)"},
+     "none: A X W; plain: X + A X W; upscaled: X + A X W / sqrt(d). The paper's code has W_V of N(0, 1) entries "
+     "(value_sd = 1): there its skip is plain and its \"upscaled skip\" upscaled; with the default value_sd "
+     "(N(0, 1/d)) plain is the paper's upscaled skip"},
     [AR_DEPTH_ATTENTION] = {"attention", AR_PARAM_CHOICE, AR_DEPTH_ATTENTION_MARKOV, 0, 0, 0, attentions,
      "markov: a fresh random Markov A_l per layer (entries); keyquery: A_l = softmax(X_l W_Q (X_l W_K)^T / "
      "sqrt(d)) with fresh W_Q, W_K of iid N(0, scale) entries"},
@@ -58,6 +67,17 @@ static const ar_param params[] = {
      "probe = probes always; none = skip it", 1},
     [AR_DEPTH_PROBES] = {"probes", AR_PARAM_INT, 4, 2, 1024, 0, NULL,
      "Rademacher probes per trial for the reverse-mode (Hutchinson) gradient estimate", 1},
+    [AR_DEPTH_INPUTS] = {"inputs", AR_PARAM_CHOICE, AR_DEPTH_INPUTS_ORTHONORMAL, 0, 0, 0, inputs,
+     "law of X_0: orthonormal = Haar orthonormal rows, X_0 X_0^T = I (the paper's generate_isometric_input; "
+     "for d < n, which the paper has no case for, orthonormal columns times sqrt(n/d)); gaussian = iid "
+     "N(0, 1/d) entries"},
+    [AR_DEPTH_VALUE_SD] = {"value_sd", AR_PARAM_REAL, 0, 0, 1e4, 0, NULL,
+     "standard deviation of W_l's entries; 0 means 1/sqrt(d), variance-preserving (E||Z W||_F^2 = "
+     "||Z||_F^2); the paper's code uses 1 (sigma_V = 1)"},
+    [AR_DEPTH_LAYERNORM_EPS] = {"layernorm_eps", AR_PARAM_REAL, 0, 0, 1, 0, NULL,
+     "norm = layernorm: each token divided by sqrt(var + eps); 0 = exact unit variance; the paper's "
+     "code uses torch's nn.LayerNorm default 1e-5, which shrinks tokens of variance below it instead of "
+     "normalising them"},
 };
 
 static int width_of(const ar_point *p)
@@ -99,6 +119,7 @@ static ar_layer_kind kind_of(const ar_point *p)
         .residual = skip != AR_DEPTH_SKIP_NONE,
         .branch_scale = skip == AR_DEPTH_SKIP_UPSCALED ? 1 / sqrt((double)d) : 1,
         .layernorm = ar_point_choice(p, AR_DEPTH_NORM) == AR_DEPTH_NORM_LAYERNORM,
+        .layernorm_eps = ar_point_real(p, AR_DEPTH_LAYERNORM_EPS),
     };
 }
 
@@ -108,7 +129,7 @@ static ar_layer_kind kind_of(const ar_point *p)
 typedef struct {
     ar_layer_tape *tapes;
     double *x_stack, *a_stack, *y_stack, *w_stack, *q_stack, *k_stack, *wq_stack, *wk_stack, *sigma_stack;
-    double *layer_work, *gradient_work;
+    double *layer_work, *gradient_work, *haar_work;
     double *gram, *unit, *start, *lanczos; /* measurements */
     double *with_gap, *without_gap, *product;  /* A_l...A_0 X_0 and (A_l - J)...(A_0 - J) X_0, scaled */
 } layout;
@@ -137,7 +158,9 @@ static size_t carve(const ar_point *p, char *base, layout *l)
                       : probed(p)    ? ar_probe_workspace(&kind, layers, probes)
                                      : 0;
     l->gradient_work = ar_carve(&c, gradient * D);
-    l->gram = ar_carve(&c, n * n * D);
+    int orthonormal = ar_point_choice(p, AR_DEPTH_INPUTS) == AR_DEPTH_INPUTS_ORTHONORMAL;
+    l->haar_work = ar_carve(&c, orthonormal ? ar_haar_rows_workspace(n <= d ? (int)n : (int)d, n <= d ? (int)d : (int)n) * D : 0);
+    l->gram = ar_carve(&c, n * n * D); /* cosines; also the Gram matrix of stable_rank_gram */
     l->unit = ar_carve(&c, n * d * D);
     l->start = ar_carve(&c, d * D);
     l->lanczos = ar_carve(&c, ar_top_singular_values_workspace((int)n, (int)d, AR_STABLE_RANK_STEPS) * D);
@@ -173,7 +196,8 @@ static double cost(const ar_point *p)
     double n = ar_point_int(p, AR_DEPTH_N), d = width_of(p), layers = ar_point_int(p, AR_DEPTH_LAYERS);
     int keyquery = ar_point_choice(p, AR_DEPTH_ATTENTION) == AR_DEPTH_ATTENTION_KEYQUERY;
     double attention = keyquery ? 4 * n * d * d + 2 * n * n * d : 0;
-    double forward = layers * (4 * n * n * d + 2 * n * d * d + 400 * n * d + attention);
+    double small = n < d ? n : d;
+    double forward = layers * (4 * n * n * d + 2 * n * d * d + 2 * small * small * (n + d - small) + 400 * n * d + attention);
     if (gap_ratio_measured(p))
         forward += layers * 4 * n * n * d;
     double gradient = closed_form(p) ? layers * (2 * n * n * n + 2 * n * n * d + 2 * d * d * d)
@@ -182,17 +206,24 @@ static double cost(const ar_point *p)
     return forward + gradient;
 }
 
-/* Stable rank, mean |cosine| between distinct tokens, and ||X||_F of the n x d matrix x. */
-static int measure(int n, int d, const double *x, ar_rng *rng, const layout *l, double *stable, double *cosine,
-                   double *frob)
+/* Stable ranks of x and x x^T, mean |cosine| between distinct tokens, and ||X||_F of the
+ * n x d matrix x; 1 if the measurement failed (Lanczos). An x that is exactly 0 has
+ * neither stable rank nor cosines: NaN, and *vanished counts it. */
+static int measure(int n, int d, const double *x, ar_rng *rng, const layout *l, double *stable, double *gram,
+                   double *cosine, double *frob, int *vanished)
 {
     double frob2 = 0;
     for (size_t i = 0; i < (size_t)n * d; ++i)
         frob2 += x[i] * x[i];
     *frob = sqrt(frob2);
     ar_rng_normals(rng, l->start, (size_t)d);
-    *stable = ar_stable_rank_of(n, d, x, l->start, l->lanczos);
-    if (isnan(*stable))
+    if (frob2 == 0) {
+        *stable = *gram = *cosine = NAN;
+        ++*vanished;
+        return 0;
+    }
+    ar_stable_ranks_of(n, d, x, l->start, l->lanczos, l->gram, stable, gram);
+    if (isnan(*stable) || isnan(*gram))
         return 1;
     for (int i = 0; i < n; ++i) {
         const double *row = x + (size_t)i * d;
@@ -265,6 +296,33 @@ static void advance_products(int n, int d, const double *a, layout *l, double *l
     }
 }
 
+/* X_0 into x: iid N(0, 1/d), or orthonormal rows from the same n d normals (Haar;
+ * for d < n orthonormal columns, from the normals read as a d x n matrix, times
+ * sqrt(n/d), so that ||X_0||_F^2 = n either way). 1 if LAPACK failed. */
+static int draw_inputs(const ar_point *p, int n, int d, ar_rng *rng, const layout *l, double *x)
+{
+    size_t nd = (size_t)n * d;
+    if (ar_point_choice(p, AR_DEPTH_INPUTS) == AR_DEPTH_INPUTS_GAUSSIAN) {
+        ar_rng_normals(rng, x, nd);
+        for (size_t i = 0; i < nd; ++i)
+            x[i] *= 1 / sqrt((double)d);
+        return 0;
+    }
+    if (n <= d) {
+        ar_rng_normals(rng, x, nd);
+        return ar_haar_rows(n, d, x, l->haar_work) != 0;
+    }
+    double *t = l->unit; /* d x n, free until the first measurement */
+    ar_rng_normals(rng, t, nd);
+    if (ar_haar_rows(d, n, t, l->haar_work) != 0)
+        return 1;
+    double scale = sqrt((double)n / d);
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < d; ++j)
+            x[(size_t)i * d + j] = scale * t[(size_t)j * n + i];
+    return 0;
+}
+
 /* iid N(0, sd^2) entries. */
 static void gaussian(ar_rng *rng, double sd, double *out, size_t count)
 {
@@ -286,11 +344,15 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
     double *gradient = out + ar_output_offset(p, AR_DEPTH_OUT_GRAD_NORM);
     double *gradient_se = out + ar_output_offset(p, AR_DEPTH_OUT_GRAD_NORM_PROBE_SE);
     double *off = out + ar_output_offset(p, AR_DEPTH_OUT_OFF_CONSENSUS);
+    double *gram = out + ar_output_offset(p, AR_DEPTH_OUT_STABLE_RANK_GRAM);
+    double value_sd = ar_point_real(p, AR_DEPTH_VALUE_SD) > 0 ? ar_point_real(p, AR_DEPTH_VALUE_SD) : 1 / sqrt((double)d);
+    int vanished = 0;
     int keep = wants_gradient(p), ratio = gap_ratio_measured(p);
     size_t nd = (size_t)n * d, dd = (size_t)d * d;
     double *x = l.x_stack, log_with = 0, log_without = 0;
-    gaussian(rng, 1 / sqrt((double)d), x, nd);
-    if (measure(n, d, x, rng, &l, &stable[0], &cosine[0], &frob[0]))
+    if (draw_inputs(p, n, d, rng, &l, x))
+        return 1;
+    if (measure(n, d, x, rng, &l, &stable[0], &gram[0], &cosine[0], &frob[0], &vanished))
         return 1;
     off[0] = off_consensus(n, d, x);
     if (ratio) {
@@ -310,13 +372,15 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
             if (ratio)
                 advance_products(n, d, tape->a, &l, &log_with, &log_without);
         }
-        gaussian(rng, 1 / sqrt((double)d), (double *)tape->w, dd);
+        gaussian(rng, value_sd, (double *)tape->w, dd);
         ar_layer_forward(&kind, tape, next, l.layer_work);
         x = next;
-        if (measure(n, d, x, rng, &l, &stable[layer + 1], &cosine[layer + 1], &frob[layer + 1]))
+        if (measure(n, d, x, rng, &l, &stable[layer + 1], &gram[layer + 1], &cosine[layer + 1], &frob[layer + 1],
+                    &vanished))
             return 1;
         off[layer + 1] = off_consensus(n, d, x);
     }
+    out[ar_output_offset(p, AR_DEPTH_OUT_VANISHED_LAYERS)] = vanished;
     if (two_layers(p))
         out[ar_output_offset(p, AR_DEPTH_OUT_COLLAPSE_FACTOR_N)] = collapse_factor_n(n, layers, off);
     if (ratio)
@@ -330,6 +394,8 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
                                 l.gradient_work);
     return 0;
 }
+
+static int vanished_max(const ar_point *p) { return per_layer(p); }
 
 static const ar_output outputs[] = {
     [AR_DEPTH_OUT_STABLE_RANK] = {"stable_rank", "stable rank of X_l, per layer l = 0..L", NULL, NULL, per_layer, "layer",
@@ -349,6 +415,13 @@ static const ar_output outputs[] = {
     [AR_DEPTH_OUT_LOG_GAP_RATIO] = {"log_gap_ratio", "ln of ||dX_L/dW_0||_F over the same with every A_l replaced by A_l - "
      "11^T/n, on the same draws: ln ||A_{L-1}...A_0 X_0||_F - ln ||(A_{L-1} - J)...(A_0 - J) X_0||_F (linear Markov "
      "stack, gap = keep)", NULL, gap_ratio_measured},
+    [AR_DEPTH_OUT_STABLE_RANK_GRAM] = {"stable_rank_gram", "stable rank of X_l X_l^T per layer, the statistic of the "
+     "\"Mind the Gap\" authors' stable_ranks.py (sum s^2 / max s^2 over the singular values s of X X^T; their rows "
+     "start at X_1, here at X_0)", NULL, NULL, per_layer, "layer",
+     .definition = "||X_l X_l^T||_F^2 / ||X_l||_2^4 = sum sigma_i^4 / sigma_1^4 per layer"},
+    [AR_DEPTH_OUT_VANISHED_LAYERS] = {"vanished_layers", "number of layers l = 0..L at which X_l is exactly 0 (key-query "
+     "attention without the gap: the softmax rounds to exactly 1/n); there stable_rank, stable_rank_gram and "
+     "mean_abs_cosine are NaN, counted as failed values, never averaged", vanished_max},
 };
 
 const ar_sim ar_sim_depth_collapse = {

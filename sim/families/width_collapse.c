@@ -7,7 +7,9 @@
  * the rank-one 1 (1^T G)/n: its stable rank tends to 1 + s^2/m^2 however wide the
  * layer; without the gap it grows with n.
  *
- * The stable rank needs only ||X||_F and sigma_1: Lanczos, no SVD. */
+ * The stable rank needs only ||X||_F and sigma_1: Lanczos, no SVD. stable_rank_gram is
+ * the "Mind the Gap" authors' statistic, the stable rank of X_1 X_1^T (sum sigma^4 /
+ * sigma_1^4), from the same sigma_1 and ||X_1 X_1^T||_F. */
 #include "attnrank/linalg.h"
 #include "attnrank/families/markov.h"
 #include "attnrank/rank.h"
@@ -35,7 +37,7 @@ static size_t width_of(const ar_point *p)
 }
 
 typedef struct {
-    double *a, *g, *x1, *start, *lanczos;
+    double *a, *g, *x1, *start, *lanczos, *gram;
 } layout;
 
 static size_t carve(const ar_point *p, char *base, layout *l)
@@ -48,6 +50,7 @@ static size_t carve(const ar_point *p, char *base, layout *l)
     l->x1 = ar_carve(&c, n * d * D);
     l->start = ar_carve(&c, d * D);
     l->lanczos = ar_carve(&c, ar_top_singular_values_workspace((int)n, (int)d, AR_STABLE_RANK_STEPS) * D);
+    l->gram = ar_carve(&c, n * n * D); /* n <= d */
     return c.used;
 }
 
@@ -60,7 +63,7 @@ static size_t workspace(const ar_point *p)
 static double cost(const ar_point *p)
 {
     double n = ar_point_int(p, AR_WIDTH_N), d = (double)width_of(p);
-    return 2 * n * n * d + 2 * 60 * 4 * n * d;
+    return 4 * n * n * d + 2 * 60 * 4 * n * d;
 }
 
 static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
@@ -72,9 +75,12 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
     ar_rng_normals(rng, l.g, (size_t)n * d);
     ar_gemm_nn(n, d, n, l.a, l.g, l.x1);
     ar_rng_normals(rng, l.start, (size_t)d);
-    out[AR_WIDTH_OUT_STABLE_RANK] = ar_stable_rank_of(n, d, l.x1, l.start, l.lanczos); /* scalars only */
+    /* scalars only */
+    ar_stable_ranks_of(n, d, l.x1, l.start, l.lanczos, l.gram, &out[AR_WIDTH_OUT_STABLE_RANK],
+                       &out[AR_WIDTH_OUT_STABLE_RANK_GRAM]);
     out[AR_WIDTH_OUT_STABLE_RANK_INPUT] = ar_stable_rank_of(n, d, l.g, l.start, l.lanczos);
-    return isnan(out[AR_WIDTH_OUT_STABLE_RANK]) || isnan(out[AR_WIDTH_OUT_STABLE_RANK_INPUT]);
+    return isnan(out[AR_WIDTH_OUT_STABLE_RANK]) || isnan(out[AR_WIDTH_OUT_STABLE_RANK_INPUT]) ||
+           isnan(out[AR_WIDTH_OUT_STABLE_RANK_GRAM]);
 }
 
 static const ar_output outputs[] = {
@@ -82,6 +88,9 @@ static const ar_output outputs[] = {
      .definition = "||X_1||_F^2 / ||X_1||_2^2 (sigma_1 by Lanczos)"},
     [AR_WIDTH_OUT_STABLE_RANK_INPUT] = {"stable_rank_input", "stable rank of X_0 W_V, before attention (for comparison)", NULL, NULL,
      .definition = "||X_0 W_V||_F^2 / ||X_0 W_V||_2^2 (sigma_1 by Lanczos)"},
+    [AR_WIDTH_OUT_STABLE_RANK_GRAM] = {"stable_rank_gram", "stable rank of X_1 X_1^T, the statistic of the \"Mind the Gap\" "
+     "authors' stable_ranks.py (sum s^2 / max s^2 over the singular values s of X X^T)", NULL, NULL,
+     .definition = "||X_1 X_1^T||_F^2 / ||X_1||_2^4 = sum sigma_i^4 / sigma_1^4 (sigma_1 by Lanczos)"},
 };
 
 const ar_sim ar_sim_width_collapse = {

@@ -15,7 +15,37 @@ size_t ar_layer_workspace(const ar_layer_kind *kind)
     return n * d + (kind->keyquery ? n * n + 2 * n * d : 0);
 }
 
-/* g: dL/d(out) -> dL/dU, in place, for out = (U - mean) / sigma row by row. */
+/* LayerNorm with eps: each row (u - mean) / sqrt(var + eps), var = |u - mean|^2 / d,
+ * the squares taken of (u - mean) / top, top the row's largest |u - mean|, so that none
+ * overflows (and var = (that sum / d) top^2 unless top > 1e150, where eps no longer
+ * counts); a constant row maps to 0. inv_sigma[i] = 1 / sqrt(var + eps). eps > 0 only
+ * (eps = 0 is ar_rows_layernorm). */
+static void layernorm_with_eps(int n, int d, double *x, double *inv_sigma, double eps)
+{
+    for (int i = 0; i < n; ++i) {
+        double *row = x + (size_t)i * d, mean = 0, top = 0, var = 0;
+        for (int c = 0; c < d; ++c)
+            mean += row[c] / d;
+        for (int c = 0; c < d; ++c)
+            top = fmax(top, fabs(row[c] - mean));
+        double inv;
+        if (top > 0) {
+            for (int c = 0; c < d; ++c)
+                var += ((row[c] - mean) / top) * ((row[c] - mean) / top);
+            inv = top > 1e150 ? 1 / (top * sqrt(var / d)) : 1 / sqrt(var / d * top * top + eps);
+        } else {
+            inv = 1 / sqrt(eps);
+        }
+        for (int c = 0; c < d; ++c)
+            row[c] = (row[c] - mean) * inv;
+        if (inv_sigma)
+            inv_sigma[i] = inv;
+    }
+}
+
+/* g: dL/d(out) -> dL/dU, in place, for out = (U - mean) / sigma row by row, sigma =
+ * sqrt(var + eps): dout = (dc - out (out . dc) / d) / sigma with dc the centred dU,
+ * the same expression in out and 1/sigma for any eps. */
 static void layernorm_backward(int n, int d, const double *out, const double *inv_sigma, double *g)
 {
     for (int i = 0; i < n; ++i) {
@@ -52,7 +82,9 @@ void ar_layer_forward(const ar_layer_kind *kind, ar_layer_tape *tape, double *ou
     } else {
         ar_gemm_nn(n, d, d, tape->y, tape->w, out);
     }
-    if (kind->layernorm)
+    if (kind->layernorm && kind->layernorm_eps > 0)
+        layernorm_with_eps(n, d, out, tape->inv_sigma, kind->layernorm_eps);
+    else if (kind->layernorm)
         ar_rows_layernorm(n, d, out, tape->inv_sigma);
 }
 

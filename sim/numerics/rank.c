@@ -24,10 +24,12 @@ int ar_numrank_rel(const double *sv, int count, int rows, int cols)
     return ar_numrank_abs(sv, count, tol);
 }
 
+/* A zero matrix (or none) has no stable or effective rank: NaN, which the engine counts
+ * as a failed value, never 0 averaged with the others. */
 double ar_stable_rank(const double *sv, int count)
 {
     if (count == 0 || sv[0] == 0.0)
-        return 0.0;
+        return NAN;
     double total = 0.0;
     for (int i = 0; i < count; ++i) {
         double r = sv[i] / sv[0];
@@ -39,7 +41,7 @@ double ar_stable_rank(const double *sv, int count)
 double ar_stable_rank_gram(const double *sv, int count)
 {
     if (count == 0 || sv[0] == 0.0)
-        return 0.0;
+        return NAN;
     double total = 0.0;
     for (int i = 0; i < count; ++i) {
         double r = sv[i] / sv[0];
@@ -54,7 +56,7 @@ double ar_effective_rank(const double *sv, int count)
     for (int i = 0; i < count; ++i)
         sum += sv[i];
     if (sum == 0.0)
-        return 0.0;
+        return NAN;
     double entropy = 0.0;
     for (int i = 0; i < count; ++i) {
         double p = sv[i] / sum;
@@ -64,16 +66,39 @@ double ar_effective_rank(const double *sv, int count)
     return exp(entropy);
 }
 
-double ar_stable_rank_of(int m, int n, const double *x, const double *start, double *work)
+void ar_stable_ranks_of(int m, int n, const double *x, const double *start, double *work, double *gram_work,
+                        double *stable, double *gram)
 {
     double frob2 = 0, top;
+    *stable = NAN;
+    if (gram)
+        *gram = NAN;
     for (size_t i = 0; i < (size_t)m * n; ++i)
         frob2 += x[i] * x[i];
-    if (frob2 == 0)
-        return 0;
-    if (ar_top_singular_values(m, n, x, 1, start, AR_STABLE_RANK_STEPS, 1e-12, &top, work) < 0 || top == 0)
-        return NAN;
-    return frob2 / (top * top);
+    if (!(frob2 > 0) || !isfinite(frob2))
+        return; /* a zero matrix has no stable rank; an overflowed one no measure */
+    if (ar_top_singular_values(m, n, x, 1, start, AR_STABLE_RANK_STEPS, 1e-12, &top, work) < 0 || !(top > 0))
+        return;
+    *stable = frob2 / (top * top);
+    if (!gram)
+        return;
+    /* sum sigma^4 = ||x x^T||_F^2 = ||x^T x||_F^2: the smaller Gram matrix. */
+    int k = m <= n ? m : n;
+    if (m <= n)
+        ar_gemm_nt(m, m, n, x, x, gram_work);
+    else
+        ar_gemm('T', 'N', n, n, m, 1, x, x, 0, gram_work);
+    double sum4 = 0, top2 = top * top;
+    for (size_t i = 0; i < (size_t)k * k; ++i)
+        sum4 += (gram_work[i] / top2) * (gram_work[i] / top2);
+    *gram = sum4;
+}
+
+double ar_stable_rank_of(int m, int n, const double *x, const double *start, double *work)
+{
+    double stable;
+    ar_stable_ranks_of(m, n, x, start, work, NULL, &stable, NULL);
+    return stable;
 }
 
 int ar_argmax_rank(int rows, const int *argmax, int cols, unsigned char *seen)
