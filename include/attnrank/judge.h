@@ -33,12 +33,12 @@ int ar_engine_mutants(ar_store *store, const ar_spec *spec, ar_mutant_row *rows,
  * since the run; judging uses the current one). */
 int ar_engine_theory_changes(ar_store *store, long *changed, char *err);
 
-/* The stored /verdicts rows (ar_store_read_verdicts) against the store's data judged
- * again, once every point is in: -1 (err: "damaged: ...", the first differing row and
- * field) where they differ and the file was written by this very revision, since the
- * same code judges the same numbers the same way; where another revision wrote them,
- * note says which differ (its rules may have changed) and 0 is returned. */
-int ar_engine_check_verdicts(ar_store *store, const ar_verdict_row *stored, int n_rows, char *note, size_t note_len,
-                             char *err);
+/* The stored /verdicts table and theory/ datasets against the store's data judged
+ * again by this attnrank, once every point is in: -1 (err: "damaged: ...", the first
+ * differing row, its field and both values) where they differ and the file was written
+ * by this very revision, since the same code judges the same numbers the same way;
+ * where another revision wrote them, note says what differs (its rules may have
+ * changed) and 0 is returned. */
+int ar_engine_check_verdicts(ar_store *store, char *note, size_t note_len, char *err);
 
 #endif

@@ -183,11 +183,19 @@ static void print_verdicts(FILE *f, const ar_verdict_row *given, int n)
             "expected", "prediction", "estimate [95% CI]", "trials", "resolution", "note", "deciding point");
     for (int i = 0; i < n; ++i) {
         const ar_verdict_row *r = &rows[i];
-        char est[64], resolution[96], prediction[32];
+        char est[112], resolution[96], prediction[32];
         if (isnan(r->estimate))
             snprintf(est, sizeof est, "-");
-        else
-            snprintf(est, sizeof est, "%.5g [%.5g, %.5g]", r->estimate, r->ci_lo, r->ci_hi);
+        else /* digits enough to show an interval that has a width (2 [1.99995, 2.00005], not 2 [2, 2]) */
+            for (int digits = 5; digits <= 12; ++digits) {
+                char lo[32], mid[32], hi[32];
+                snprintf(lo, sizeof lo, "%.*g", digits, r->ci_lo);
+                snprintf(mid, sizeof mid, "%.*g", digits, r->estimate);
+                snprintf(hi, sizeof hi, "%.*g", digits, r->ci_hi);
+                snprintf(est, sizeof est, "%s [%s, %s]", mid, lo, hi);
+                if ((r->ci_lo == r->estimate || strcmp(lo, mid) != 0) && (r->ci_hi == r->estimate || strcmp(mid, hi) != 0))
+                    break;
+            }
         ar_resolution_describe(&r->resolution, resolution, sizeof resolution);
         const char *mark = r->verdict == r->expected            ? ""
                            : r->verdict == AR_INCONCLUSIVE     ? " <-- inconclusive"
@@ -663,6 +671,12 @@ static int print_file_mutants(const char *path)
             ar_store_close(store);
             return AR_EXIT_BAD_INPUT;
         }
+    char stale[AR_ERR_LEN];
+    if (ar_engine_check_verdicts(store, stale, sizeof stale, err) < 0) {
+        say("%s", err);
+        ar_store_close(store);
+        return AR_EXIT_BAD_INPUT;
+    }
     int n = ar_store_verdict_count(spec);
     ar_mutant_row *rows = calloc((size_t)(n ? n : 1), sizeof *rows);
     int status = AR_EXIT_OK;
@@ -791,6 +805,13 @@ static int cmd_judge(int argc, char **argv, char *command_line)
                 stored->experiments[e].n_points);
             status = AR_EXIT_BAD_INPUT;
         }
+    /* A file whose stored verdicts or theory its own revision would not give was edited:
+     * judging it again (a copy with -o especially) would launder the edit. */
+    char stale[AR_ERR_LEN];
+    if (status == AR_EXIT_OK && ar_engine_check_verdicts(store, stale, sizeof stale, err) < 0) {
+        say("%s", err);
+        status = AR_EXIT_BAD_INPUT;
+    }
     /* A copy is written as this attnrank writes files, streams attribute included. */
     if (status == AR_EXIT_OK && output && ar_store_check_streams(store, path, "a copy", err) < 0) {
         say("%s (judge without -o prints its verdicts)", err);
@@ -1037,7 +1058,7 @@ static int cmd_info(int argc, char **argv)
     int n = 0;
     char stale[AR_ERR_LEN];
     if (!store || ar_store_read_verdicts(store, &rows, &n, err) < 0 ||
-        ar_engine_check_verdicts(store, rows, n, stale, sizeof stale, err) < 0) {
+        ar_engine_check_verdicts(store, stale, sizeof stale, err) < 0) {
         say("%s", err);
         free(rows);
         ar_store_close(store);

@@ -570,7 +570,7 @@ ar_status ar_report_write(const char *result, const char *dir_given, const char 
         snprintf(err, AR_ERR_LEN, "%s: out of memory", dir_given);
     else if (ar_output_check_name(dir, ".partial", err) == 0 && (store = ar_store_open(result, 0, err)) &&
              ar_store_read_verdicts(store, &rows, &n_rows, err) == 0 &&
-             ar_engine_check_verdicts(store, rows, n_rows, stale, sizeof stale, err) == 0 &&
+             ar_engine_check_verdicts(store, stale, sizeof stale, err) == 0 &&
              (lock = ar_output_lock_take(dir, err)) &&
              replaceable(dir, err) == 0) {
         status = AR_ERR_IO;

@@ -251,44 +251,50 @@ int ar_engine_theory_changes(ar_store *store, long *changed, char *err)
     return 0;
 }
 
-int ar_engine_check_verdicts(ar_store *store, const ar_verdict_row *stored, int n_rows, char *note, size_t note_len,
-                             char *err)
+int ar_engine_check_verdicts(ar_store *store, char *note, size_t note_len, char *err)
 {
     note[0] = '\0';
     const ar_spec *spec = ar_store_spec(store);
+    int n_rows = ar_store_verdict_count(spec);
     for (int e = 0; e < spec->n_experiments; ++e)
         if (ar_store_done_count(store, e) < spec->experiments[e].n_points)
             return 0; /* rows stay NOT RUN until every point is in */
     ar_verdict_row *fresh = calloc((size_t)(n_rows ? n_rows : 1), sizeof *fresh);
+    long *changed = calloc((size_t)(n_rows ? n_rows : 1), sizeof *changed);
     char *revision = ar_store_attribute(store, "git_revision");
-    if (!fresh || !revision) {
-        free(fresh), free(revision);
+    if (!fresh || !changed || !revision) {
+        free(fresh), free(changed), free(revision);
         snprintf(err, AR_ERR_LEN, "%s: out of memory re-judging its verdicts", ar_store_path(store));
         return -1;
     }
-    int status = ar_engine_verdicts(store, spec, fresh, err), differing = 0, first = -1;
-    const char *field = NULL;
-    for (int r = 0; status == 0 && r < n_rows; ++r) {
-        const char *f = ar_verdict_rows_differ(&stored[r], &fresh[r]);
-        if (f && differing++ == 0)
-            first = r, field = f;
-    }
-    if (differing) {
+    int first = -1, differing = 0, moved = -1;
+    char what[700] = "";
+    int status = ar_engine_verdicts(store, spec, fresh, err);
+    if (status == 0 && (differing = ar_store_verdicts_differ(store, fresh, n_rows, &first, what, sizeof what, err)) < 0)
+        status = -1;
+    /* the theory/ datasets (what the figures draw) are this attnrank's predictions too */
+    if (status == 0 && ar_engine_theory_changes(store, changed, err) < 0)
+        status = -1;
+    for (int r = 0; status == 0 && r < n_rows && moved < 0; ++r)
+        if (changed[r])
+            moved = r;
+    if (status == 0 && (differing || moved >= 0)) {
         /* The same revision judges the same numbers the same way: a difference is an edit.
          * Another revision's rules may have changed since: that is said, not refused. */
         int ours = strcmp(revision, ar_git_revision) == 0;
-        char *text = ours ? err : note;
+        char *text = ours ? err : note, found[900];
         size_t len = ours ? AR_ERR_LEN : note_len;
-        snprintf(text, len,
-                 "%s: %s%d of %d /verdicts row(s) differ from its data re-judged%s%s%s (first: %s in %s, field %s: "
-                 "stored %s, re-judged %s)%s",
-                 ar_store_path(store), ours ? "damaged: " : "note: ", differing, n_rows,
-                 ours ? "" : " by this attnrank (the file was judged by revision ", ours ? "" : revision,
-                 ours ? "" : ")", stored[first].claim, stored[first].experiment, field,
-                 ar_verdict_name(stored[first].verdict), ar_verdict_name(fresh[first].verdict),
-                 ours ? "" : "; `attnrank judge` prints the current verdicts");
+        if (differing)
+            snprintf(found, sizeof found, "%d of %d /verdicts row(s) differ from its data re-judged (first: %s in %s, %s)",
+                     differing, n_rows, fresh[first].claim, fresh[first].experiment, what);
+        else
+            snprintf(found, sizeof found, "its theory/%s of experiment %s differs from this attnrank's prediction at "
+                     "%ld point(s)", fresh[moved].claim, fresh[moved].experiment, changed[moved]);
+        snprintf(text, len, "%s: %s%s%s%s%s", ar_store_path(store), ours ? "damaged: " : "note: ", found,
+                 ours ? "" : " (the file was judged by revision ", ours ? "" : revision,
+                 ours ? "" : "; `attnrank judge` prints the current verdicts)");
         status = ours ? -1 : 0;
     }
-    free(fresh), free(revision);
+    free(fresh), free(changed), free(revision);
     return status;
 }

@@ -120,6 +120,25 @@ ar_output_lock *ar_output_lock_take(const char *output, char *err)
             close(fd);
             continue;
         }
+        /* Only attnrank's own lock is written over and removed: a file of the user's
+         * under that name (notes.h5.lock), or a hard link to one (a result file linked
+         * as OUT.lock), would be truncated and deleted. Ours has one name and holds one
+         * line "PID HOST", or nothing if its writer died before writing it. */
+        char seen[330];
+        ssize_t got = held.st_size <= 320 ? pread(fd, seen, sizeof seen - 1, 0) : -1;
+        seen[got > 0 ? got : 0] = '\0';
+        long pid_seen;
+        char host_seen[256], end_seen;
+        int ours = S_ISREG(held.st_mode) && held.st_nlink == 1 && got >= 0 &&
+                   (got == 0 || (sscanf(seen, "%ld %255s%c", &pid_seen, host_seen, &end_seen) == 3 &&
+                                 end_seen == '\n' && strchr(seen, '\n') == seen + got - 1));
+        if (!ours) {
+            snprintf(err, AR_ERR_LEN, "%s: is not an attnrank lock (%s): it is left as it is; remove it or write "
+                     "elsewhere", lock->path, held.st_nlink != 1 ? "the file has other names: a hard link"
+                                                                : "it holds something else");
+            close(fd);
+            break;
+        }
         char line[320], host[256] = "unknown";
         if (gethostname(host, sizeof host) != 0)
             strcpy(host, "unknown");

@@ -145,6 +145,14 @@ static ar_store *open_store(const char *path, int writable, int check, char *err
              hash);
         goto bad;
     }
+    /* the seed, as h5py users read it, is the stored spec's */
+    unsigned long long seed = 0;
+    if (store_read_attr_integer(file, "seed", H5T_NATIVE_ULLONG, &seed, NULL) != ATTR_OK ||
+        seed != (unsigned long long)s->spec.seed) {
+        store_fail(err, path, "damaged: its seed attribute is not the stored spec's seed %llu",
+                   (unsigned long long)s->spec.seed);
+        goto bad;
+    }
     /* The whole layout before anything is read from it: a damaged file is refused
      * now, not after a resumed run's worth of work. */
     if (store_load_layout(s, err) < 0 || (check && store_check_layout(s, err) < 0) || store_load_done(s, err) < 0 ||

@@ -136,6 +136,17 @@ int store_read_attr_integer(hid_t obj, const char *name, hid_t mem, void *out, i
     return st < 0 ? ATTR_WRONG : ATTR_OK;
 }
 
+int store_read_attr_real(hid_t obj, const char *name, double *out)
+{
+    hid_t type, attr = open_scalar_attr(obj, name, H5T_FLOAT, &type);
+    if (attr < 0)
+        return (int)attr;
+    herr_t st = H5Aread(attr, H5T_NATIVE_DOUBLE, out);
+    H5Tclose(type);
+    H5Aclose(attr);
+    return st < 0 ? ATTR_WRONG : ATTR_OK;
+}
+
 void store_axis_dims(const ar_experiment *x, hsize_t *dims)
 {
     for (int a = 0; a < x->n_axes; ++a)

@@ -157,21 +157,64 @@ static int attach_scales(hid_t ds, const ar_experiment *x, const hid_t *scales)
     return 0;
 }
 
-static int fixed_parameter_attributes(hid_t group, const ar_experiment *x)
+/* An experiment group's attributes are written when a file is made and compared when
+ * it is opened, by the same code: the figure scripts and h5py users read them (a
+ * `trials` of 20000 put "20000 trials a point" in every caption of a 200-trial file). */
+typedef struct {
+    hid_t obj;
+    const ar_store *check; /* NULL: write */
+    const char *where;     /* the group, for messages */
+    char *err;
+} attr_io;
+
+static int attr_text(const attr_io *io, const char *name, const char *value)
+{
+    if (!io->check)
+        return store_attr_string(io->obj, name, value);
+    char *stored = NULL;
+    int st = store_read_attr_string(io->obj, name, &stored), same = st == ATTR_OK && strcmp(stored, value) == 0;
+    free(stored);
+    return same ? 0 : store_fail(io->err, io->check->path, "damaged: attribute %s of /%s is not the stored spec's "
+                                 "'%.200s'", name, io->where, value);
+}
+
+static int attr_integer(const attr_io *io, const char *name, long long value)
+{
+    if (!io->check)
+        return store_attr_number(io->obj, name, H5T_NATIVE_LLONG, &value);
+    long long stored = 0;
+    int st = store_read_attr_integer(io->obj, name, H5T_NATIVE_LLONG, &stored, NULL);
+    return st == ATTR_OK && stored == value ? 0 : store_fail(io->err, io->check->path, "damaged: attribute %s of /%s "
+                                                             "is not the stored spec's %lld", name, io->where, value);
+}
+
+static int attr_real(const attr_io *io, const char *name, double value)
+{
+    if (!io->check)
+        return store_attr_number(io->obj, name, H5T_NATIVE_DOUBLE, &value);
+    double stored = NAN;
+    int st = store_read_attr_real(io->obj, name, &stored);
+    return st == ATTR_OK && memcmp(&stored, &value, sizeof value) == 0
+               ? 0
+               : store_fail(io->err, io->check->path, "damaged: attribute %s of /%s is not the stored spec's %.17g",
+                            name, io->where, value);
+}
+
+static int experiment_attributes(const attr_io *io, const ar_experiment *x);
+
+static int fixed_parameter_attributes(const attr_io *io, const ar_experiment *x)
 {
     for (int i = 0; i < x->sim->n_params; ++i) {
         if (ar_experiment_axis_of(x, i) >= 0)
             continue;
         const ar_param *p = &x->sim->params[i];
         int st;
-        if (p->type == AR_PARAM_CHOICE) {
-            st = store_attr_string(group, p->name, p->choices[(int)x->base.value[i]]);
-        } else if (p->type == AR_PARAM_INT) {
-            long long v = (long long)x->base.value[i];
-            st = store_attr_number(group, p->name, H5T_NATIVE_LLONG, &v);
-        } else {
-            st = store_attr_number(group, p->name, H5T_NATIVE_DOUBLE, &x->base.value[i]);
-        }
+        if (p->type == AR_PARAM_CHOICE)
+            st = attr_text(io, p->name, p->choices[(int)x->base.value[i]]);
+        else if (p->type == AR_PARAM_INT)
+            st = attr_integer(io, p->name, (long long)x->base.value[i]);
+        else
+            st = attr_real(io, p->name, x->base.value[i]);
         if (st < 0)
             return -1;
     }
@@ -359,6 +402,9 @@ static int check_experiment(const ar_store *s, hid_t g, const ar_experiment *x, 
 {
     char group[512];
     snprintf(group, sizeof group, "%s/", x->name);
+    attr_io io = {.obj = g, .check = s, .where = x->name, .err = err};
+    if (experiment_attributes(&io, x) < 0)
+        return -1;
     for (int a = 0; a < x->n_axes; ++a) {
         const ar_param *p = &x->sim->params[x->axes[a].param];
         dataset_shape axis = store_line_shape((hsize_t)x->axes[a].count,
@@ -555,25 +601,24 @@ static int create_theory(hid_t group, const experiment_layout *L, const ar_exper
     return ok ? 0 : -1;
 }
 
-static int experiment_attributes(hid_t g, const ar_experiment *x)
+static int experiment_attributes(const attr_io *io, const ar_experiment *x)
 {
     char claims[AR_MAX_CLAIMS * 16 + 1] = ""; /* every id (at most 15 characters) and a space */
     for (int k = 0; k < x->n_claims; ++k) {
         strncat(claims, k ? " " : "", sizeof claims - strlen(claims) - 1);
         strncat(claims, x->claims[k]->id, sizeof claims - strlen(claims) - 1);
     }
-    long long trials = x->trials;
     char axes[512] = "";
     for (int a = 0; a < x->n_axes; ++a) {
         strncat(axes, a ? " " : "", sizeof axes - strlen(axes) - 1);
         strncat(axes, x->sim->params[x->axes[a].param].name, sizeof axes - strlen(axes) - 1);
     }
     const ar_family *family = ar_family_of(x->sim); /* for the figure scripts */
-    if ((family && (store_attr_string(g, "family", family->name) < 0 ||
-                    store_attr_string(g, "plot_script", family->plot_script ? family->plot_script : "") < 0)) ||
-        store_attr_string(g, "simulator", x->sim->name) < 0 || store_attr_string(g, "description", x->sim->summary) < 0 ||
-        store_attr_string(g, "claims", claims) < 0 || store_attr_string(g, "axes", axes) < 0 ||
-        store_attr_number(g, "trials", H5T_NATIVE_LLONG, &trials) < 0 || fixed_parameter_attributes(g, x) < 0)
+    if ((family && (attr_text(io, "family", family->name) < 0 ||
+                    attr_text(io, "plot_script", family->plot_script ? family->plot_script : "") < 0)) ||
+        attr_text(io, "simulator", x->sim->name) < 0 || attr_text(io, "description", x->sim->summary) < 0 ||
+        attr_text(io, "claims", claims) < 0 || attr_text(io, "axes", axes) < 0 ||
+        attr_integer(io, "trials", x->trials) < 0 || fixed_parameter_attributes(io, x) < 0)
         return -1;
     return 0;
 }
@@ -587,7 +632,8 @@ int store_create_experiment(hid_t file, const ar_experiment *x, int holes)
     experiment_layout layout;
     measure_layout(x, &layout);
     layout.holes = holes;
-    int made = 0, ok = experiment_attributes(g, x) == 0;
+    attr_io io = {.obj = g};
+    int made = 0, ok = experiment_attributes(&io, x) == 0;
     for (; ok && made < x->n_axes; ++made)
         ok = (scales[made] = write_axis(g, x, made)) >= 0;
     if (!ok && made > 0)

@@ -78,6 +78,7 @@ int store_attr_string(hid_t obj, const char *name, const char *value);
 int store_attr_number(hid_t obj, const char *name, hid_t type, const void *value);
 int store_read_attr_string(hid_t obj, const char *name, char **out);
 int store_read_attr_integer(hid_t obj, const char *name, hid_t mem, void *out, int *is_unsigned);
+int store_read_attr_real(hid_t obj, const char *name, double *out);
 void store_axis_dims(const ar_experiment *x, hsize_t *dims);
 hid_t store_memory_type(value_kind kind);
 hsize_t store_shape_count(const dataset_shape *shape);

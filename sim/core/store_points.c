@@ -4,6 +4,9 @@
 #define _GNU_SOURCE
 #include "store_parts.h"
 
+#include "attnrank/engine.h" /* AR_FAILURE_LIMIT: when a point is marked */
+
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -470,6 +473,18 @@ static int check_statistics(const ar_store *store, const double st[N_STATS], lon
     if (!(isfinite(std) && std >= 0))
         return store_fail(err, store->path, "damaged: dataset %sstd holds %g at point %zu%s, not a finite standard "
                           "deviation >= 0", stat_name, std, p, where);
+    /* What min, max and mean allow of the standard deviation: at least the two extreme
+     * values' share of the sum of squares, at most Popoviciu's (max - min)/2, as a
+     * sample's (c/(c-1)). Real outputs have no histogram: this is what bounds them. */
+    double lowest = sqrt(((st[MIN] - mean) * (st[MIN] - mean) + (st[MAX] - mean) * (st[MAX] - mean)) / (double)(c - 1));
+    double highest = (st[MAX] - st[MIN]) / 2 * sqrt((double)c / (double)(c - 1));
+    /* rounding: a spread of a few ulps leaves the running sum of squares with noise of
+     * about eps |value| per value (values equal to the last bits: std 1e-16 at mean 1) */
+    double room = 1e-9 * highest + 8 * DBL_EPSILON * fmax(fabs(st[MIN]), fabs(st[MAX])) * sqrt((double)c);
+    if (std < lowest - room || std > highest + room)
+        return store_fail(err, store->path, "damaged: dataset %sstd holds %g at point %zu%s, not a standard deviation "
+                          "that %lld values within [%g, %g] of mean %g can have ([%g, %g])", stat_name, std, p, where,
+                          c, st[MIN], st[MAX], mean, lowest, highest);
     double want_se = std / sqrt((double)c);
     if (!(fabs(se - want_se) <= 1e-12 * want_se))
         return store_fail(err, store->path, "damaged: dataset %sstderr holds %g at point %zu%s, not std/sqrt(count) "
@@ -576,8 +591,9 @@ int store_check_done_values(ar_store *store, int experiment, int output, char *e
         size_t row = next_row++; /* where its values are in the compact arrays */
         int length = 1;
         ar_point pt;
-        if (o->length || (o->spacing && !o->hist_max))
+        if (o->length || o->applies || (o->spacing && !o->hist_max))
             ar_experiment_point(x, (long)p, &pt);
+        int applies = !o->applies || o->applies(&pt);
         if (o->length)
             length = ar_output_length(o, &pt);
         /* integer outputs and the real ones on a lattice: see trials.c */
@@ -599,6 +615,15 @@ int store_check_done_values(ar_store *store, int experiment, int output, char *e
             else if (f < 0 || f > trials - c)
                 status = store_fail(err, store->path, "damaged: dataset /%s holds %lld at point %zu%s, not 0 to %lld "
                                     "(the trials less the count %lld)", name[N_STATS + 1], f, p, where, trials - c, c);
+            /* Every trial of a done point is counted or failed; a count of 0 is an output
+             * that does not apply there (nothing failed) or a point marked for its failed
+             * trials (more than AR_FAILURE_LIMIT of them). */
+            else if (c > 0 ? !applies || c + f != trials
+                           : f == 0 ? applies : !((double)f > AR_FAILURE_LIMIT * (double)trials))
+                status = store_fail(err, store->path, "damaged: datasets /%s and /%s hold %lld and %lld at point %zu%s, "
+                                    "not every one of its %lld trials counted or failed (or a point marked for "
+                                    "more than %g%% failed)", name[N_STATS], name[N_STATS + 1], c, f, p, where, trials,
+                                    100 * AR_FAILURE_LIMIT);
             else if (c > 0 && (!isfinite(a) || !isfinite(b) || a > b))
                 status = store_fail(err, store->path, "damaged: datasets /%s and /%s hold %g and %g at point %zu%s, "
                                     "not a finite min <= max of %lld values", name[MIN], name[MAX], a, b, p, where, c);

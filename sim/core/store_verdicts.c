@@ -195,13 +195,37 @@ hid_t store_verdict_type(void)
     return t;
 }
 
-const char *ar_verdict_rows_differ(const ar_verdict_row *a, const ar_verdict_row *b)
+/* One field's value as text, for saying how two records differ. */
+static void field_text(const verdict_record *r, int f, char *buf, size_t len)
 {
-    verdict_record ra, rb;
-    to_record(a, &ra);
-    to_record(b, &rb);
+    const char *at = (const char *)r + record_fields[f].offset;
+    switch (record_fields[f].kind) {
+    case FIELD_TEXT: snprintf(buf, len, "'%.*s'", (int)strnlen(at, record_fields[f].size), at); break;
+    case FIELD_DOUBLE: {
+        double v;
+        memcpy(&v, at, sizeof v);
+        snprintf(buf, len, "%.17g", v);
+        break;
+    }
+    case FIELD_LLONG: {
+        long long v;
+        memcpy(&v, at, sizeof v);
+        snprintf(buf, len, "%lld", v);
+        break;
+    }
+    default: {
+        int v;
+        memcpy(&v, at, sizeof v);
+        snprintf(buf, len, "%d", v);
+    }
+    }
+}
+
+/* The first field in which two records differ (both NaN count as equal), or -1. */
+static int first_difference(const verdict_record *ra, const verdict_record *rb)
+{
     for (int f = 0; f < N_RECORD_FIELDS; ++f) {
-        const char *x = (const char *)&ra + record_fields[f].offset, *y = (const char *)&rb + record_fields[f].offset;
+        const char *x = (const char *)ra + record_fields[f].offset, *y = (const char *)rb + record_fields[f].offset;
         size_t size = record_fields[f].size;
         int same;
         if (record_fields[f].kind == FIELD_TEXT) {
@@ -214,9 +238,38 @@ const char *ar_verdict_rows_differ(const ar_verdict_row *a, const ar_verdict_row
             same = memcmp(x, y, size) == 0;
         }
         if (!same)
-            return record_fields[f].name;
+            return f;
     }
-    return NULL;
+    return -1;
+}
+
+int ar_store_verdicts_differ(ar_store *store, const ar_verdict_row *fresh, int n_rows, int *first, char *what,
+                             size_t what_len, char *err)
+{
+    size_t count = (size_t)(n_rows ? n_rows : 1);
+    verdict_record *records = calloc(count, sizeof *records);
+    hid_t type = store_verdict_type();
+    dataset_shape shape = store_line_shape((hsize_t)n_rows, VALUE_VERDICT, 0);
+    int st = !records || type < 0 ? store_fail(err, store->path, "out of memory reading the verdicts table")
+                                  : store_read_checked(store, "verdicts", &shape, type, records, err);
+    if (type >= 0)
+        H5Tclose(type);
+    int differing = 0;
+    *first = -1;
+    for (int r = 0; st == 0 && r < n_rows; ++r) {
+        verdict_record now;
+        to_record(&fresh[r], &now);
+        int f = first_difference(&records[r], &now);
+        if (f >= 0 && differing++ == 0) {
+            char was[300], is[300];
+            field_text(&records[r], f, was, sizeof was);
+            field_text(&now, f, is, sizeof is);
+            *first = r;
+            snprintf(what, what_len, "field %s: stored %s, re-judged %s", record_fields[f].name, was, is);
+        }
+    }
+    free(records);
+    return st < 0 ? -1 : differing;
 }
 
 int ar_store_verdict_count(const ar_spec *spec)

@@ -467,6 +467,11 @@ def statistics_lies():
         f["e/argmax_rank/failed"][at] = 50
         f["e/argmax_rank/hist"][at] = 0
 
+    def set_row(f, row, field, value):
+        rows = f["verdicts"][()]
+        rows[field][row] = value
+        f["verdicts"][...] = rows
+
     def choice_axis(f):
         f["c/weights"][...] = [b"tied", b"independent"]
 
@@ -486,6 +491,14 @@ def statistics_lies():
         "real axis": ("axis /c/sigma", lambda f: f["c/sigma"].__setitem__(1, 2.0000000001)),
         "verdict": ("/verdicts", verdict),
         "interval of a verdict": ("/verdicts", resolution),
+        "resolution text": ("field resolution", lambda f: set_row(f, 1, "resolution", b"reaches 0.5 of the bound")),
+        "theory edited": ("theory/H1", lambda f: scale(f, "e/theory/H1", 0.5)),
+        "a trial dropped": ("counted or failed", lambda f: f["e/argmax_rank/count"].__setitem__(
+            at, f["e/argmax_rank/count"][at] - 1)),
+        "real spread impossible": ("not a standard deviation that", lambda f: scale(f, "e/h2_deficit/std", 10)),
+        "trials attribute": ("attribute trials of /e", lambda f: f["e"].attrs.__setitem__("trials", 20000)),
+        "fixed parameter attribute": ("attribute sigma of /e", lambda f: f["e"].attrs.__setitem__("sigma", 1e-200)),
+        "seed attribute": ("seed attribute", lambda f: f.attrs.__setitem__("seed", 7)),
     }
 
 
@@ -505,8 +518,8 @@ def case_statistics_lies(tmp):
         with h5py.File(copy, "r+") as f:
             edit(f)
         refused(["info", copy], copy, says)
-        if says != "/verdicts":  # judge recomputes the verdicts: an edited row is not its input
-            refused(["judge", copy], copy, says)
+        refused(["judge", copy], copy, says)  # an edited row too: judge -o would launder it into a copy
+        refused(["judge", copy, "-o", f"{os.path.dirname(copy)}/copy.h5"], copy, says)
         refused(["report", copy, "-o", f"{os.path.dirname(copy)}/rep"], copy, says)
     # another revision's verdicts: shown, with the rows that differ named
     copy = f"{tmp}/other_revision.h5"
@@ -515,7 +528,7 @@ def case_statistics_lies(tmp):
         statistics_lies()["verdict"][1](f)
         f.attrs["git_revision"] = "0123abc"
     proc = run(["info", copy], expect=0)
-    one_line_error(proc, "other_revision.h5", "note", "1 of", "0123abc", "stored VIOLATED")
+    one_line_error(proc, "other_revision.h5", "note", "1 of", "0123abc", "stored 'VIOLATED'")
     # a partial file's values are checked before --resume adds to them
     partial = partial_of(tmp, good, "partial", 3)
     with h5py.File(partial, "r+") as f:

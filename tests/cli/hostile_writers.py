@@ -314,6 +314,30 @@ def case_review_findings(tmp):
     check(os.path.exists(f"{tmp}/limited/report.html"), "the page is written without figures")
 
 
+def case_lock_not_ours(tmp):
+    """OUT.lock that is not attnrank's lock (a user's file of that name, or a hard link to
+    a result file) is refused and left as it is: every writer truncated, wrote and then
+    deleted it, which destroyed the linked result."""
+    result = small_result(tmp)
+    spec = write(f"{tmp}/small.cfg", SMALL_SPEC)
+    before = open(result, "rb").read()
+    jobs = {"run": ["run", spec, "-o", f"{tmp}/r.h5", "-q"],
+            "judge -o": ["judge", result, "-o", f"{tmp}/j.h5"],
+            "merge": ["merge", "-o", f"{tmp}/m.h5", result],
+            "report": ["report", result, "-o", f"{tmp}/rep"]}
+    for label, args in jobs.items():
+        out = args[args.index("-o") + 1]
+        os.link(result, f"{out}.lock")
+        one_line_error(run(args, expect=2), "is not an attnrank lock", "hard link")
+        check(open(result, "rb").read() == before, f"{label}: the linked result was altered")
+        os.unlink(f"{out}.lock")
+        write(f"{out}.lock", "my notes\n")
+        one_line_error(run(args, expect=2), "is not an attnrank lock")
+        check(open(f"{out}.lock").read() == "my notes\n", f"{label}: the user's file was altered")
+        os.unlink(f"{out}.lock")
+        check(run(args).returncode in (0, 4), f"{label}: runs once the name is free")
+
+
 def case_report_file_limit(tmp):
     """ulimit -f below the page's size: one line, exit 3, no folder left (no SIGXFSZ)."""
     result = small_result(tmp)
