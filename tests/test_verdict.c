@@ -1,9 +1,12 @@
 /* verdict rules on hand-made summaries: every rule can say each of its verdicts, a
  * wrong constant is caught from either side, and every judgement carries its
  * resolution. */
+#include "attnrank/rng.h"
 #include "attnrank/theory.h"
 #include "check.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <strings.h>
 
@@ -187,11 +190,21 @@ static void limits(void)
     CHECK(judge(&limit, SIZES, f, est, one_line, sizes, &j) == AR_INCONCLUSIVE);
     CHECK_CONTAINS(j.rule, "runs into an end of its range");
     CHECK(j.fit.undecided == AR_UNDECIDED_RATE_AT_RANGE_END);
+    /* With b fixed the claim states its rate (n^-1): a free rate fits (b = 1/3) and
+     * excludes it, so the claim is refuted by its rate, the fitted rate its resolution
+     * (before, the fixed-rate misfit left it INCONCLUSIVE: a wrong rate survived). */
     for (int i = 0; i < SIZES; ++i)
         est[i] = at(2 + 0.6 * pow(sizes[i], -1.0 / 3), 1.96 * 0.001, 100);
+    CHECK(judge(&fixed, SIZES, f, est, one_line, sizes, &j) == AR_VIOLATED);
+    CHECK_CONTAINS(j.rule, "stated rate b = 1 is refused");
+    CHECK(j.fit.rate_refused && j.resolution.kind == AR_RESOLUTION_EXPONENT);
+    CHECK(j.resolution.lo < 1.0 / 3 && j.resolution.hi > 1.0 / 3 && j.resolution.hi < 0.6);
+    /* Data no single rate describes (scatter around the curve): misfit, undecided. */
+    for (int i = 0; i < SIZES; ++i)
+        est[i] = at(2 - 5.0 / sizes[i] + (i % 2 ? 0.01 : -0.01), 1.96 * 0.001, 100);
     CHECK(judge(&fixed, SIZES, f, est, one_line, sizes, &j) == AR_INCONCLUSIVE);
     CHECK_CONTAINS(j.rule, "does not fit");
-    CHECK(j.fit.undecided == AR_UNDECIDED_MISFIT);
+    CHECK(j.fit.undecided == AR_UNDECIDED_MISFIT && !j.fit.rate_refused);
     /* A prediction that changes along the axis is no limit. */
     converging(2.0, -5.0, 0.001, est);
     for (int i = 0; i < SIZES; ++i)
@@ -635,12 +648,71 @@ static void no_nan_in_descriptions(void)
     CHECK(!strstr(buf, "no prediction would hold"));
 }
 
+/* Limits whose claim states its rate. On noisy replicates of a true line (2 - 5/n,
+ * errors 0.1% of c, 100 trials a point) the rate test's false refusals stay within its
+ * level (ALPHA/2 = 2.5%; bound: 5% plus three binomial standard errors); a wrong stated
+ * rate (n^-1/2 for data at n^-1, a theory wrong in structure whose constant is right) is
+ * VIOLATED; and a next-order term, where the data have one, is what lets a true claim
+ * HOLD at sizes where one term misfits (S8rank's 2.718 - 24/n + 350/n^2 at n = 64..512). */
+static void stated_rates(void)
+{
+    ar_judgement j;
+    ar_claim rate1 = {.id = "L", .rule = AR_RULE_LIMIT, .rel_tol = 0.01, .trend_axis = "n", .rate_lo = 1,
+                      .rate_hi = 1};
+    ar_claim half = rate1;
+    half.rate_lo = half.rate_hi = 0.5;
+    ar_summary est[SIZES];
+    double f[SIZES], se = 0.001 * 2.0, noise[SIZES];
+    for (int i = 0; i < SIZES; ++i)
+        f[i] = 2.0;
+    ar_rng rng;
+    ar_rng_init(&rng, 2026, 1, 0, 0);
+    int replicates = 400, refused = 0, violated = 0, wrong_refused = 0;
+    for (int r = 0; r < replicates; ++r) {
+        ar_rng_normals(&rng, noise, SIZES);
+        for (int i = 0; i < SIZES; ++i)
+            est[i] = at(2 - 5.0 / sizes[i] + se * noise[i], 1.96 * se, 100);
+        violated += judge(&rate1, SIZES, f, est, one_line, sizes, &j) == AR_VIOLATED;
+        refused += j.fit.rate_refused;
+        wrong_refused += judge(&half, SIZES, f, est, one_line, sizes, &j) == AR_VIOLATED && j.fit.rate_refused;
+    }
+    double p = 0.05, limit = p * replicates + 3 * sqrt(p * (1 - p) * replicates);
+    printf("stated rate: true n^-1 refused in %d of %d replicates, VIOLATED in %d (bound %.0f); wrong n^-1/2 "
+           "refused in %d (the power at these errors)\n", refused, replicates, violated, limit, wrong_refused);
+    CHECK(violated <= limit);
+    /* the wrong rate on exact means: refuted, the fitted rate shown (on the noisy
+     * replicates above the refusal rate is the rule's power, printed) */
+    for (int i = 0; i < SIZES; ++i)
+        est[i] = at(2 - 5.0 / sizes[i], 1.96 * se, 100);
+    CHECK(judge(&half, SIZES, f, est, one_line, sizes, &j) == AR_VIOLATED && j.fit.rate_refused);
+    CHECK(j.resolution.kind == AR_RESOLUTION_EXPONENT && j.resolution.lo < 1 && j.resolution.hi > 1);
+    CHECK(judge(&rate1, SIZES, f, est, one_line, sizes, &j) == AR_HOLDS);
+    /* the next order: S8rank-like data at n = 64 .. 512 */
+    enum { K = 7 };
+    const double n[K] = {64, 96, 128, 192, 256, 384, 512};
+    const long line[K] = {0};
+    ar_summary e2[K];
+    double f2[K];
+    for (int i = 0; i < K; ++i)
+        e2[i] = at(2.71828 - 24 / n[i] + 350 / (n[i] * n[i]), 1.96 * 0.0005 * 2.718, 100), f2[i] = 2.71828;
+    ar_claim second = rate1;
+    second.second_order = 1;
+    CHECK(judge(&rate1, K, f2, e2, line, n, &j) != AR_HOLDS);
+    CHECK(judge(&second, K, f2, e2, line, n, &j) == AR_HOLDS);
+    CHECK_CONTAINS(j.rule, "a2 n^-2b");
+    CHECK(j.fit.dof == K - 3 && fabs(j.estimate - 2.71828) < 0.01);
+    for (int i = 0; i < K; ++i) /* and its constant 2% off is refuted */
+        f2[i] = 2.71828 * 1.02;
+    CHECK(judge(&second, K, f2, e2, line, n, &j) == AR_VIOLATED);
+}
+
 int main(void)
 {
     bounds();
     every_trial_and_witness();
     equalities();
     limits();
+    stated_rates();
     trends_and_measures();
     log_slopes();
     monotone_trends();

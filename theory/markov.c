@@ -241,12 +241,12 @@ const ar_claim ar_markov_claims[] = {
      .statement = "key-query attention on orthonormal inputs has the same outlier: sigma_1 -> 1 (logits' sd "
                   "scale <= 1, d_h = n)",
      .formula = "1", .rule = AR_RULE_LIMIT, .predict = s8_keyquery, .rel_tol = 0.01, .trend_axis = "n",
-     .rate_lo = 1, .rate_hi = 1},
+     .rate_lo = 1, .rate_hi = 1, .second_order = 1},
     {.id = "S8rank", .sim = &ar_sim_markov_spectrum, .output = AR_SPECTRUM_OUT_STABLE_RANK,
      .statement = "the Markov model describes key-query attention: stable_rank -> e^v, v = scale^2 the logits' "
                   "variance (d_h = n)",
      .formula = "e^(scale^2)", .rule = AR_RULE_LIMIT, .predict = s8_rank, .rel_tol = 0.01, .trend_axis = "n",
-     .rate_lo = 1, .rate_hi = 1},
+     .rate_lo = 1, .rate_hi = 1, .second_order = 1},
     {.id = "S8edge", .sim = &ar_sim_markov_spectrum, .output = AR_SPECTRUM_OUT_SQRT_N_SIGMA2,
      .statement = "...and its bulk: sqrt(n) sigma_2 -> 2 sqrt(e^v - 1), the matched model's quarter-circle edge "
                   "(d_h = n, scale <= 1/2)",

@@ -84,7 +84,10 @@ typedef struct ar_claim {
     const char *trend_axis; /* limit, decreasing, increasing: the parameter swept */
     int element;            /* vector outputs: which value; negative counts from the end */
     double rate_lo, rate_hi; /* limit: exponent b of the finite-size correction a n^-b,
-                                fixed if equal; both 0 means [0.25, 2] */
+                                fixed if equal (the claim states its rate: a free rate
+                                that fits and excludes it refutes the claim); both 0
+                                means [0.25, 2] */
+    int second_order;       /* limit: the model has the next term too, a n^-b + a2 n^-2b */
     const char *versus_axis; /* steeper: the other axis, whose change trend_axis's exceeds */
     int identity;           /* true by construction: a unit check of the code, shown as such */
     /* A user's conjecture (conjecture.h): the prediction is an expression over the
@@ -132,6 +135,7 @@ typedef struct ar_fit {
     double b, chi2;                    /* the correction's exponent and the fit's chi-square */
     int rate_profiled;                 /* b profiled over the claim's range (else fixed) */
     ar_undecided undecided;            /* why a line could not be extrapolated, if one could not */
+    int rate_refused;                  /* the claim's stated b is excluded by a free-rate fit */
 } ar_fit;
 
 typedef struct ar_judgement {
