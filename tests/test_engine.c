@@ -44,9 +44,10 @@ static void vector_outputs(void)
     load_spec("seed = 5; experiments = ( { name = \"d\"; simulator = \"depth_collapse\"; trials = 21;"
          " n = 12; layers = 4; } );", &spec);
     size_t per_trial = (size_t)ar_engine_values_per_trial(&spec.experiments[0], 0);
-    /* four outputs at layers 0..4 (stable rank, |cosine|, norm, off-consensus), gradients
-     * for W_0..W_3 and their probe errors, the collapse factor and the gap ratio */
-    CHECK(per_trial == 4 * 5 + 2 * 4 + 2);
+    /* five outputs at layers 0..4 (stable rank, |cosine|, norm, off-consensus, the Gram
+     * stable rank), gradients for W_0..W_3 and their probe errors, the collapse factor,
+     * the gap ratio and the vanished layers */
+    CHECK(per_trial == 5 * 5 + 2 * 4 + 3);
     double *one = malloc(21 * per_trial * sizeof *one), *two = malloc(21 * per_trial * sizeof *two);
     CHECK(ar_engine_point_values(&spec, &spec.experiments[0], 0, 1, one) == 0);
     CHECK(ar_engine_point_values(&spec, &spec.experiments[0], 0, 2, two) == 0);

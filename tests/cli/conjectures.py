@@ -1098,6 +1098,10 @@ def case_theory_changed_note(tmp):
         flat = values.reshape(-1)
         flat[np.flatnonzero(np.isfinite(flat))[0]] += 1
         d[...] = flat.reshape(values.shape)
+    # this revision's file: an edited theory/ dataset is damage (the figures draw it)
+    one_line_error(run(["judge", edited], expect=2), "edited.h5", f"theory/{claim}", "differs")
+    with h5py.File(edited, "r+") as f:  # another revision's: its theory may have changed since
+        f.attrs["git_revision"] = "0123abc"
     proc = run(["judge", edited])
     notes = [l for l in proc.stdout.splitlines() if l.startswith("note:")]
     check(len(notes) == 1 and f"note: {claim} in {experiment}:" in notes[0] and "at 1 of" in notes[0],

@@ -118,6 +118,10 @@ EXPECT = {
     ("depth_collapse", "scale"): (SAME, "only attention = keyquery reads it",
                                   {"all": [(SAME, {}), (HOLDS, {"attention": '"keyquery"'})]}),
     ("depth_collapse", "probes"): (SAME, "how the gradient is estimated, not what is drawn before it", {}),
+    ("depth_collapse", "value_sd"): (HOLDS, "stable ranks, cosines and the collapse factors are scale-free in W; "
+                                            "S7perp speaks at value_sd = 0 only", {}),
+    ("depth_collapse", "layernorm_eps"): (SAME, "only norm = layernorm reads it",
+                                          {"all": [(SAME, {}), (HOLDS, {"norm": '"layernorm"'})]}),
     ("mask_dynamics", "n"): (HOLDS, "M1/M2 hold at every n; 4096 costs minutes", {"max": SKIP}),
     ("mask_dynamics", "d"): (HOLDS, "M1/M2 hold at every d", {}),
     ("mask_dynamics", "layers"): (HOLDS, "collapse is judged per layer; at 5000 a Gaussian W_V takes ||X_t|| "
