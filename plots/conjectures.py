@@ -67,7 +67,7 @@ def verdict_row(exp, cid):
         return {}
     for row in table[...]:
         if text(row["claim"]) == cid and text(row["experiment"]) == exp.name:
-            return {k: row[k].decode(errors="replace") for k in names if isinstance(row[k], bytes)}
+            return {k: row[k].decode(errors="replace") if isinstance(row[k], bytes) else row[k].item() for k in names}
     return {}
 
 
@@ -243,10 +243,17 @@ def conjecture_figure(exp, cid, outdir):
                    f"{exp.name}_conjecture_{cid}", outdir,
                    joined(f"user conjecture ({rule})", f"formula {formula}" if formula else "", left_out))
     # the report's caption says it all; the figure's own line stays short
+    # the row's own numbers, as /verdicts stores them (the claims' captions give them too)
+    number = lambda key: float(row.get(key, np.nan))  # noqa: E731
+    value = f"estimate {number('estimate'):.6g} [{number('ci_lo'):.6g}, {number('ci_hi'):.6g}]" \
+        if np.isfinite(number("estimate")) else "no estimate"
+    against = f" against prediction {number('prediction'):.6g}" if np.isfinite(number("prediction")) else ""
+    counts = f"{int(row.get('trials', 0))} trials over {int(row.get('points', 0))} points" if row else ""
     entry["caption"] = exp.caption(joined(
         f"user conjecture ({rule}): {statement}", f"formula {formula}" if formula else "",
         f"verdict {verdict}" + (f" (expected {row['expected']})" if row.get("expected") else "") +
-        (f", resolution {resolution}" if resolution else ""), *drawn, left_out))
+        (f", resolution {resolution}" if resolution else ""), value + against if row else "", counts,
+        *drawn, left_out))
     return entry
 
 

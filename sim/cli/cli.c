@@ -1049,10 +1049,24 @@ static int cmd_info(int argc, char **argv)
                ar_gemm_small_has_avx2() ? "attnrank's AVX2+FMA kernel" : "OpenBLAS (no AVX2+FMA here)");
         return AR_EXIT_OK;
     }
-    if (argc != 2)
+    /* options first named as typed (--foo=1: '--foo'), -q taken as the other commands take it */
+    const char *file = NULL;
+    int files = 0;
+    for (int i = 1; i < argc; ++i) {
+        if (strcmp(argv[i], "-q") == 0 || strcmp(argv[i], "--quiet") == 0)
+            continue;
+        if (argv[i][0] == '-' && argv[i][1]) {
+            char name[64];
+            snprintf(name, sizeof name, "%.*s", (int)strcspn(argv[i], "="), argv[i]);
+            return bad_usage(strncmp(argv[i], "--quiet=", 8) == 0 ? "info: option '%s' takes no value"
+                                                                   : "info: unknown option '%s'", name);
+        }
+        file = argv[i], files++;
+    }
+    if (files != 1)
         return bad_usage("%s", "info: give one result file, or none for the BLAS core");
     char err[AR_ERR_LEN];
-    ar_store *store = ar_store_open(argv[1], 0, err);
+    ar_store *store = ar_store_open(file, 0, err);
     /* the stored verdicts agree with the data before anything is shown */
     ar_verdict_row *rows = NULL;
     int n = 0;
@@ -1070,7 +1084,7 @@ static int cmd_info(int argc, char **argv)
                                         "spec_source", "spec_hash", "title", "openblas_core",
                                         "openblas_core_origin", "kernels", "hdf5_version",
                                         "gsl_version"};
-    printf("%s\n", argv[1]);
+    printf("%s\n", file);
     for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; ++i) {
         char *value = ar_store_attribute(store, attrs[i]);
         if (value && value[0])

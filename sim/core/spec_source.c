@@ -94,6 +94,11 @@ int ar_spec_read_file(const char *path, const char *what, size_t max, char **tex
     /* O_NONBLOCK: a FIFO's open() would wait for a writer (forever, without one); the
      * file is then read only if it is a regular file. */
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    struct stat named;
+    if (fd < 0 && errno == ENXIO && stat(path, &named) == 0 && S_ISSOCK(named.st_mode)) {
+        snprintf(why, why_len, "cannot read %s: not a regular file but a socket", what); /* open() says ENXIO */
+        return -1;
+    }
     if (fd < 0) {
         snprintf(why, why_len, "cannot open %s: %s", what, strerror(errno));
         return -1;

@@ -167,6 +167,12 @@ def case_fifo_refused(tmp):
     refused_quickly(tmp, [fifo], "pipe.cfg", "not a regular file", "a FIFO")
     main = write(f"{tmp}/main.cfg", 'seed = 1;\n@include "pipe.cfg"\nexperiments = ();\n')
     refused_quickly(tmp, [main], "main.cfg:2", '@include "pipe.cfg"', "not a regular file", "a FIFO")
+    # a Unix socket: open() fails with "No such device or address"; it is named as a socket
+    import socket
+    sock = socket.socket(socket.AF_UNIX)
+    sock.bind(f"{tmp}/sock.cfg")
+    refused_quickly(tmp, [f"{tmp}/sock.cfg"], "sock.cfg", "not a regular file", "a socket")
+    sock.close()
     # a character device reads as empty: refused as what it is, not as an empty spec
     refused_quickly(tmp, ["/dev/null"], "/dev/null", "not a regular file", "a character device")
     good = spec(tmp)

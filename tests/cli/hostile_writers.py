@@ -508,12 +508,14 @@ def case_option_names(tmp):
                        (["merge", "-o", f"{tmp}/m.h5", "--force=1", result], "--force"),
                        (["merge", "-o", f"{tmp}/m.h5", "--quiet=1", result], "--quiet"),
                        (["judge", result, "--mutants=1"], "--mutants"),
+                       (["info", result, "--quiet=1"], "--quiet"),
                        (["verify", "--quick=1"], "--quick")):
         one_line_error(run(args, expect=2), f"option '{name}' takes no value")
     for args, name in ((["run", spec, "--bogus=1"], "--bogus"), (["run", spec, "--bogus"], "--bogus"),
                        (["merge", "-o", f"{tmp}/m.h5", "--bogus=3", result], "--bogus"),
                        (["run", spec, "-qz"], "-z"), (["run", spec, "--force", "-zq"], "-z"),
-                       (["verify", "--quick", "-Qx"], "-Q")):
+                       (["verify", "--quick", "-Qx"], "-Q"), (["info", "--foo", result], "--foo"),
+                       (["info", result, "--verbose"], "--verbose")):
         one_line_error(run(args, expect=2), f"unknown option '{name}'")
     one_line_error(run(["run", spec, "--f"], expect=2), "option '--f' is ambiguous", "--force", "--full")
     # -q everywhere
@@ -521,6 +523,7 @@ def case_option_names(tmp):
     check(run(["merge", "--quiet", "-o", f"{tmp}/m2.h5", result]).returncode in (0, 4), "merge --quiet")
     check(run(["judge", result, "-q"]).returncode in (0, 1, 4), "judge -q")
     run(["report", result, "-q", "-o", f"{tmp}/rep"], expect=0)
+    run(["info", "-q", result], expect=0)
 
 
 if __name__ == "__main__":
