@@ -196,7 +196,7 @@ static void limits(void)
     for (int i = 0; i < SIZES; ++i)
         est[i] = at(2 + 0.6 * pow(sizes[i], -1.0 / 3), 1.96 * 0.001, 100);
     CHECK(judge(&fixed, SIZES, f, est, one_line, sizes, &j) == AR_VIOLATED);
-    CHECK_CONTAINS(j.rule, "stated rate b = 1 is refused");
+    CHECK_CONTAINS(j.rule, "stated rate b = 1 (to 25%) is refused");
     CHECK(j.fit.rate_refused && j.resolution.kind == AR_RESOLUTION_EXPONENT);
     CHECK(j.resolution.lo < 1.0 / 3 && j.resolution.hi > 1.0 / 3 && j.resolution.hi < 0.6);
     /* Data no single rate describes (scatter around the curve): misfit, undecided. */

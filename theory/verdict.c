@@ -381,6 +381,11 @@ typedef struct extrapolation {
 
 /* The range a free correction exponent is profiled over. */
 static const double RATE_RANGE_LO = 0.25, RATE_RANGE_HI = 2;
+/* A stated rate is checked to this relative tolerance, as a constant to rel_tol: at the
+ * sizes a grid reaches, next-order terms move the effective exponent a little (S1 on
+ * lognormal entries fits b = 0.94 [0.90, 0.99] at n <= 1024, against its asymptotic 1),
+ * while a theory wrong in structure states another rate (1/2 or 2/3 for 1). */
+static const double RATE_TOL = 0.25;
 
 /* A claim that states its finite-size rate (b fixed). */
 static int states_rate(const ar_claim *claim)
@@ -539,7 +544,7 @@ static void judge_limit(const ar_claim *claim, long n, const double *f, const ar
         j->points += k;
         /* A claim that states its rate is refuted when the fit at that rate is rejected
          * (its chi-square improbable) while a free rate describes the data (a good fit, b
-         * inside the range) and excludes the stated one at the corrected level: a wrong
+         * inside the range) and lies beyond RATE_TOL of the stated one at the corrected level: a wrong
          * rate alone only made the fixed-rate fit misfit, which was INCONCLUSIVE. Both
          * are asked for: a free rate alone moves off the stated one wherever the next
          * order still shows at the smallest sizes (H2lim at d_h = 1, 2 at 10 trials a
@@ -553,7 +558,8 @@ static void judge_limit(const ar_claim *claim, long n, const double *f, const ar
             free_rate.rate_lo = RATE_RANGE_LO, free_rate.rate_hi = RATE_RANGE_HI;
             refutes_rate = extrapolate(&free_rate, est, along, members, k, integer_output, z_rate, &free_fit) == 0 &&
                            !free_fit.refused && free_fit.b_lo_wide <= free_fit.b_hi_wide &&
-                           (claim->rate_lo < free_fit.b_lo_wide || claim->rate_lo > free_fit.b_hi_wide);
+                           (free_fit.b_lo_wide > claim->rate_lo * (1 + RATE_TOL) ||
+                            free_fit.b_hi_wide < claim->rate_lo * (1 - RATE_TOL));
         }
         if (refutes_rate) {
             x = free_fit, v = AR_VIOLATED, rate_refused++;
@@ -621,7 +627,7 @@ static void judge_limit(const ar_claim *claim, long n, const double *f, const ar
         snprintf(next, sizeof next, " + a2 %s^-2b", axis);
     if (shown_rate_refused)
         snprintf(j->rule, sizeof j->rule,
-                 "%s along %s: the stated rate b = %.3g is refused on %d of %d line(s): a free rate fits c + a %s^-b%s "
+                 "%s along %s: the stated rate b = %.3g (to 25%%) is refused on %d of %d line(s): a free rate fits c + a %s^-b%s "
                  "on %d sizes with b = %.3f [%.3f, %.3f] (chi2/dof = %.1f/%d)",
                  slope ? "log slope" : "limit", axis, claim->rate_lo, rate_refused, lines, axis, next, shown.sizes,
                  shown.b, shown.b_lo_wide, shown.b_hi_wide, shown.chi2, shown.dof);
