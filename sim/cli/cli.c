@@ -977,7 +977,11 @@ static const char info_help[] =
     "With FILE: what the result file holds (provenance, experiments, points done) and its\n"
     "verdicts. Without: this machine's OpenBLAS core and how it was decided (OpenBLAS's\n"
     "detection, attnrank's self-checked choice, or OPENBLAS_CORETYPE), and attnrank's own\n"
-    "kernels (the normal sampler's variant, the S = Q K^T kernel).\n";
+    "kernels (the normal sampler's variant, the S = Q K^T kernel).\n\n"
+    "A file that disagrees with itself is refused (exit 2, one line naming the dataset):\n"
+    "statistics against each other and the histograms, axes and attributes against the\n"
+    "stored spec, the stored verdicts and theory/ against the data judged again (a file\n"
+    "of another attnrank revision gets a note instead). -q is accepted, as elsewhere.\n";
 
 static int cmd_list(int argc, char **argv)
 {
