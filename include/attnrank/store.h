@@ -93,6 +93,9 @@ ar_store *ar_store_create(const char *path, const ar_spec *spec, const char *com
 ar_store *ar_store_open(const char *path, int writable, char *err);
 const ar_spec *ar_store_spec(const ar_store *store);
 const char *ar_store_path(const ar_store *store); /* as it was opened or created */
+/* Control characters (a newline, an escape) in a message that quotes a file's own text
+ * replaced by spaces: refusals are one line. */
+void ar_store_one_line(char *text);
 int ar_store_done(const ar_store *store, int experiment, long point);
 long ar_store_done_count(const ar_store *store, int experiment);
 

@@ -293,6 +293,7 @@ int ar_engine_check_verdicts(ar_store *store, char *note, size_t note_len, char 
         snprintf(text, len, "%s: %s%s%s%s%s", ar_store_path(store), ours ? "damaged: " : "note: ", found,
                  ours ? "" : " (the file was judged by revision ", ours ? "" : revision,
                  ours ? "" : "; `attnrank judge` prints the current verdicts)");
+        ar_store_one_line(text); /* it quotes the file's own texts */
         status = ours ? -1 : 0;
     }
     free(fresh), free(changed), free(revision);

@@ -43,6 +43,8 @@ static int check_writer(ar_store *store, const char *path, ar_store *first, cons
                  judging ? "judge without -o prints its verdicts" : "merge with the attnrank that wrote the shards");
         status = -1;
     }
+    if (status < 0)
+        ar_store_one_line(err); /* the versions are the files' own text */
     free(version), free(revision), free(v0), free(r0);
     return status;
 }

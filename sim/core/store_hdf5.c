@@ -18,10 +18,15 @@ int store_fail(char *err, const char *path, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     snprintf(err, AR_ERR_LEN, "%.400s: %s", path, msg);
-    for (char *c = err; *c; ++c) /* one line, whatever a file or a name holds */
-        if ((unsigned char)*c < ' ')
-            *c = ' ';
+    ar_store_one_line(err);
     return -1;
+}
+
+void ar_store_one_line(char *text)
+{
+    for (char *c = text; *c; ++c) /* one line, whatever a file or a name holds */
+        if ((unsigned char)*c < ' ' || (unsigned char)*c == 0x7f)
+            *c = ' ';
 }
 /* ---- small attribute helpers: every HDF5 return is checked ----------------------- */
 
