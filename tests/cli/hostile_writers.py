@@ -71,6 +71,32 @@ def wait_for_any(paths, proc, timeout=60):
     return False
 
 
+def descendants(pid):
+    """The processes below pid (mpirun's ranks), from /proc."""
+    children = {}
+    for entry in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            children.setdefault(int(fields[1]), []).append(int(entry))
+        except (OSError, ValueError, IndexError):
+            continue
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def signal_all(pids, sig):
+    for pid in pids:
+        try:
+            os.kill(pid, sig)
+        except ProcessLookupError:
+            pass
+
+
 def file_limit(kib):
     """A preexec_fn: the file-size limit of `ulimit -f kib`."""
     return lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (kib * 1024, kib * 1024))
@@ -143,14 +169,20 @@ def case_mpi_lock(tmp):
     check(first.returncode == 0, f"the first run: exit {first.returncode}")
     complete(out, 6, "busy")
     out = f"{tmp}/mpi.h5"
-    # thirty times the trials: the job (every rank computing) must still be running when the
-    # second writer comes
-    slow = write(f"{tmp}/slow.cfg", BUSY_SPEC.replace("trials = 200", "trials = 6000"))
+    # The ranks are stopped once the job holds its output (a job of this size can finish
+    # before a second writer looks), so the second writer meets a job that is writing.
+    slow = write(f"{tmp}/slow.cfg", BUSY_SPEC.replace("trials = 200", "trials = 2000"))
     job = subprocess.Popen(mpirun + ["run", slow, "-o", out, "-q"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                            text=True, env=env)
     if not wait_for_any([out + ".partial"], job):
         check(False, f"the job never started: {job.communicate()}")
-    one_line_error(run(["run", spec, "-o", out, "-q", "--force"], expect=2), "another attnrank is writing it")
+    ranks = descendants(job.pid)
+    check(len(ranks) >= 2, f"the job's ranks: {ranks}")
+    signal_all(ranks, signal.SIGSTOP)
+    try:
+        one_line_error(run(["run", spec, "-o", out, "-q", "--force"], expect=2), "another attnrank is writing it")
+    finally:
+        signal_all(ranks, signal.SIGCONT)
     job.communicate(timeout=300)
     check(job.returncode == 0, f"the job: exit {job.returncode}")
     complete(out, 6, "busy")
