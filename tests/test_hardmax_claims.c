@@ -145,6 +145,42 @@ static void deficit_is_the_rank_rescaled(void)
     CHECK_NEAR(deficit.mean, (bound - rank.mean) / bound, 1e-12);
 }
 
+/* rank_given_keys, E[rank | keys] from M fresh queries, is unbiased for E[rank] on both
+ * of its paths (scores K q at d_h < n, L xi from K K^T's Cholesky factor at d_h > n) and,
+ * at d_h = 64, has a far smaller standard error than the rank itself; its deficit is
+ * the rank's rescaled. A spec that asks for fewer queries than n is refused. */
+static void given_keys_is_unbiased(void)
+{
+    const int widths[] = {3, 64};
+    for (int w = 0; w < 2; ++w) {
+        char text[300];
+        snprintf(text, sizeof text,
+                 "seed = 15; experiments = ( { name = \"a\"; simulator = \"hardmax_rank\"; trials = 8000; n = 8;"
+                 " d_h = %d; queries_given_keys = 64; } );", widths[w]);
+        ar_spec spec;
+        load_spec(text, &spec);
+        ar_summary rank, given, deficit;
+        summarize_value(&spec, 0, AR_HARDMAX_OUT_ARGMAX_RANK, 1, &rank);
+        summarize_value(&spec, 0, AR_HARDMAX_OUT_RANK_GIVEN_KEYS, 1, &given);
+        summarize_value(&spec, 0, AR_HARDMAX_OUT_H2_DEFICIT_GIVEN_KEYS, 1, &deficit);
+        ar_spec_free(&spec);
+        double se = hypot(rank.sem, given.sem), bound = ar_hardmax_h2_bound(8);
+        printf("given keys, n = 8, d_h = %d: rank %.4f +- %.4f, E[rank | keys] %.4f +- %.4f\n", widths[w], rank.mean,
+               rank.sem, given.mean, given.sem);
+        CHECK(given.count == 8000 && fabs(rank.mean - given.mean) <= 4 * se);
+        CHECK(given.sem < rank.sem);
+        if (widths[w] == 64)
+            CHECK(given.sem < rank.sem / 5);
+        CHECK_NEAR(deficit.mean, (bound - given.mean) / bound, 1e-12);
+    }
+    ar_spec spec;
+    char why[AR_ERR_LEN];
+    const char *few = "seed = 1; experiments = ( { name = \"a\"; simulator = \"hardmax_rank\"; n = 8; d_h = 4;"
+                      " queries_given_keys = 4; } );";
+    CHECK(ar_spec_load_text(few, "few.cfg", NULL, NULL, 0, &spec, why) != 0);
+    CHECK_CONTAINS(why, "queries_given_keys");
+}
+
 /* H5b's rank: 11^T/n plus the first-order term has rank d_h + 1, and numrank_first_order
  * counts it at every temperature deep in the first-order regime, in every trial, where
  * the absolute 1e-8 of numrank_abs loses the first-order term as tau grows. */
@@ -245,6 +281,7 @@ int main(void)
 {
     weight_scale_is_exact();
     deficit_is_the_rank_rescaled();
+    given_keys_is_unbiased();
     first_order_rank_at_every_tau();
     claims_keep_to_their_assumptions();
     dh1_is_exact();

@@ -49,6 +49,19 @@ static void bounds(void)
     CHECK(judge(&bound, 2, f2, above, NULL, NULL, &j) == AR_VIOLATED && j.point == 1);
     const double silent[2] = {NAN, NAN};
     CHECK(judge(&bound, 2, silent, above, NULL, NULL, &j) == AR_NOT_RUN);
+    /* An upper bound every trial attains exactly (rank = n in all 400 trials) holds,
+     * tight; one trial past it does not (the rule-of-three floor then counts). */
+    ar_summary attained = {.count = 400, .mean = 10, .sem = 0, .ci_lo = 10, .ci_hi = 10, .min = 10, .max = 10};
+    ar_judge(&bound, 1, f2, &attained, 1, NULL, NULL, &j);
+    CHECK(j.verdict == AR_HOLDS && j.resolution.kind == AR_RESOLUTION_TIGHTNESS);
+    CHECK_NEAR(j.resolution.value, 1.0, 1e-12);
+    attained.max = 11, attained.mean = 10 - 1.0 / 400;
+    ar_judge(&bound, 1, f2, &attained, 1, NULL, NULL, &j);
+    CHECK(j.verdict == AR_INCONCLUSIVE);
+    ar_claim lower_bound = {.id = "L", .rule = AR_RULE_LOWER_BOUND};
+    ar_summary floor_attained = {.count = 400, .mean = 10, .ci_lo = 10, .ci_hi = 10, .min = 10, .max = 10};
+    ar_judge(&lower_bound, 1, f2, &floor_attained, 1, NULL, NULL, &j);
+    CHECK(j.verdict == AR_HOLDS);
 
     /* Multiplicity: 1000 points of a true bound, one of them 2.5 standard errors above
      * it (p = 0.006 alone, far from 0.025/1000 after Holm): not VIOLATED. The same
@@ -255,6 +268,20 @@ static void trends_and_measures(void)
     CHECK(judge(&falling, 6, one, power, line, n, &j) == AR_VIOLATED);
     ar_summary flat[6] = {at(1, 0.1, 9), at(1, 0.1, 9), at(1.05, 0.1, 9), at(1, 0.1, 9), at(1, 0.1, 9), at(1, 0.1, 9)};
     CHECK(judge(&rising, 6, one, flat, line, n, &j) == AR_INCONCLUSIVE);
+
+    /* A trend that states its rate (H2gap: falls like 1/n) is refuted by a fitted exponent
+     * beyond 25% of it: n^-1/2 falls, yet not as stated; n^-1 holds. */
+    ar_claim like_inverse = {.id = "R", .rule = AR_RULE_DECREASING, .trend_axis = "n", .rate_lo = 1, .rate_hi = 1};
+    ar_summary half_power[6], inverse[6];
+    for (int i = 0; i < 6; ++i) {
+        half_power[i] = at(1 / sqrt(n[i]), 0.01 / sqrt(n[i]), 100);
+        inverse[i] = at(1 / n[i], 0.01 / n[i], 100);
+    }
+    CHECK(judge(&like_inverse, 6, one, half_power, line, n, &j) == AR_VIOLATED);
+    CHECK(j.resolution.kind == AR_RESOLUTION_EXPONENT && fabs(j.resolution.value + 0.5) < 1e-9);
+    CHECK_CONTAINS(j.rule, "exponent -1 (to 25%) refused on 2"); /* both lines */
+    CHECK(judge(&like_inverse, 6, one, inverse, line, n, &j) == AR_HOLDS);
+    CHECK(judge(&falling, 6, one, half_power, line, n, &j) == AR_HOLDS); /* no rate stated */
 
     /* A measurement has no verdict, only what the data establish. */
     ar_claim measure = {.id = "M", .rule = AR_RULE_MEASURE};

@@ -223,7 +223,7 @@ const ar_claim ar_markov_claims[] = {
     {.id = "S6", .sim = &ar_sim_depth_collapse, .output = AR_DEPTH_OUT_COLLAPSE_FACTOR_N,
      .statement = "rank collapse in depth at its rate: with the gap and no skip, the part of X_l off the consensus "
                   "shrinks by s^2/(m^2 n) per layer (d = n): n x factor -> s^2/m^2",
-     .formula = "(s / m)^2", .rule = AR_RULE_LIMIT, .predict = s6_collapse, .rel_tol = 0.03, .trend_axis = "n",
+     .formula = "(s / m)^2", .rule = AR_RULE_LIMIT, .predict = s6_collapse, .rel_tol = 0.01, .trend_axis = "n",
      .rate_lo = 1, .rate_hi = 1},
     {.id = "S6perp", .sim = &ar_sim_depth_collapse, .output = AR_DEPTH_OUT_STABLE_RANK,
      .statement = "removing the gap slows the collapse: stable_rank(X_L) larger with A - 11^T/n than with A",
@@ -232,7 +232,7 @@ const ar_claim ar_markov_claims[] = {
     {.id = "S7", .sim = &ar_sim_depth_collapse, .output = AR_DEPTH_OUT_LOG_GAP_RATIO,
      .statement = "the gap keeps the gradient: ||dX_L/dW_0||_F with the gap over without it grows like n^((L-1)/2) "
                   "(slope of its log along ln n; linear stack, fixed d or fixed n/d)",
-     .formula = "(L - 1) / 2", .rule = AR_RULE_LOG_SLOPE, .predict = s7_ratio, .rel_tol = 0.03, .trend_axis = "n",
+     .formula = "(L - 1) / 2", .rule = AR_RULE_LOG_SLOPE, .predict = s7_ratio, .rel_tol = 0.01, .trend_axis = "n",
      .rate_lo = 1, .rate_hi = 1},
     {.id = "S7perp", .sim = &ar_sim_depth_collapse, .output = AR_DEPTH_OUT_GRAD_NORM,
      .statement = "without the gap, ||dX_L/dW_0||_F falls with n", .formula = "falls with n",

@@ -115,6 +115,14 @@ static void judge_bound(int sign, long n, const double *f, const ar_summary *est
          * 1.96 / trials from the mean (the rule of three's floor, as for VIOLATED) */
         double floor = 1.96 * decision_se(&est[p], integer_output);
         double hi = fmax(est[p].ci_hi, est[p].mean + floor), lo = fmin(est[p].ci_lo, est[p].mean - floor);
+        /* ...but a point none of whose trials passes the bound is no evidence of an excess:
+         * an upper bound every trial attains exactly (rank = n) holds, tight, where the
+         * floor alone left it INCONCLUSIVE. A bound some trial passes is judged as before. */
+        int ranged = est[p].min <= est[p].mean && est[p].mean <= est[p].max; /* min, max recorded */
+        if (ranged && sign > 0 && est[p].max <= f[p])
+            hi = fmin(hi, f[p]);
+        if (ranged && sign < 0 && est[p].min >= f[p])
+            lo = fmax(lo, f[p]);
         double near = sign > 0 ? hi - f[p] : f[p] - lo;
         if (near > excess_near)
             excess_near = near, worst_near = p;
@@ -700,7 +708,9 @@ static void judge_trend(const ar_claim *claim, long n, const double *f, const ar
         snprintf(j->rule, sizeof j->rule, "out of memory finding the lines along %s", claim->trend_axis);
         return;
     }
-    int lines = groups.count, reversed = 0;
+    int lines = groups.count, reversed = 0, rate_refused = 0;
+    /* a stated power-law rate, sign * exponent = -rate: Bonferroni over lines, two-sided */
+    double z_rate = ar_normal_quantile(1 - ALPHA / (2.0 * (lines > 0 ? lines : 1)));
     /* a step between neighbours the wrong way: one-sided, Bonferroni over every step */
     long steps = groups.start[lines] - lines;
     ar_verdict worst = AR_NOT_RUN;
@@ -720,6 +730,15 @@ static void judge_trend(const ar_claim *claim, long n, const double *f, const ar
         int step_back = k > 2 && worst_reversal(sign, est, members, k, integer_output, steps, &step_at) > 1;
         reversed += step_back;
         ar_verdict v = reverse > 0 || step_back ? AR_VIOLATED : gap > 0 ? AR_HOLDS : AR_INCONCLUSIVE;
+        /* A claim that states its rate (H2gap: the deficit falls like 1/d_h) is refuted
+         * when the fitted exponent lies beyond RATE_TOL of it, as a limit's rate is. */
+        double rate_b = NAN, rate_se = NAN;
+        if (v != AR_VIOLATED && states_rate(claim) && fit_exponent(est, along, members, k, &rate_b, &rate_se) >= 3) {
+            double stated = -sign * claim->rate_lo, lo_b = rate_b - z_rate * rate_se, hi_b = rate_b + z_rate * rate_se;
+            double band_lo = stated - RATE_TOL * claim->rate_lo, band_hi = stated + RATE_TOL * claim->rate_lo;
+            if (hi_b < band_lo || lo_b > band_hi)
+                v = AR_VIOLATED, rate_refused++;
+        }
         if (severity[v] > severity[worst] || (v == worst && -gap > worst_badness)) {
             worst = v, worst_badness = -gap, worst_lo = lo;
             take_point(j, step_back && !(reverse > 0) ? step_at : hi, f[hi], &est[step_back && !(reverse > 0) ? step_at : hi]);
@@ -734,10 +753,13 @@ static void judge_trend(const ar_claim *claim, long n, const double *f, const ar
     if (!lines)
         return;
     j->verdict = worst;
+    char rate[96] = "";
+    if (states_rate(claim))
+        snprintf(rate, sizeof rate, "; exponent %+g (to 25%%) refused on %d", -sign * claim->rate_lo, rate_refused);
     snprintf(j->rule, sizeof j->rule,
              "%s along %s, %d line(s): 95%% CIs at the ends separate; VIOLATED if they do the other way or a step "
-             "does (Bonferroni over lines, over %ld steps, t quantiles: %d line(s) reverse) (smallest %s=%g: %.4g)",
-             sign > 0 ? "decreasing" : "increasing", claim->trend_axis, lines, steps, reversed, claim->trend_axis,
+             "does (Bonferroni: lines, %ld steps; t quantiles: %d line(s) reverse)%s (smallest %s=%g: %.4g)",
+             sign > 0 ? "decreasing" : "increasing", claim->trend_axis, lines, steps, reversed, rate, claim->trend_axis,
              along[worst_lo], est[worst_lo].mean);
 }
 

@@ -81,6 +81,10 @@ int ar_gram_eigenvalues(int n, int d, const double *x, double *values, double *w
  * right-hand side b (n numbers, overwritten by x); more right-hand sides can follow
  * with ar_lu_solve. Returns LAPACK info (> 0: a is singular). */
 int ar_lu_factor(int n, double *a, int *ipiv);
+/* Cholesky factor of the symmetric positive definite n x n a (row-major): on return its
+ * lower triangle holds L with a = L L^T and its strict upper triangle zeros. Nonzero
+ * when a is not positive definite. */
+int ar_cholesky(int n, double *a);
 void ar_lu_solve(int n, const double *lu, const int *ipiv, double *b);
 
 /* OpenBLAS threads used inside one BLAS call (1 inside the engine's trial loop). */

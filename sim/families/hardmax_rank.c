@@ -46,7 +46,12 @@ static const char *const samplers[] = {[AR_HARDMAX_SAMPLER_AUTO] = "auto", [AR_H
      "auto = draw X W_q, X W_k directly when that is exact in distribution (orthonormal "     \
      "inputs); faithful = build X by QR and multiply"}
 
-static const ar_param hardmax_params[] = {COMMON_PARAMS};
+static const ar_param hardmax_params[] = {
+    COMMON_PARAMS,
+    [AR_HARDMAX_QUERIES_GIVEN_KEYS] = {"queries_given_keys", AR_PARAM_INT, 0, 0, 1 << 20, 0, NULL,
+     "M >= n fresh queries per trial for rank_given_keys, E[rank | keys] estimated without bias (independent "
+     "weights, orthonormal inputs); 0: not measured"},
+};
 static const ar_param softmax_params[] = {
     COMMON_PARAMS,
     [AR_HARDMAX_TAU] = {"tau", AR_PARAM_REAL, 1, 0, 1e300, 1, NULL,
@@ -113,8 +118,27 @@ static int use_faithful(const ar_point *p)
            ar_point_choice(p, AR_HARDMAX_INPUTS) != AR_HARDMAX_INPUTS_ORTHONORMAL;
 }
 
+static int queries_given_keys(const ar_point *p)
+{
+    return p->sim == &ar_sim_hardmax_rank ? ar_point_int(p, AR_HARDMAX_QUERIES_GIVEN_KEYS) : 0;
+}
+/* rank_given_keys needs fresh queries of the real queries' law, independent of the keys:
+ * Q = X W_q has iid N(0, 1) entries independent of K = X W_k for orthonormal X and
+ * independent weights, whichever sampler draws them. */
+static int given_keys(const ar_point *p)
+{
+    return queries_given_keys(p) > 0 && ar_point_choice(p, AR_HARDMAX_INPUTS) == AR_HARDMAX_INPUTS_ORTHONORMAL &&
+           ar_point_choice(p, AR_HARDMAX_WEIGHTS) == AR_HARDMAX_WEIGHTS_INDEPENDENT;
+}
+
 static int check_point(const ar_point *p, char *why, size_t len)
 {
+    int m = queries_given_keys(p), n = ar_point_int(p, AR_HARDMAX_N);
+    if (m > 0 && m < n) {
+        snprintf(why, len, "queries_given_keys is 0 or at least n (%d < n = %d): the estimator averages over n-subsets "
+                 "of the M queries", m, n);
+        return AR_HARDMAX_QUERIES_GIVEN_KEYS;
+    }
     if (ar_point_choice(p, AR_HARDMAX_INPUTS) == AR_HARDMAX_INPUTS_ORTHONORMAL && ar_point_int(p, AR_HARDMAX_N) > model_d(p)) {
         snprintf(why, len, "orthonormal inputs need n <= d (n = %d, d = %d)",
                  ar_point_int(p, AR_HARDMAX_N), model_d(p));
@@ -128,6 +152,10 @@ typedef struct {
     double *q, *k, *scores, *x, *wq, *wk, *scratch, *sv, *svd_work;
     int *argmax, *iwork;
     unsigned char *seen;
+    /* rank_given_keys: K K^T's Cholesky factor (d_h > n), the fresh queries' normals and
+     * scores, their argmax, the wins per key and the miss chance by win count */
+    double *gram, *fresh, *fresh_scores, *miss_by_wins;
+    int *fresh_argmax, *wins;
 } layout;
 
 static size_t carve(const ar_point *p, int softmax, char *base, layout *l)
@@ -154,6 +182,13 @@ static size_t carve(const ar_point *p, int softmax, char *base, layout *l)
     l->argmax = ar_carve(&c, n * sizeof(int));
     l->iwork = ar_carve(&c, softmax ? 8 * n * sizeof(int) : 0);
     l->seen = ar_carve(&c, n);
+    size_t m = given_keys(p) ? (size_t)queries_given_keys(p) : 0;
+    l->gram = ar_carve(&c, m && dh > n ? n * n * D : 0);
+    l->fresh = ar_carve(&c, m * (dh > n ? n : dh) * D);
+    l->fresh_scores = ar_carve(&c, m * n * D);
+    l->miss_by_wins = ar_carve(&c, m ? (m + 1) * D : 0);
+    l->fresh_argmax = ar_carve(&c, m * sizeof(int));
+    l->wins = ar_carve(&c, m ? n * sizeof(int) : 0);
     return c.used;
 }
 
@@ -223,6 +258,45 @@ static const double *draw_scores(const ar_point *p, ar_rng *rng, const layout *l
     return k;
 }
 
+/* E[rank | K] = sum_j 1 - (1 - p_j)^n, p_j the chance that key j wins a fresh query
+ * q ~ N(0, I) (H2's argument). Estimated without bias from M >= n fresh queries, c_j of
+ * which key j wins, by 1 - C(M - c_j, n) / C(M, n), the chance that n of the M drawn
+ * without replacement all miss j: the average, over every n-subset of the M queries, of
+ * the rank those n would give (a Rao-Blackwell average; M = n is the plain rank). A
+ * query's scores K q are N(0, K K^T): drawn as L xi, L the Cholesky factor, when d_h > n
+ * (n^2 a query instead of n d_h). NaN if K K^T is not numerically positive definite. */
+static double rank_given_keys(const ar_point *p, const double *k, ar_rng *rng, const layout *l)
+{
+    int n = ar_point_int(p, AR_HARDMAX_N), dh = ar_point_int(p, AR_HARDMAX_D_H), m = queries_given_keys(p);
+    int factor = dh > n, width = factor ? n : dh;
+    ar_rng_normals(rng, l->fresh, (size_t)m * width);
+    if (factor) {
+        ar_gemm_nt(n, n, dh, k, k, l->gram);
+        if (ar_cholesky(n, l->gram) != 0)
+            return NAN;
+    }
+    ar_gemm_nt(m, n, width, l->fresh, factor ? l->gram : k, l->fresh_scores);
+    ar_argmax_rows(m, n, l->fresh_scores, l->fresh_argmax);
+    for (int j = 0; j < n; ++j)
+        l->wins[j] = 0;
+    for (int i = 0; i < m; ++i)
+        l->wins[l->fresh_argmax[i]]++;
+    for (int c = 0; c <= m; ++c)
+        l->miss_by_wins[c] = -1; /* not computed yet: few distinct win counts occur */
+    double rank = 0;
+    for (int j = 0; j < n; ++j) {
+        int c = l->wins[j];
+        if (l->miss_by_wins[c] < 0) {
+            double miss = 1; /* C(M - c, n) / C(M, n) = prod_t (M - c - t) / (M - t) */
+            for (int t = 0; t < n && miss > 0; ++t)
+                miss *= m - c - t > 0 ? (double)(m - c - t) / (m - t) : 0;
+            l->miss_by_wins[c] = miss;
+        }
+        rank += 1 - l->miss_by_wins[c];
+    }
+    return rank;
+}
+
 static int hardmax_trial(const ar_point *p, ar_rng *rng, void *workspace, double *out)
 {
     layout l;
@@ -237,6 +311,10 @@ static int hardmax_trial(const ar_point *p, ar_rng *rng, void *workspace, double
     out[AR_HARDMAX_OUT_HULL_VERTICES] = only_dh2(p) ? ar_hull_vertices_2d(n, keys, l.scratch) : NAN;
     double bound = ar_hardmax_h2_bound(n);
     out[AR_HARDMAX_OUT_H2_DEFICIT] = (bound - out[AR_HARDMAX_OUT_ARGMAX_RANK]) / bound;
+    /* after every other draw: the fresh queries leave the other outputs' streams as they were */
+    double given = given_keys(p) ? rank_given_keys(p, keys, rng, &l) : NAN;
+    out[AR_HARDMAX_OUT_RANK_GIVEN_KEYS] = given;
+    out[AR_HARDMAX_OUT_H2_DEFICIT_GIVEN_KEYS] = (bound - given) / bound;
     return 0;
 }
 
@@ -257,6 +335,8 @@ static int softmax_trial(const ar_point *p, ar_rng *rng, void *workspace, double
         return 1;
     out[AR_SOFTMAX_OUT_NUMRANK_ABS] = ar_numrank_abs(l.sv, n, ar_point_real(p, AR_HARDMAX_RANK_TOL));
     out[AR_SOFTMAX_OUT_NUMRANK_REL] = ar_numrank_rel(l.sv, n, n, n);
+    int certified = ar_numrank_certified(l.sv, n, n, n);
+    out[AR_SOFTMAX_OUT_NUMRANK_CERT] = certified >= 0 ? certified : NAN; /* rounding could move it: failed */
     out[AR_SOFTMAX_OUT_STABLE_RANK] = ar_stable_rank(l.sv, n);
     out[AR_SOFTMAX_OUT_STABLE_RANK_GRAM] = ar_stable_rank_gram(l.sv, n);
     out[AR_SOFTMAX_OUT_EFFECTIVE_RANK] = ar_effective_rank(l.sv, n);
@@ -274,6 +354,10 @@ static double trial_cost(const ar_point *p, int softmax)
         flops += 4 * n * n * d + 4 * n * d * dh + 2 * d * dh;
     if (softmax)
         flops += 8 * n * n * n / 3 + 20 * n * n;
+    if (!softmax && given_keys(p)) {
+        double m = queries_given_keys(p), width = dh > n ? n : dh;
+        flops += 2 * m * n * width + 2 * m * width + (dh > n ? 2 * n * n * dh + n * n * n / 3 : 0);
+    }
     return flops;
 }
 
@@ -294,6 +378,12 @@ static const ar_output hardmax_outputs[] = {
      .definition = AR_DEFINITION_HULL_VERTICES},
     [AR_HARDMAX_OUT_H2_DEFICIT] = {"h2_deficit", "(n (1 - (1 - 1/n)^n) - argmax_rank) / n (1 - (1 - 1/n)^n): how far the rank "
      "falls short of H2's bound, relative", .spacing = deficit_spacing},
+    [AR_HARDMAX_OUT_RANK_GIVEN_KEYS] = {"rank_given_keys", "E[argmax_rank | keys], estimated without bias from "
+     "queries_given_keys fresh queries: sum_j 1 - C(M - c_j, n) / C(M, n), c_j the queries key j wins", NULL, given_keys,
+     .definition = "sum over keys j of 1 - C(M - c_j, n) / C(M, n): c_j of M fresh N(0, I) queries have key j as "
+                   "their argmax; unbiased for E[rank | keys], so for E[rank]"},
+    [AR_HARDMAX_OUT_H2_DEFICIT_GIVEN_KEYS] = {"h2_deficit_given_keys", "h2_deficit of rank_given_keys: (bound - E[rank | "
+     "keys]) / bound, the deficit with the queries' noise averaged out", NULL, given_keys},
 };
 
 static const ar_output softmax_outputs[] = {
@@ -315,6 +405,8 @@ static const ar_output softmax_outputs[] = {
      hist_to_n, first_order_regime,
      .definition = "number of singular values > max(2 eps^2 sigma_1, 1e3 n eps_mach sigma_1), eps = max_ij |S_ij - "
                    "mean_j S_ij| / tau"},
+    [AR_SOFTMAX_OUT_NUMRANK_CERT] = {"numrank_cert", "singular values of A above 1e-10 sigma_1, certified: a trial with one "
+     "within the rounding margin of the cut is failed", hist_to_n, NULL, .definition = AR_DEFINITION_NUMRANK_CERT},
 };
 
 const ar_sim ar_sim_hardmax_rank = {

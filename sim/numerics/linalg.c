@@ -112,6 +112,16 @@ int ar_gram_eigenvalues(int n, int d, const double *x, double *values, double *w
     return (int)LAPACKE_dsyev_work(LAPACK_COL_MAJOR, 'N', 'U', m, work, m, values, scratch, 34 * m + 1);
 }
 
+int ar_cholesky(int n, double *a)
+{
+    /* Row-major lower = column-major upper of the same (symmetric) array. */
+    int status = (int)LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'U', n, a, n);
+    for (int i = 0; i < n; ++i)
+        for (int j = i + 1; j < n; ++j)
+            a[(size_t)i * n + j] = 0;
+    return status;
+}
+
 int ar_lu_factor(int n, double *a, int *ipiv)
 {
     /* Row-major a is column-major a^T: factor a^T, then solve with its transpose. */

@@ -24,6 +24,20 @@ int ar_numrank_rel(const double *sv, int count, int rows, int cols)
     return ar_numrank_abs(sv, count, tol);
 }
 
+int ar_numrank_certified(const double *sv, int count, int rows, int cols)
+{
+    if (count == 0)
+        return 0;
+    double cut = AR_CERTIFIED_CUT * sv[0], margin = 16.0 * (rows > cols ? rows : cols) * DBL_EPSILON * sv[0];
+    int r = 0;
+    for (int i = 0; i < count; ++i) {
+        if (fabs(sv[i] - cut) <= margin)
+            return -1;
+        r += sv[i] > cut;
+    }
+    return r;
+}
+
 /* A zero matrix (or none) has no stable or effective rank: NaN, which the engine counts
  * as a failed value, never 0 averaged with the others. */
 double ar_stable_rank(const double *sv, int count)

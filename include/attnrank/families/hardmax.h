@@ -9,23 +9,26 @@
 #include "attnrank/sim.h"
 #include "attnrank/theory.h"
 
-/* Parameters of both simulators (hardmax_rank has the first eight). */
+/* Parameters of both simulators: the first eight are common, then softmax_rank has tau
+ * and rank_tol, hardmax_rank queries_given_keys in tau's place. */
 enum {
     AR_HARDMAX_N, AR_HARDMAX_D, AR_HARDMAX_D_H, AR_HARDMAX_INPUTS, AR_HARDMAX_WEIGHTS,
     AR_HARDMAX_RHO, AR_HARDMAX_SIGMA, AR_HARDMAX_SAMPLER, AR_HARDMAX_TAU, AR_HARDMAX_RANK_TOL,
 };
+enum { AR_HARDMAX_QUERIES_GIVEN_KEYS = AR_HARDMAX_TAU };
 enum { AR_HARDMAX_INPUTS_ORTHONORMAL, AR_HARDMAX_INPUTS_GAUSSIAN };
 enum { AR_HARDMAX_WEIGHTS_INDEPENDENT, AR_HARDMAX_WEIGHTS_TIED, AR_HARDMAX_WEIGHTS_CORRELATED };
 enum { AR_HARDMAX_SAMPLER_AUTO, AR_HARDMAX_SAMPLER_FAITHFUL };
 /* Outputs of hardmax_rank. */
 enum {
     AR_HARDMAX_OUT_ARGMAX_RANK, AR_HARDMAX_OUT_HULL_VERTICES, AR_HARDMAX_OUT_H2_DEFICIT,
+    AR_HARDMAX_OUT_RANK_GIVEN_KEYS, AR_HARDMAX_OUT_H2_DEFICIT_GIVEN_KEYS,
 };
 /* Outputs of softmax_rank. */
 enum {
     AR_SOFTMAX_OUT_ARGMAX_RANK, AR_SOFTMAX_OUT_NUMRANK_ABS, AR_SOFTMAX_OUT_NUMRANK_REL,
     AR_SOFTMAX_OUT_STABLE_RANK, AR_SOFTMAX_OUT_STABLE_RANK_GRAM, AR_SOFTMAX_OUT_EFFECTIVE_RANK,
-    AR_SOFTMAX_OUT_NUMRANK_FIRST_ORDER,
+    AR_SOFTMAX_OUT_NUMRANK_FIRST_ORDER, AR_SOFTMAX_OUT_NUMRANK_CERT,
 };
 /* numrank_first_order is measured where tau >= this times sigma^2: the logits over the
  * temperature are then below about 5e-4, deep in the first-order regime. */
