@@ -538,6 +538,7 @@ static void judge_limit(const ar_claim *claim, long n, const double *f, const ar
     extrapolation shown = {0};
     ar_undecided why = AR_UNDECIDED_NONE;
     int rate_refused = 0, shown_rate_refused = 0; /* lines whose stated rate a free rate refutes */
+    double zero_lo = INFINITY, zero_hi = -INFINITY;   /* the extrapolated intervals of zero limits */
     for (int g = 0; g < groups.count; ++g) {
         const long *members = groups.members + groups.start[g];
         int k = (int)(groups.start[g + 1] - groups.start[g]);
@@ -590,6 +591,8 @@ static void judge_limit(const ar_claim *claim, long n, const double *f, const ar
             k_lo = INFINITY, k_hi = -INFINITY;
         } else if (!refutes_rate) {
             holding_factors(target, claim->rel_tol, x.lo, x.hi, &k_lo, &k_hi);
+            if (target == 0) /* no factor scales a zero limit: the limits the data establish */
+                zero_lo = fmin(zero_lo, x.lo), zero_hi = fmax(zero_hi, x.hi);
         }
         if (severity[v] > severity[worst] || (v == worst && badness > worst_badness)) {
             worst = v, worst_badness = badness, shown = x, shown_rate_refused = refutes_rate;
@@ -610,9 +613,10 @@ static void judge_limit(const ar_claim *claim, long n, const double *f, const ar
     j->verdict = worst;
     int excludes = j->resolution.excludes;
     /* An undecided line establishes no factor: the resolution is left empty, not "none". */
-    j->resolution = undecided || (isinf(k_lo) && isinf(k_hi) && k_lo < k_hi) /* only limits of 0 */
-                        ? (ar_resolution){AR_RESOLUTION_NONE, NAN, NAN, NAN, 0, 0}
-                        : (ar_resolution){AR_RESOLUTION_FACTORS, NAN, k_lo, k_hi, 0, excludes};
+    int only_zero = isinf(k_lo) && isinf(k_hi) && k_lo < k_hi;
+    j->resolution = undecided ? (ar_resolution){AR_RESOLUTION_NONE, NAN, NAN, NAN, 0, 0}
+                    : only_zero ? (ar_resolution){AR_RESOLUTION_MEASURED, NAN, zero_lo, zero_hi, 0, 0}
+                                : (ar_resolution){AR_RESOLUTION_FACTORS, NAN, k_lo, k_hi, 0, excludes};
     if (shown_rate_refused) /* what the data say of the rate instead */
         j->resolution = (ar_resolution){AR_RESOLUTION_EXPONENT, shown.b, shown.b_lo, shown.b_hi, 0, 0};
     j->fit = (ar_fit){lines, shown.sizes, shown.dof, shown.b, shown.chi2,

@@ -56,6 +56,8 @@ static const ar_param params[] = {
      "infinite"},
     [AR_SPECTRUM_EIGENVALUES] = {"eigenvalues", AR_PARAM_CHOICE, 0, 0, 0, 0, no_yes,
      "yes: also the eigenvalues of sqrt(n) A (LAPACK dgeev, about 3x an SVD's cost) for the disc law"},
+    [AR_SPECTRUM_D_H_PER_N] = {"d_h_per_n", AR_PARAM_INT, 0, 0, 1024, 0, NULL,
+     "head width as a multiple of n (entries = keyquery): d_h = d_h_per_n n, in place of d_h; 0: d_h as given"},
 };
 
 /* Mean and standard deviation of an entry law; NaN for key-query attention. */
@@ -103,8 +105,27 @@ static double eig_centre(int i) { return -EIG_EDGE + (i + 0.5) * 2 * EIG_EDGE / 
 /* d_h = 0 asks for d_h = n: the logit matrix then has full rank as n grows. */
 static size_t head_width(const ar_point *p)
 {
-    int dh = ar_point_int(p, AR_SPECTRUM_D_H);
-    return (size_t)(dh == 0 ? ar_point_int(p, AR_SPECTRUM_N) : dh);
+    int dh = ar_point_int(p, AR_SPECTRUM_D_H), per_n = ar_point_int(p, AR_SPECTRUM_D_H_PER_N);
+    size_t n = (size_t)ar_point_int(p, AR_SPECTRUM_N);
+    return per_n > 0 ? (size_t)per_n * n : dh == 0 ? n : (size_t)dh;
+}
+static int keyquery(const ar_point *p) { return ar_point_choice(p, AR_SPECTRUM_ENTRIES) == AR_MARKOV_LAW_KEYQUERY; }
+/* edge_over_matched: key-query attention's edge against its matched model's, drawn in
+ * the same trial at the same n (top2: Lanczos on both). */
+static int edge_matched(const ar_point *p)
+{
+    return keyquery(p) && ar_point_choice(p, AR_SPECTRUM_SPECTRUM) == AR_SPECTRUM_SPECTRUM_TOP2 &&
+           ar_point_choice(p, AR_SPECTRUM_GAP) == AR_MARKOV_GAP_KEEP;
+}
+
+static int check_point(const ar_point *p, char *why, size_t len)
+{
+    long n = ar_point_int(p, AR_SPECTRUM_N), per_n = ar_point_int(p, AR_SPECTRUM_D_H_PER_N);
+    if (per_n * n > 16384) {
+        snprintf(why, len, "d_h_per_n x n = %ld: the head is at most 16384 wide", per_n * n);
+        return AR_SPECTRUM_D_H_PER_N;
+    }
+    return -1;
 }
 static int wants_eigenvalues(const ar_point *p) { return ar_point_choice(p, AR_SPECTRUM_EIGENVALUES) == 1; }
 static int disc_law(const ar_point *p)
@@ -114,7 +135,7 @@ static int disc_law(const ar_point *p)
 }
 
 typedef struct {
-    double *a, *sv, *svd_work, *lanczos, *start, *q, *k, *copy, *wr, *wi, *eig_work;
+    double *a, *sv, *svd_work, *lanczos, *start, *q, *k, *copy, *wr, *wi, *eig_work, *matched;
     int *iwork;
 } layout;
 
@@ -132,6 +153,7 @@ static size_t carve(const ar_point *p, char *base, layout *l)
     l->start = ar_carve(&c, full ? 0 : n * D);
     l->q = ar_carve(&c, keyquery ? n * dh * D : 0);
     l->k = ar_carve(&c, keyquery ? n * dh * D : 0);
+    l->matched = ar_carve(&c, edge_matched(p) ? n * n * D : 0);
     int eig = wants_eigenvalues(p);
     l->copy = ar_carve(&c, eig ? n * n * D : 0);
     l->wr = ar_carve(&c, eig ? n * D : 0);
@@ -148,8 +170,9 @@ static size_t workspace(const ar_point *p)
 
 static double cost(const ar_point *p)
 {
-    double n = ar_point_int(p, AR_SPECTRUM_N);
-    return (full_spectrum(p) ? 4.0 * n * n * n : 40.0 * 4 * n * n) + (wants_eigenvalues(p) ? 12.0 * n * n * n : 0);
+    double n = ar_point_int(p, AR_SPECTRUM_N), dh = (double)head_width(p);
+    return (full_spectrum(p) ? 4.0 * n * n * n : 40.0 * 4 * n * n) + (wants_eigenvalues(p) ? 12.0 * n * n * n : 0) +
+           (keyquery(p) ? 2.0 * n * n * dh : 0) + (edge_matched(p) ? 40.0 * 4 * n * n + 20 * n * n : 0);
 }
 
 static int compare_doubles(const void *a, const void *b)
@@ -305,6 +328,27 @@ static void singular_value_density(const ar_point *p, const double *sv, int n, d
     }
 }
 
+/* The matched model of key-query attention at the same n: softmax rows of iid N(0, v)
+ * logits, v = scale^2, the limit of q_i . k_j / sqrt(d_h) as d_h / n grows. Its
+ * sqrt(n) sigma_2 carries the same finite-n edge corrections as the attention's, so
+ * their difference isolates what d_h / n adds. */
+static int matched_edge(const ar_point *p, ar_rng *rng, const layout *l, double *edge)
+{
+    int n = ar_point_int(p, AR_SPECTRUM_N);
+    size_t nn = (size_t)n * n;
+    double sd = ar_point_real(p, AR_SPECTRUM_SCALE);
+    ar_rng_normals(rng, l->matched, nn);
+    for (size_t i = 0; i < nn; ++i)
+        l->matched[i] *= sd;
+    ar_softmax_rows(n, n, l->matched, 1.0, l->matched);
+    ar_rng_normals(rng, l->start, (size_t)n);
+    double top[2];
+    if (ar_top_singular_values(n, n, l->matched, 2, l->start, LANCZOS_STEPS, 1e-13, top, l->lanczos) < 0)
+        return 1;
+    *edge = sqrt((double)n) * top[1];
+    return 0;
+}
+
 static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
 {
     layout l;
@@ -314,7 +358,7 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
     ar_markov_sample(p, rng, l.a, l.q, l.k);
     /* out[] laid out by the output table: two densities sit among the scalars */
 #define OUT(index) (out + ar_output_offset(p, (index)))
-    double *end = OUT(AR_SPECTRUM_OUT_STABLE_RANK_PER_N) + 1;
+    double *end = OUT(AR_SPECTRUM_OUT_EDGE_OVER_MATCHED) + 1;
     for (double *o = out; o < end; ++o)
         *o = NAN;
     if (wants_eigenvalues(p)) {
@@ -337,6 +381,12 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
         *edge = sqrt((double)n) * top[1];
         *stable = frob2 / (top[0] * top[0]);
         *per_n = *stable / n;
+        if (edge_matched(p)) { /* after every other draw: the other outputs' streams stay as they were */
+            double matched;
+            if (matched_edge(p, rng, &l, &matched) != 0)
+                return 1;
+            *OUT(AR_SPECTRUM_OUT_EDGE_OVER_MATCHED) = *edge - matched;
+        }
         return 0;
     }
     if (ar_singular_values(n, n, l.a, l.sv, l.svd_work, l.iwork) != 0)
@@ -383,13 +433,16 @@ static const ar_output outputs[] = {
                      "1/2 for the uniform disc of radius 1 (eigenvalues = yes, iid entries, gap = keep)",
      NULL, disc_law},
     [AR_SPECTRUM_OUT_STABLE_RANK_PER_N] = {"stable_rank_per_n", "stable_rank / n (without the gap it tends to 1/4)"},
+    [AR_SPECTRUM_OUT_EDGE_OVER_MATCHED] = {"edge_over_matched", "sqrt(n) sigma_2 of key-query attention minus that of its "
+     "matched model (softmax rows of iid N(0, scale^2) logits) drawn in the same trial at the same n (entries = "
+     "keyquery, spectrum = top2, gap = keep)", NULL, edge_matched},
 };
 
 const ar_sim ar_sim_markov_spectrum = {
     .name = "markov_spectrum",
     .summary = "singular values of random Markov (softmax-at-init) attention A, or of A - 11^T/n",
     AR_SIM_TABLES(params, outputs),
-    .check = NULL,
+    .check = check_point,
     .workspace_bytes = workspace,
     .cost = cost,
     .trial = trial,
