@@ -78,8 +78,8 @@ static double m3_shape(const ar_point *p) { return isnan(m3_rate(p)) ? NAN : 0.5
 
 /* M4: with LayerNorm and a suitable W_V a set of inputs of positive measure never
  * collapses, and one W_V has equilibria of every rank from 1 to min(n, d) at once. The
- * paper's own W_V could not be recovered (its text is not in the stored pages), so the
- * second part is not judged (README). The witness of rank k (ln_equilibria) builds its
+ * paper's own W_V could not be recovered (its text is not in the stored pages); the
+ * second part is checked on a W_V of our own (M4family). The witness of rank k (ln_equilibria) builds its
  * own W_V per rank: its residual and rank check the construction (unit checks). The
  * first part is an existence claim, judged on certified non-collapse only: a start in
  * the contracting ball of an attracting equilibrium of rank >= 2, all weights above
@@ -92,6 +92,13 @@ static int witness(const ar_point *p)
 static double m4_residual(const ar_point *p) { return witness(p) ? 1e-10 : NAN; }
 static double m4_rank(const ar_point *p) { return witness(p) ? ar_point_int(p, AR_EQUILIBRIA_RANK) : NAN; }
 static double m4_escape(const ar_point *p) { (void)p; return 0.5; }
+/* M4's second part on one W_V of our own (value = family): a cross-polytope equilibrium
+ * of every rank 1..min(n/2, d) under one W_V = diag(1, 1 - 1/(2d), ...) and W_Q = W_K =
+ * c I, each certified to exist by Kantorovich's condition (equilibrium.h). True by
+ * construction, so a unit check; which of them attract is measured (a token on an axis
+ * below W_V's top one drifts toward it: saddles, theory/NOTES.md). */
+static int family(const ar_point *p) { return ar_point_choice(p, AR_EQUILIBRIA_VALUE) == AR_EQUILIBRIA_VALUE_FAMILY; }
+static double m4_family(const ar_point *p) { return family(p) ? 0.0 : NAN; }
 
 /* The paper's Figure 2: randomly initialised attention with LayerNorm alone, several
  * masks: "mu(X(t)) no longer converge[s] to zero". Made decidable: the mean of
@@ -147,6 +154,14 @@ const ar_claim ar_masks_claims[] = {
     {.id = "M4rank", .sim = &ar_sim_ln_equilibria, .output = AR_EQUILIBRIA_OUT_WITNESS_RANK,
      .statement = "unit check: ...and its numerical rank is k", .formula = "k", .rule = AR_RULE_EQUALS,
      .predict = m4_rank, .rel_tol = 0.5, .identity = 1},
+    {.id = "M4family", .sim = &ar_sim_ln_equilibria, .output = AR_EQUILIBRIA_OUT_FAMILY_MISSING,
+     .statement = "unit check: one W_V (diag(1, 1 - 1/(2d), ...), W_Q = W_K = c I) has an equilibrium of every rank "
+                  "1..min(n/2, d) at once (cross-polytopes), each certified to exist (Kantorovich, weights >= 1e-12): "
+                  "no rank missing in any trial",
+     .formula = "0 ranks missing", .rule = AR_RULE_EVERY_TRIAL, .predict = m4_family, .identity = 1},
+    {.id = "M4attract", .sim = &ar_sim_ln_equilibria, .output = AR_EQUILIBRIA_OUT_FAMILY_ATTRACTING,
+     .statement = "...of which this many ranks attract (spectral radius bound < 1)", .formula = "measured",
+     .rule = AR_RULE_MEASURE, .predict = m4_family},
     {.id = "M4escape", .sim = &ar_sim_ln_equilibria, .output = AR_EQUILIBRIA_OUT_ESCAPED,
      .statement = "for some W_V a set of inputs of positive measure does not collapse: a random start ends "
                   "certified non-collapse (in the contracting ball of an attracting equilibrium of rank >= 2, "

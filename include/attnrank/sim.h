@@ -12,7 +12,7 @@
 
 #include "attnrank/rng.h"
 
-enum { AR_MAX_PARAMS = 24, AR_MAX_OUTPUTS = 16 };
+enum { AR_MAX_PARAMS = 24, AR_MAX_OUTPUTS = 32 };
 
 /* Entries of a static table (parameters, outputs). */
 #define AR_COUNT(table) ((int)(sizeof(table) / sizeof((table)[0])))

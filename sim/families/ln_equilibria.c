@@ -38,7 +38,7 @@
 static const double POLISH_BELOW = 1e-4, MAX_CONDITION = 1e3;
 enum { WITNESS_DRAWS = 100 };
 
-static const char *const values[] = {[AR_EQUILIBRIA_VALUE_WITNESS] = "witness", [AR_EQUILIBRIA_VALUE_IDENTITY] = "identity", [AR_EQUILIBRIA_VALUE_ORTHOGONAL] = "orthogonal", [AR_EQUILIBRIA_VALUE_GAUSSIAN] = "gaussian", [AR_EQUILIBRIA_VALUE_TWO_TOKEN] = "two_token", NULL};
+static const char *const values[] = {[AR_EQUILIBRIA_VALUE_WITNESS] = "witness", [AR_EQUILIBRIA_VALUE_IDENTITY] = "identity", [AR_EQUILIBRIA_VALUE_ORTHOGONAL] = "orthogonal", [AR_EQUILIBRIA_VALUE_GAUSSIAN] = "gaussian", [AR_EQUILIBRIA_VALUE_TWO_TOKEN] = "two_token", [AR_EQUILIBRIA_VALUE_FAMILY] = "family", NULL};
 
 static const ar_param params[] = {
     [AR_EQUILIBRIA_N] = {"n", AR_PARAM_INT, 4, 2, 16, 0, NULL, "tokens"},
@@ -56,7 +56,9 @@ static const ar_param params[] = {
      "W_V: built so that a random rank-k configuration is an equilibrium, the identity, Haar orthogonal, "
      "iid N(0, 1/d), or two_token: [[1/2, 2], [0, 1]] for n = d = 2 under the causal mask (Figure 1's setting "
      "of the paper, whose own W_V is not recovered: the first token's power iteration goes to (0, +-1), the "
-     "second can settle at a third point)"},
+     "second can settle at a third point); family: one map for every rank, W_V = diag(1, 1 - 1/(2d), ...) and "
+     "W_Q = W_K = sqrt(scale) I (complete mask, even n), with a cross-polytope equilibrium of each rank 1..min(n/2, d) "
+     "built and certified"},
     [AR_EQUILIBRIA_LAYERS] = {"layers", AR_PARAM_INT, 2000, 1, 1000000, 0, NULL, "steps of the dynamics from a random start"},
 };
 
@@ -77,12 +79,30 @@ static int check(const ar_point *p, char *why, size_t len)
         snprintf(why, len, "two_token needs n = d = 2 (n = %d, d = %d)", ar_point_int(p, AR_EQUILIBRIA_N), ar_point_int(p, AR_EQUILIBRIA_D));
         return AR_EQUILIBRIA_VALUE;
     }
+    if (ar_point_choice(p, AR_EQUILIBRIA_VALUE) == AR_EQUILIBRIA_VALUE_FAMILY &&
+        ar_point_choice(p, AR_EQUILIBRIA_MASK) != AR_MASK_COMPLETE) {
+        snprintf(why, len, "family needs the complete mask (its equilibria rest on every token seeing every other)");
+        return AR_EQUILIBRIA_MASK;
+    }
+    if (ar_point_choice(p, AR_EQUILIBRIA_VALUE) == AR_EQUILIBRIA_VALUE_FAMILY && ar_point_int(p, AR_EQUILIBRIA_N) % 2) {
+        snprintf(why, len, "family needs an even n (n = %d): its tokens come in antipodal pairs", ar_point_int(p, AR_EQUILIBRIA_N));
+        return AR_EQUILIBRIA_N;
+    }
     if (ar_point_int(p, AR_EQUILIBRIA_N) * ar_point_int(p, AR_EQUILIBRIA_D) > 256) {
         snprintf(why, len, "n d = %d is more than 256 (the Jacobian is dense)", ar_point_int(p, AR_EQUILIBRIA_N) * ar_point_int(p, AR_EQUILIBRIA_D));
         return AR_EQUILIBRIA_D;
     }
     return -1;
 }
+
+static int has_family(const ar_point *p) { return ar_point_choice(p, AR_EQUILIBRIA_VALUE) == AR_EQUILIBRIA_VALUE_FAMILY; }
+/* The family's ranks: 1..min(n/2, d) (a cross-polytope of n tokens spans n/2 axes). */
+static int family_ranks(const ar_point *p)
+{
+    int n = ar_point_int(p, AR_EQUILIBRIA_N), d = ar_point_int(p, AR_EQUILIBRIA_D);
+    return n / 2 < d ? n / 2 : d;
+}
+static double rank_of_index(int i) { return i + 1; }
 
 static int has_witness(const ar_point *p)
 {
@@ -224,6 +244,60 @@ static int build_witness(const problem *pr, int k, ar_rng *rng)
     return 0;
 }
 
+/* The family (value = "family"): W_Q = W_K = c I, so the weights depend only on the
+ * tokens' inner products, and W_V = diag(1, 1 - 1/(2d), ..., 1 - (d-1)/(2d)), distinct
+ * values that leave no continuous symmetry (with W_V = I every rotation of an
+ * equilibrium is one: none is isolated, and Kantorovich's certificate cannot hold).
+ * Tokens at +-e_m (a cross-polytope, c_m copies at each of +e_m and -e_m) are an
+ * equilibrium of rank = the axes used: a token at e_m sees every other axis's tokens at
+ * inner product 0, equal weights, summing to 0, and its own axis's at +1 and -1, so A X's
+ * row is (c_m w_same - c_m w_opposite) e_m, positive since w_same > w_opposite, and W_V
+ * keeps e_m's direction. Rank 1: every token at e_1; rank r >= 2 of n (even) tokens:
+ * axes 1..r with n/2 - r + 1 copies on the first and one on the others. */
+static void family_configuration(int n, int d, int r, double *x)
+{
+    memset(x, 0, (size_t)n * d * sizeof *x);
+    if (r == 1) {
+        for (int i = 0; i < n; ++i)
+            x[(size_t)i * d] = 1;
+        return;
+    }
+    int token = 0;
+    for (int m = 0; m < r; ++m)
+        for (int copy = 0; copy < (m == 0 ? n / 2 - r + 1 : 1); ++copy, token += 2) {
+            x[(size_t)token * d + m] = 1;
+            x[(size_t)(token + 1) * d + m] = -1;
+        }
+}
+
+/* Builds and certifies the family's equilibrium of every rank; out[] gets the ranks
+ * missing (not certified to exist, with weights above the floor, at their rank), those
+ * attracting, the largest residual, and both by rank. */
+static int certify_family(const problem *pr, ar_rng *rng, int ranks, double *out, double *certified_by_rank,
+                          double *attracting_by_rank)
+{
+    const layout *l = pr->l;
+    int n = pr->n, d = pr->d, missing = 0, attracting = 0;
+    double worst = 0;
+    (void)rng;
+    for (int r = 1; r <= ranks; ++r) {
+        family_configuration(n, d, r, l->x);
+        ar_equilibrium eq;
+        if (ar_equilibrium_certify(pr->map, l->x, &eq, l->certify_work) != 0)
+            return 1;
+        int exists = eq.exists && eq.rank == r && eq.min_weight >= AR_WEIGHT_FLOOR;
+        missing += !exists;
+        attracting += exists && eq.attracting;
+        worst = fmax(worst, eq.residual);
+        certified_by_rank[r - 1] = exists;
+        attracting_by_rank[r - 1] = exists && eq.attracting;
+    }
+    out[AR_EQUILIBRIA_OUT_FAMILY_MISSING] = missing;
+    out[AR_EQUILIBRIA_OUT_FAMILY_ATTRACTING] = attracting;
+    out[AR_EQUILIBRIA_OUT_FAMILY_RESIDUAL] = worst;
+    return 0;
+}
+
 /* out[] from an equilibrium's certificate, at the outputs first..first+5 in the order
  * residual, rank, radius bound, attracting, smallest weight, certified. */
 static void store_certificate(const ar_equilibrium *eq, double *out)
@@ -252,10 +326,26 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
     ar_rng_normals(rng, l.wk, dd);
     for (size_t i = 0; i < dd; ++i)
         l.wq[i] *= sd, l.wk[i] *= sd;
-    ar_attention_map map = {&mask, d, l.wq, l.wk, value == AR_EQUILIBRIA_VALUE_IDENTITY ? NULL : l.wv, AR_NORM_SPHERE, 1};
+    if (value == AR_EQUILIBRIA_VALUE_FAMILY) { /* W_Q = W_K = sd I: logits of the random ones' scale */
+        memset(l.wv, 0, dd * sizeof *l.wv);
+        for (int i = 0; i < d; ++i) {
+            for (int j = 0; j < d; ++j)
+                l.wq[(size_t)i * d + j] = l.wk[(size_t)i * d + j] = i == j ? sd : 0;
+            l.wv[(size_t)i * d + i] = 1 - i / (2.0 * d);
+        }
+    }
+    int identity = value == AR_EQUILIBRIA_VALUE_IDENTITY;
+    ar_attention_map map = {&mask, d, l.wq, l.wk, identity ? NULL : l.wv, AR_NORM_SPHERE, 1};
     problem pr = {&map, &l, n, d};
-    for (int o = 0; o < AR_EQUILIBRIA_OUT_COUNT; ++o) /* scalars only: out[] by the output enum */
+    for (int o = 0; o < AR_EQUILIBRIA_OUT_COUNT; ++o) /* the scalars: out[] by the output enum */
         out[o] = NAN;
+    if (has_family(p)) {
+        int ranks = family_ranks(p);
+        double *by_rank = out + ar_output_offset(p, AR_EQUILIBRIA_OUT_FAMILY_CERTIFIED_BY_RANK);
+        double *attracts = out + ar_output_offset(p, AR_EQUILIBRIA_OUT_FAMILY_ATTRACTING_BY_RANK);
+        if (certify_family(&pr, rng, ranks, out, by_rank, attracts) != 0)
+            return 1;
+    }
     ar_equilibrium eq;
     if (value == AR_EQUILIBRIA_VALUE_ORTHOGONAL) {
         ar_rng_normals(rng, l.wv, dd);
@@ -289,7 +379,7 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
         ar_attention_map_apply(&map, l.x, l.fx, l.weights, l.map_work);
         memcpy(l.x, l.fx, nd * sizeof *l.x);
     }
-    int isometric = value == AR_EQUILIBRIA_VALUE_IDENTITY || value == AR_EQUILIBRIA_VALUE_ORTHOGONAL ||
+    int isometric = identity || value == AR_EQUILIBRIA_VALUE_ORTHOGONAL ||
                     (value == AR_EQUILIBRIA_VALUE_WITNESS && !has_witness(p));
     ar_end_state end = ar_classify_end_state(&map, l.x, isometric, connected, POLISH_BELOW, &eq, l.certify_work);
     out[AR_EQUILIBRIA_OUT_COLLAPSED] = end == AR_END_COLLAPSED;
@@ -333,6 +423,18 @@ static const ar_output outputs[] = {
     [AR_EQUILIBRIA_OUT_LIMIT_RADIUS] = {"limit_radius", "estimated upper bound on the spectral radius of the Jacobian there (escaped trials; NaN in the others)"},
     [AR_EQUILIBRIA_OUT_LIMIT_RESIDUAL] = {"limit_residual", "||F(X*) - X*||_F there, long double (escaped trials; NaN in the others)"},
     [AR_EQUILIBRIA_OUT_LIMIT_DISTANCE] = {"limit_distance", "||X_T - X*||_F from the end state to that equilibrium (escaped trials; NaN in the others)"},
+    [AR_EQUILIBRIA_OUT_FAMILY_MISSING] = {"family_missing", "ranks of 1..min(n/2, d) whose family equilibrium (value = "
+     "family: one W_V, W_Q = W_K = sqrt(scale) I) is not certified to exist at that rank with every weight >= 1e-12",
+     rank_hist, has_family},
+    [AR_EQUILIBRIA_OUT_FAMILY_ATTRACTING] = {"family_attracting", "ranks whose family equilibrium is certified and attracting "
+     "(spectral radius bound < 1)", rank_hist, has_family},
+    [AR_EQUILIBRIA_OUT_FAMILY_RESIDUAL] = {"family_residual", "largest ||F(X*) - X*||_F over the family's equilibria after "
+     "the polish (long double)", NULL, has_family},
+    [AR_EQUILIBRIA_OUT_FAMILY_CERTIFIED_BY_RANK] = {"family_certified_by_rank", "1 if the family's equilibrium of this rank is "
+     "certified to exist (Kantorovich, rank, weights >= 1e-12), else 0", NULL, has_family, family_ranks, "rank",
+     rank_of_index},
+    [AR_EQUILIBRIA_OUT_FAMILY_ATTRACTING_BY_RANK] = {"family_attracting_by_rank", "1 if it is also attracting, else 0", NULL,
+     has_family, family_ranks, "rank", rank_of_index},
 };
 
 const ar_sim ar_sim_ln_equilibria = {
