@@ -127,7 +127,7 @@ static void refusals(void)
     const ar_sim *markov = ar_sim_find("markov_spectrum");
     CHECK(markov != NULL);
     CHECK_CONTAINS(refusal("x + 1", hardmax),
-                   "unknown variable 'x' (hardmax_rank's numeric parameters: n, d, d_h, rho, sigma; constants: e, pi)");
+                   "unknown variable 'x' (hardmax_rank's numeric parameters: n, d, d_h, rho, sigma, queries_given_keys; constants: e, pi)");
     CHECK_CONTAINS(refusal("n * tau", hardmax), "unknown variable 'tau'"); /* softmax_rank's, not hardmax's */
     CHECK_CONTAINS(refusal("weights", hardmax), "'weights' is a choice parameter (independent, tied, correlated), not a number");
     CHECK_CONTAINS(refusal("n > 2 && inputs == 0", hardmax), "'inputs' is a choice parameter (orthonormal, gaussian)");

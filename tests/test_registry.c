@@ -26,6 +26,8 @@ int main(void)
     for (int f = 0; f < n_families; ++f) {
         const ar_family *fam = families[f];
         char why[256] = "";
+        for (int s = 0; fam->sims[s]; ++s) /* ln_equilibria once outgrew AR_MAX_OUTPUTS unnoticed */
+            CHECK(ar_sim_fits_limits(fam->sims[s], why, sizeof why) == 0);
         CHECK(ar_claims_check(fam->claims, *fam->n_claims, why, sizeof why) == 0);
         if (why[0])
             fprintf(stderr, "%s: %s\n", fam->name, why);

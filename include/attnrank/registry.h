@@ -26,5 +26,8 @@ const ar_family *ar_family_of(const ar_sim *sim);
  * (ar_claims_check) and its simulator and claim names must be new. Returns 0, or -1
  * with the reason in why. Call before reading any spec; not thread-safe. */
 int ar_registry_add(const ar_family *family, char *why, size_t why_len);
+/* 0, or -1 with a message when a simulator has more parameters or outputs than AR_MAX_PARAMS,
+ * AR_MAX_OUTPUTS. */
+int ar_sim_fits_limits(const ar_sim *sim, char *why, size_t why_len);
 
 #endif

@@ -82,9 +82,24 @@ static int claims_in_family(const ar_family *family, char *why, size_t why_len)
     return 0;
 }
 
+/* A simulator's tables fit the fixed-size arrays every point and layout keeps
+ * (AR_MAX_PARAMS, AR_MAX_OUTPUTS): more would be written past them silently. */
+int ar_sim_fits_limits(const ar_sim *sim, char *why, size_t why_len)
+{
+    if (sim->n_params > AR_MAX_PARAMS || sim->n_outputs > AR_MAX_OUTPUTS) {
+        snprintf(why, why_len, "simulator %s has %d parameters and %d outputs: at most %d and %d", sim->name,
+                 sim->n_params, sim->n_outputs, AR_MAX_PARAMS, AR_MAX_OUTPUTS);
+        return -1;
+    }
+    return 0;
+}
+
 int ar_registry_add(const ar_family *family, char *why, size_t why_len)
 {
     index_builtin();
+    for (int i = 0; family->sims[i]; ++i)
+        if (ar_sim_fits_limits(family->sims[i], why, why_len) < 0)
+            return -1;
     if (ar_claims_check(family->claims, *family->n_claims, why, why_len) < 0 ||
         claims_in_family(family, why, why_len) < 0)
         return -1;

@@ -96,6 +96,8 @@ EXPECT = {
     ("hardmax_rank", "rho"): (SAME, "only weights = correlated reads it (where H1-H3 are silent)",
                               {"all": [(SAME, {}), (HOLDS, {"weights": '"correlated"'})]}),
     ("hardmax_rank", "sigma"): (SAME, "the argmax of sigma^2 S is that of S: scale-free", {}),
+    ("hardmax_rank", "queries_given_keys"): (SAME, "only rank_given_keys reads it, from draws after every other "
+                                                   "output's; no claim at the base judges it", {}),
     ("softmax_rank", "n"): (HOLDS, "no claim is judged at one tau; 16384 needs a 16384^2 SVD", {"max": SKIP}),
     ("softmax_rank", "d"): (SAME, "as hardmax_rank", {}),
     ("softmax_rank", "d_h"): (HOLDS, "H5 regimes hold at every d_h", {}),
@@ -108,6 +110,8 @@ EXPECT = {
     ("markov_spectrum", "n"): (HOLDS, "limits are judged along n only; 16384 needs a 16384^2 SVD", {"max": SKIP}),
     ("markov_spectrum", "d_h"): (SAME, "only entries = keyquery reads it",
                                  {"all": [(SAME, {}), (HOLDS, {"entries": '"keyquery"'})]}),
+    ("markov_spectrum", "d_h_per_n"): (SAME, "only entries = keyquery reads it",
+                                       {"all": [(SAME, {}), (HOLDS, {"entries": '"keyquery"'})]}),
     ("markov_spectrum", "scale"): (SAME, "only entries = keyquery reads it",
                                    {"all": [(SAME, {}), (HOLDS, {"entries": '"keyquery"'})]}),
     ("width_collapse", "n"): (HOLDS, "no claim at one n; 8192 is an 8192 x 8192 SVD problem", {"max": SKIP}),

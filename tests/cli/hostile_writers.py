@@ -36,8 +36,10 @@ experiments = (
 );
 """
 
+# H1 only: at 40 trials H2's verdict is the draws' to decide (exit 4 when INCONCLUSIVE).
 TINY_SPEC = """seed = 3;
-experiments = ( { name = "e"; simulator = "hardmax_rank"; trials = 40; n = [8, 16]; d_h = [1, 2, 8]; } );
+experiments = ( { name = "e"; simulator = "hardmax_rank"; trials = 40; n = [8, 16]; d_h = [1, 2, 8];
+    claims = ["H1"]; } );
 """
 
 INJECTION = "a'; touch INJECTED; echo '"
