@@ -107,6 +107,8 @@ static int gap_ratio_measured(const ar_point *p)
     return linear_stack(p) && ar_point_choice(p, AR_DEPTH_GAP) == AR_MARKOV_GAP_KEEP;
 }
 static int two_layers(const ar_point *p) { return ar_point_int(p, AR_DEPTH_LAYERS) >= 2; }
+/* attention_factor_n: the linear Markov stack, where X_{l+1} = A_l (X_l W_l) exactly. */
+static int attention_factor(const ar_point *p) { return two_layers(p) && linear_stack(p); }
 
 static ar_layer_kind kind_of(const ar_point *p)
 {
@@ -132,6 +134,7 @@ typedef struct {
     double *layer_work, *gradient_work, *haar_work;
     double *gram, *unit, *start, *lanczos; /* measurements */
     double *with_gap, *without_gap, *product;  /* A_l...A_0 X_0 and (A_l - J)...(A_0 - J) X_0, scaled */
+    double *premixed, *premixed_off;           /* X_l W_l and its off_consensus, per layer */
 } layout;
 
 static int kept_layers(const ar_point *p) { return wants_gradient(p) ? ar_point_int(p, AR_DEPTH_LAYERS) : 1; }
@@ -168,6 +171,8 @@ static size_t carve(const ar_point *p, char *base, layout *l)
     l->with_gap = ar_carve(&c, ratio * D);
     l->without_gap = ar_carve(&c, ratio * D);
     l->product = ar_carve(&c, ratio * D);
+    l->premixed = ar_carve(&c, attention_factor(p) ? n * d * D : 0);
+    l->premixed_off = ar_carve(&c, attention_factor(p) ? (size_t)(layers + 1) * D : 0);
     if (base)
         for (size_t i = 0; i < kept; ++i) {
             size_t kqi = kind.keyquery ? i : 0;
@@ -264,6 +269,24 @@ static double collapse_factor_n(int n, int layers, const double *off)
     if (last < 2 || !(off[1] >= AR_DEPTH_CONSENSUS_FLOOR))
         return NAN;
     return n * exp(log(off[last] / off[1]) / (last - 1));
+}
+
+/* n times the geometric-mean factor by which attention alone shrinks off_consensus,
+ * off(A_l Z) / off(Z) with Z = X_l W_l, over the layers of collapse_factor_n. W_l's own
+ * change of the ratio (the consensus row's squared norm after W fluctuates like
+ * chi^2_d / d: 9% a layer at d = 256, and E[-ln(chi^2_d/d)] ~ 1/d biases the geometric
+ * mean) is divided out: what is left is the RMS-singular-value shrink S6 derives. */
+static double attention_factor_n(int n, int layers, const double *off, const double *premixed_off)
+{
+    int last = 1;
+    while (last < layers && off[last + 1] >= AR_DEPTH_CONSENSUS_FLOOR)
+        last++;
+    if (last < 2 || !(off[1] >= AR_DEPTH_CONSENSUS_FLOOR))
+        return NAN;
+    double logs = 0;
+    for (int l = 1; l < last; ++l)
+        logs += log(off[l + 1] / premixed_off[l]);
+    return n * exp(logs / (last - 1));
 }
 
 /* One layer of both attention products, each kept at unit Frobenius norm with its log
@@ -373,6 +396,10 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
                 advance_products(n, d, tape->a, &l, &log_with, &log_without);
         }
         gaussian(rng, value_sd, (double *)tape->w, dd);
+        if (attention_factor(p)) {
+            ar_gemm_nn(n, d, d, x, tape->w, l.premixed);
+            l.premixed_off[layer] = off_consensus(n, d, l.premixed);
+        }
         ar_layer_forward(&kind, tape, next, l.layer_work);
         x = next;
         if (measure(n, d, x, rng, &l, &stable[layer + 1], &gram[layer + 1], &cosine[layer + 1], &frob[layer + 1],
@@ -383,6 +410,8 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
     out[ar_output_offset(p, AR_DEPTH_OUT_VANISHED_LAYERS)] = vanished;
     if (two_layers(p))
         out[ar_output_offset(p, AR_DEPTH_OUT_COLLAPSE_FACTOR_N)] = collapse_factor_n(n, layers, off);
+    if (attention_factor(p))
+        out[ar_output_offset(p, AR_DEPTH_OUT_ATTENTION_FACTOR_N)] = attention_factor_n(n, layers, off, l.premixed_off);
     if (ratio)
         out[ar_output_offset(p, AR_DEPTH_OUT_LOG_GAP_RATIO)] = log_with - log_without;
     for (int i = 0; i < layers; ++i)
@@ -422,6 +451,9 @@ static const ar_output outputs[] = {
     [AR_DEPTH_OUT_VANISHED_LAYERS] = {"vanished_layers", "number of layers l = 0..L at which X_l is exactly 0 (key-query "
      "attention without the gap: the softmax rounds to exactly 1/n); there stable_rank, stable_rank_gram and "
      "mean_abs_cosine are NaN, counted as failed values, never averaged", vanished_max},
+    [AR_DEPTH_OUT_ATTENTION_FACTOR_N] = {"attention_factor_n", "n times the per-layer factor by which attention alone "
+     "shrinks off_consensus, off(A_l X_l W_l) / off(X_l W_l): the geometric mean over collapse_factor_n's layers, W_l's "
+     "own change divided out (linear Markov stack, layers >= 2)", NULL, attention_factor},
 };
 
 const ar_sim ar_sim_depth_collapse = {

@@ -273,13 +273,12 @@ static void family_configuration(int n, int d, int r, double *x)
 /* Builds and certifies the family's equilibrium of every rank; out[] gets the ranks
  * missing (not certified to exist, with weights above the floor, at their rank), those
  * attracting, the largest residual, and both by rank. */
-static int certify_family(const problem *pr, ar_rng *rng, int ranks, double *out, double *certified_by_rank,
+static int certify_family(const problem *pr, int ranks, double *out, double *certified_by_rank,
                           double *attracting_by_rank)
 {
     const layout *l = pr->l;
     int n = pr->n, d = pr->d, missing = 0, attracting = 0;
     double worst = 0;
-    (void)rng;
     for (int r = 1; r <= ranks; ++r) {
         family_configuration(n, d, r, l->x);
         ar_equilibrium eq;
@@ -343,7 +342,7 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
         int ranks = family_ranks(p);
         double *by_rank = out + ar_output_offset(p, AR_EQUILIBRIA_OUT_FAMILY_CERTIFIED_BY_RANK);
         double *attracts = out + ar_output_offset(p, AR_EQUILIBRIA_OUT_FAMILY_ATTRACTING_BY_RANK);
-        if (certify_family(&pr, rng, ranks, out, by_rank, attracts) != 0)
+        if (certify_family(&pr, ranks, out, by_rank, attracts) != 0)
             return 1;
     }
     ar_equilibrium eq;
