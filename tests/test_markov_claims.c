@@ -57,12 +57,27 @@ static void independent_stable_rank(int n, int trials, ar_summary *s)
  * layers X <- A X W of uniform-entry Markov A and N(0, 1/d) W; the means agree within
  * 5 standard errors. */
 enum { DEPTH_N = 12, DEPTH_D = 5, DEPTH_L = 3, DEPTH_TRIALS = 3000 };
-static void depth_by_hand(double *log_ratio, double *factor)
+/* off_consensus of an N x D matrix: spread about the mean row over the mean row's mass. */
+static double off_by_hand(const double *m)
+{
+    double centre = 0, spread = 0;
+    for (int c = 0; c < DEPTH_D; ++c) {
+        double mean = 0;
+        for (int i = 0; i < DEPTH_N; ++i)
+            mean += m[i * DEPTH_D + c] / DEPTH_N;
+        for (int i = 0; i < DEPTH_N; ++i)
+            spread += (m[i * DEPTH_D + c] - mean) * (m[i * DEPTH_D + c] - mean);
+        centre += DEPTH_N * mean * mean;
+    }
+    return spread / centre;
+}
+
+static void depth_by_hand(double *log_ratio, double *factor, double *attention)
 {
     gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(g, 777);
     enum { N = DEPTH_N, D = DEPTH_D };
-    double x[N * D], p[N * D], q[N * D], a[N * N], w[D * D], t[N * D], off[DEPTH_L + 1];
+    double x[N * D], p[N * D], q[N * D], a[N * N], w[D * D], t[N * D], off[DEPTH_L + 1], pre[DEPTH_L];
     for (int trial = 0; trial < DEPTH_TRIALS; ++trial) {
         for (int i = 0; i < N * D; ++i)
             x[i] = p[i] = q[i] = gsl_ran_gaussian(g, 1 / sqrt((double)D));
@@ -76,6 +91,15 @@ static void depth_by_hand(double *log_ratio, double *factor)
             }
             for (int i = 0; i < D * D; ++i)
                 w[i] = gsl_ran_gaussian(g, 1 / sqrt((double)D));
+            double xw[N * D]; /* X W, whose off_consensus attention alone then changes */
+            for (int i = 0; i < N; ++i)
+                for (int c = 0; c < D; ++c) {
+                    double sum = 0;
+                    for (int k = 0; k < D; ++k)
+                        sum += x[i * D + k] * w[k * D + c];
+                    xw[i * D + c] = sum;
+                }
+            pre[l] = off_by_hand(xw);
             double ax[N * D], ap[N * D], aq[N * D];
             for (int i = 0; i < N; ++i)
                 for (int c = 0; c < D; ++c) {
@@ -96,22 +120,17 @@ static void depth_by_hand(double *log_ratio, double *factor)
                 }
             for (int i = 0; i < N * D; ++i)
                 x[i] = t[i], p[i] = ap[i], q[i] = aq[i];
-            double centre = 0, spread = 0;
-            for (int c = 0; c < D; ++c) {
-                double mean = 0;
-                for (int i = 0; i < N; ++i)
-                    mean += x[i * D + c] / N;
-                for (int i = 0; i < N; ++i)
-                    spread += (x[i * D + c] - mean) * (x[i * D + c] - mean);
-                centre += N * mean * mean;
-            }
-            off[l + 1] = spread / centre;
+            off[l + 1] = off_by_hand(x);
         }
         double np = 0, nq = 0;
         for (int i = 0; i < N * D; ++i)
             np += p[i] * p[i], nq += q[i] * q[i];
         log_ratio[trial] = 0.5 * log(np / nq);
         factor[trial] = N * pow(off[DEPTH_L] / off[1], 1.0 / (DEPTH_L - 1));
+        double logs = 0;
+        for (int l = 1; l < DEPTH_L; ++l)
+            logs += log(off[l + 1] / pre[l]);
+        attention[trial] = N * exp(logs / (DEPTH_L - 1));
     }
     gsl_rng_free(g);
 }
@@ -127,15 +146,23 @@ static void depth_outputs(void)
     load_spec(text, &spec);
     ar_point point;
     ar_experiment_point(&spec.experiments[0], 0, &point);
-    ar_summary ratio, factor, ratio_hand, factor_hand;
+    ar_summary ratio, factor, attention, ratio_hand, factor_hand, attention_hand;
     summarize_value(&spec, 0, (int)ar_output_offset(&point, AR_DEPTH_OUT_LOG_GAP_RATIO), 2, &ratio);
     summarize_value(&spec, 0, (int)ar_output_offset(&point, AR_DEPTH_OUT_COLLAPSE_FACTOR_N), 2, &factor);
+    summarize_value(&spec, 0, (int)ar_output_offset(&point, AR_DEPTH_OUT_ATTENTION_FACTOR_N), 2, &attention);
     ar_spec_free(&spec);
     double *r = malloc(DEPTH_TRIALS * sizeof *r), *f = malloc(DEPTH_TRIALS * sizeof *f);
-    depth_by_hand(r, f);
+    double *h = malloc(DEPTH_TRIALS * sizeof *h);
+    depth_by_hand(r, f, h);
     ar_summarize(r, DEPTH_TRIALS, &ratio_hand);
     ar_summarize(f, DEPTH_TRIALS, &factor_hand);
-    free(r), free(f);
+    ar_summarize(h, DEPTH_TRIALS, &attention_hand);
+    free(r), free(f), free(h);
+    printf("depth: attention_factor_n %.4f +- %.4f (by hand %.4f +- %.4f)\n", attention.mean, attention.sem,
+           attention_hand.mean, attention_hand.sem);
+    CHECK(attention.count == DEPTH_TRIALS);
+    CHECK(fabs(attention.mean - attention_hand.mean) <= 5 * hypot(attention.sem, attention_hand.sem));
+    CHECK(attention.sem < factor.sem); /* W's change of the consensus divided out */
     printf("depth n = %d, d = %d, L = %d: log_gap_ratio %.4f +- %.4f (by hand %.4f +- %.4f), collapse_factor_n "
            "%.4f +- %.4f (by hand %.4f +- %.4f)\n", DEPTH_N, DEPTH_D, DEPTH_L, ratio.mean, ratio.sem, ratio_hand.mean,
            ratio_hand.sem, factor.mean, factor.sem, factor_hand.mean, factor_hand.sem);
