@@ -282,6 +282,15 @@ static void trends_and_measures(void)
     CHECK_CONTAINS(j.rule, "exponent -1 (to 25%) refused on 2"); /* both lines */
     CHECK(judge(&like_inverse, 6, one, inverse, line, n, &j) == AR_HOLDS);
     CHECK(judge(&falling, 6, one, half_power, line, n, &j) == AR_HOLDS); /* no rate stated */
+    /* ...but a line no power law describes has no one exponent (a referee's H2gap at n = 128,
+     * d_h = 2..32: chi2 10404/3, early slope -0.55): not refuted. 1/(x + 8) at x = 1..8,
+     * still far from its 1/x tail: local exponents -0.15 .. -0.42. */
+    const double x4[4] = {1, 2, 4, 8}, ones4[4] = {1, 1, 1, 1};
+    const long line4[4] = {0, 0, 0, 0};
+    ar_summary curved[4];
+    for (int i = 0; i < 4; ++i)
+        curved[i] = at(1 / (x4[i] + 8), 0.002 / (x4[i] + 8), 1000);
+    CHECK(judge(&like_inverse, 4, ones4, curved, line4, x4, &j) == AR_HOLDS);
 
     /* A measurement has no verdict, only what the data establish. */
     ar_claim measure = {.id = "M", .rule = AR_RULE_MEASURE};

@@ -657,9 +657,10 @@ static void judge_limit(const ar_claim *claim, long n, const double *f, const ar
 
 /* Exponent b of E[X] ~ c along^b on a line: weighted least squares of log(mean) on
  * log(along), weights (mean/se)^2, the slope's standard error widened by the reduced
- * chi-square when the points scatter more than their errors allow. */
+ * chi-square when the points scatter more than their errors allow; *chi2 (if not NULL)
+ * gets the fit's chi-square, on the returned count minus 2 degrees of freedom. */
 static int fit_exponent(const ar_summary *est, const double *along, const long *members, int k, double *b,
-                        double *se)
+                        double *se, double *chi2_out)
 {
     double xs[k > 0 ? k : 1], ys[k > 0 ? k : 1], ws[k > 0 ? k : 1];
     int m = 0;
@@ -676,6 +677,8 @@ static int fit_exponent(const ar_summary *est, const double *along, const long *
     gsl_fit_wlinear(xs, 1, ws, 1, ys, 1, (size_t)m, &c0, b, &cov00, &cov01, &cov11, &chi2);
     double inflation = m > 2 && chi2 / (m - 2) > 1 ? chi2 / (m - 2) : 1;
     *se = sqrt(cov11 * inflation);
+    if (chi2_out)
+        *chi2_out = chi2;
     return m;
 }
 
@@ -713,8 +716,9 @@ static void judge_trend(const ar_claim *claim, long n, const double *f, const ar
         return;
     }
     int lines = groups.count, reversed = 0, rate_refused = 0;
-    /* a stated power-law rate, sign * exponent = -rate: Bonferroni over lines, two-sided */
-    double z_rate = ar_normal_quantile(1 - ALPHA / (2.0 * (lines > 0 ? lines : 1)));
+    /* a stated power-law rate, sign * exponent = -rate: two-sided, Bonferroni over lines, at
+     * half the level (as judge_limit's rate test, beside the ends' and steps' tests) */
+    double alpha_rate = ALPHA / (4.0 * (lines > 0 ? lines : 1));
     /* a step between neighbours the wrong way: one-sided, Bonferroni over every step */
     long steps = groups.start[lines] - lines;
     ar_verdict worst = AR_NOT_RUN;
@@ -735,10 +739,18 @@ static void judge_trend(const ar_claim *claim, long n, const double *f, const ar
         reversed += step_back;
         ar_verdict v = reverse > 0 || step_back ? AR_VIOLATED : gap > 0 ? AR_HOLDS : AR_INCONCLUSIVE;
         /* A claim that states its rate (H2gap: the deficit falls like 1/d_h) is refuted
-         * when the fitted exponent lies beyond RATE_TOL of it, as a limit's rate is. */
-        double rate_b = NAN, rate_se = NAN;
-        if (v != AR_VIOLATED && states_rate(claim) && fit_exponent(est, along, members, k, &rate_b, &rate_se) >= 3) {
-            double stated = -sign * claim->rate_lo, lo_b = rate_b - z_rate * rate_se, hi_b = rate_b + z_rate * rate_se;
+         * when the fitted exponent lies beyond RATE_TOL of it, as a limit's rate is, and
+         * only where a power law describes the line (its chi-square probable: a curved,
+         * pre-asymptotic line has no one exponent, and its early slope is not the rate).
+         * With the scatter estimated from the fit, the quantile is Student's t on its
+         * degrees of freedom. */
+        double rate_b = NAN, rate_se = NAN, rate_chi2 = NAN;
+        int fitted = v != AR_VIOLATED && states_rate(claim) ? fit_exponent(est, along, members, k, &rate_b, &rate_se,
+                                                                             &rate_chi2) : 0;
+        if (fitted >= 3 && gsl_cdf_chisq_Q(rate_chi2, fitted - 2) >= GOODNESS) {
+            double z = rate_chi2 / (fitted - 2) > 1 ? gsl_cdf_tdist_Pinv(1 - alpha_rate, fitted - 2)
+                                                    : ar_normal_quantile(1 - alpha_rate);
+            double stated = -sign * claim->rate_lo, lo_b = rate_b - z * rate_se, hi_b = rate_b + z * rate_se;
             double band_lo = stated - RATE_TOL * claim->rate_lo, band_hi = stated + RATE_TOL * claim->rate_lo;
             if (hi_b < band_lo || lo_b > band_hi)
                 v = AR_VIOLATED, rate_refused++;
@@ -747,7 +759,7 @@ static void judge_trend(const ar_claim *claim, long n, const double *f, const ar
             worst = v, worst_badness = -gap, worst_lo = lo;
             take_point(j, step_back && !(reverse > 0) ? step_at : hi, f[hi], &est[step_back && !(reverse > 0) ? step_at : hi]);
             double bexp = NAN, se = NAN;
-            if (fit_exponent(est, along, members, k, &bexp, &se) >= 2)
+            if (fit_exponent(est, along, members, k, &bexp, &se, NULL) >= 2)
                 j->resolution = (ar_resolution){AR_RESOLUTION_EXPONENT, bexp, bexp - 1.96 * se, bexp + 1.96 * se, 0};
             else /* two points along a choice (gap: keep, remove): how much it changes */
                 j->resolution = (ar_resolution){AR_RESOLUTION_CHANGE, b->mean / a->mean, a->mean, b->mean, 0};
