@@ -17,11 +17,13 @@ static void measures_by_hand(void)
     /* rel: tol = 4 * eps * 2 ~ 1.8e-15, so 1e-9 counts. */
     CHECK(ar_numrank_rel(sv, 4, 4, 4) == 3);
     /* certified: cut 1e-10 * 2 = 2e-10, margin 16 * 4 * eps * 2 ~ 2.8e-14 */
-    CHECK(ar_numrank_certified(sv, 4, 4, 4) == 3);
+    CHECK(ar_numrank_certified(sv, 4, 4, 4, 0) == 3);
     const double near_cut[] = {2, 1, 2e-10 + 1e-14, 0};
-    CHECK(ar_numrank_certified(near_cut, 4, 4, 4) == -1); /* rounding could move it across */
+    CHECK(ar_numrank_certified(near_cut, 4, 4, 4, 0) == -1); /* rounding could move it across */
     const double clear_cut[] = {2, 1, 2e-10 + 1e-13, 0};
-    CHECK(ar_numrank_certified(clear_cut, 4, 4, 4) == 3);
+    CHECK(ar_numrank_certified(clear_cut, 4, 4, 4, 0) == 3);
+    CHECK(ar_numrank_certified(clear_cut, 4, 4, 4, 1e-13) == -1); /* the matrix's own error counts too */
+    CHECK(ar_numrank_certified(clear_cut, 4, 4, 4, NAN) == -1);
     CHECK_NEAR(ar_stable_rank(sv, 4), (4.0 + 1.0 + 1e-18) / 4.0, 1e-15);
     CHECK_NEAR(ar_stable_rank_gram(sv, 4), (16.0 + 1.0) / 16.0, 1e-15);
     const double flat[] = {3, 3, 3, 3};

@@ -11,14 +11,13 @@ int ar_numrank_abs(const double *sv, int count, double tol);
 /* Number of singular values > max(rows, cols) * DBL_EPSILON * sv[0] (LAPACK/NumPy). */
 int ar_numrank_rel(const double *sv, int count, int rows, int cols);
 /* Number of singular values > AR_CERTIFIED_CUT * sv[0], or -1 when one lies within
- * 16 max(rows, cols) DBL_EPSILON sv[0] of the cut, where rounding could move it across:
- * the computed matrix is within a few eps of the exact one entrywise (||dM||_2 <= few eps
- * ||M||_F <= few eps sqrt(n) sv[0]) and a backward-stable SVD adds p(n) eps sv[0]
- * (Weyl), so a count -1 does not return is the exact matrix's. The cut sits 1e5 times
- * above that margin: about 2e-6 of softmax attention's matrices at n = 32 have a
- * singular value inside it. numrank_rel's cut is the rounding level itself. */
+ * 16 max(rows, cols) DBL_EPSILON sv[0] + error of the cut, where rounding could move it
+ * across: a backward-stable SVD moves each singular value by p(n) eps sv[0] (Weyl), and
+ * `error` bounds ||M_computed - M_exact||_2 from how M was made (the caller's: for
+ * softmax attention, the scores' rounding, hardmax_rank.c). A count -1 does not return is
+ * then the exact matrix's. numrank_rel's cut is the rounding level itself. */
 #define AR_CERTIFIED_CUT 1e-10
-int ar_numrank_certified(const double *sv, int count, int rows, int cols);
+int ar_numrank_certified(const double *sv, int count, int rows, int cols, double error);
 /* Of a zero matrix (sv[0] = 0, or count 0) the stable ranks and the effective rank are
  * NaN: undefined, a failed value for the engine, never a 0 averaged with the rest. */
 /* ||M||_F^2 / ||M||_2^2 = sum sv^2 / sv[0]^2. */
@@ -57,7 +56,7 @@ int ar_hull_vertices_2d(int n, const double *xy, double *scratch);
 #define AR_DEFINITION_NUMRANK_REL "number of singular values > max(rows, cols) * DBL_EPSILON * sigma_1"
 #define AR_DEFINITION_NUMRANK_CERT                                                        \
     "number of singular values > 1e-10 sigma_1; NaN (a failed value) when one lies within 16 max(rows, cols) "     \
-    "DBL_EPSILON sigma_1 of the cut"
+    "DBL_EPSILON sigma_1 plus a bound on the matrix's own rounding error of the cut"
 #define AR_DEFINITION_STABLE_RANK "||A||_F^2 / ||A||_2^2 = sum sigma_i^2 / sigma_1^2"
 #define AR_DEFINITION_STABLE_RANK_GRAM "stable rank of A A^T = sum sigma_i^4 / sigma_1^4"
 #define AR_DEFINITION_EFFECTIVE_RANK "exp(-sum p_i log p_i), p_i = sigma_i / sum sigma (Roy & Vetterli 2007)"

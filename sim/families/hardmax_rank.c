@@ -318,24 +318,75 @@ static int hardmax_trial(const ar_point *p, ar_rng *rng, void *workspace, double
     return 0;
 }
 
+/* A bound on the logits' rounding, |fl(S_ij) / tau - (q_i . k_j) / tau|: the dot product's
+ * gamma_{d_h} |q_i| |k_j| (Higham's bound), and the quotient's and softmax's shift by the
+ * row maximum, 2 eps |S| / tau. Relative to the Q and K drawn (the faithful sampler's
+ * computed X W_q, X W_k). *min_gap gets the smallest gap between a row's largest and
+ * second largest logit. Called before softmax overwrites the scores. */
+static double logit_rounding(const ar_point *p, const layout *l, const double *k, double tau, double *min_gap)
+{
+    int n = ar_point_int(p, AR_HARDMAX_N), dh = ar_point_int(p, AR_HARDMAX_D_H);
+    double q_max = 0, k_max = 0, s_max = 0;
+    for (int i = 0; i < n; ++i) {
+        double qq = 0, kk = 0;
+        for (int t = 0; t < dh; ++t)
+            qq += l->q[(size_t)i * dh + t] * l->q[(size_t)i * dh + t], kk += k[(size_t)i * dh + t] * k[(size_t)i * dh + t];
+        q_max = fmax(q_max, sqrt(qq)), k_max = fmax(k_max, sqrt(kk));
+    }
+    for (size_t i = 0; i < (size_t)n * n; ++i)
+        s_max = fmax(s_max, fabs(l->scores[i]));
+    *min_gap = INFINITY;
+    for (int i = 0; i < n; ++i) {
+        double first = -INFINITY, second = -INFINITY;
+        for (int j = 0; j < n; ++j) {
+            double s = l->scores[(size_t)i * n + j];
+            if (s > first)
+                second = first, first = s;
+            else if (s > second)
+                second = s;
+        }
+        *min_gap = fmin(*min_gap, (first - second) / tau);
+    }
+    double gamma = dh * DBL_EPSILON / (1 - dh * DBL_EPSILON);
+    return (gamma * 1.01 * q_max * k_max + 2 * DBL_EPSILON * s_max) / tau;
+}
+
+/* ||A_computed - A_exact||_2 from logits off by at most delta: a row's entries move by
+ * A_ij (delta_ij - sum_k A_ik delta_ik), at most 2 delta A_ij (1 - A_ij) to first order,
+ * so ||dA||_2 <= ||dA||_F <= 2.2 delta ||A o (1 - A)||_F for delta <= 0.1 (the 10% for the
+ * second order). A larger delta (temperatures near 0) is bounded only where every row's
+ * gap between its two largest logits exceeds 2 delta + 746: exact and computed rows are
+ * then one-hot to below the smallest double, and nothing moves. Else no bound (NaN). */
+static double softmax_rounding(int n, const double *a, double delta, double min_gap)
+{
+    if (!(delta <= 0.1))
+        return min_gap - 2 * delta >= 746 ? 0 : NAN;
+    double sum = 0;
+    for (size_t i = 0; i < (size_t)n * n; ++i)
+        sum += a[i] * (1 - a[i]) * a[i] * (1 - a[i]);
+    return 2.2 * delta * sqrt(sum);
+}
+
 static int softmax_trial(const ar_point *p, ar_rng *rng, void *workspace, double *out)
 {
     layout l;
     carve(p, 1, workspace, &l);
     int n = ar_point_int(p, AR_HARDMAX_N), failed;
-    draw_scores(p, rng, &l, &failed);
+    const double *keys = draw_scores(p, rng, &l, &failed);
     if (failed)
         return 1;
     ar_argmax_rows(n, n, l.scores, l.argmax);
     out[AR_SOFTMAX_OUT_ARGMAX_RANK] = ar_argmax_rank(n, l.argmax, n, l.seen);
     double tau = ar_hardmax_unit_tau(p) * sqrt((double)ar_point_int(p, AR_HARDMAX_D_H));
     double eps = first_order_regime(p) ? centred_logit_max(n, l.scores, tau) : NAN;
+    double min_gap, logit_error = logit_rounding(p, &l, keys, tau, &min_gap);
     ar_softmax_rows(n, n, l.scores, tau, l.scores);
+    double matrix_error = softmax_rounding(n, l.scores, logit_error, min_gap); /* before the SVD overwrites A */
     if (ar_singular_values(n, n, l.scores, l.sv, l.svd_work, l.iwork) != 0)
         return 1;
     out[AR_SOFTMAX_OUT_NUMRANK_ABS] = ar_numrank_abs(l.sv, n, ar_point_real(p, AR_HARDMAX_RANK_TOL));
     out[AR_SOFTMAX_OUT_NUMRANK_REL] = ar_numrank_rel(l.sv, n, n, n);
-    int certified = ar_numrank_certified(l.sv, n, n, n);
+    int certified = ar_numrank_certified(l.sv, n, n, n, matrix_error);
     out[AR_SOFTMAX_OUT_NUMRANK_CERT] = certified >= 0 ? certified : NAN; /* rounding could move it: failed */
     out[AR_SOFTMAX_OUT_STABLE_RANK] = ar_stable_rank(l.sv, n);
     out[AR_SOFTMAX_OUT_STABLE_RANK_GRAM] = ar_stable_rank_gram(l.sv, n);

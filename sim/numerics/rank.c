@@ -24,11 +24,13 @@ int ar_numrank_rel(const double *sv, int count, int rows, int cols)
     return ar_numrank_abs(sv, count, tol);
 }
 
-int ar_numrank_certified(const double *sv, int count, int rows, int cols)
+int ar_numrank_certified(const double *sv, int count, int rows, int cols, double error)
 {
     if (count == 0)
         return 0;
-    double cut = AR_CERTIFIED_CUT * sv[0], margin = 16.0 * (rows > cols ? rows : cols) * DBL_EPSILON * sv[0];
+    if (!(error >= 0)) /* no bound: no certificate */
+        return -1;
+    double cut = AR_CERTIFIED_CUT * sv[0], margin = 16.0 * (rows > cols ? rows : cols) * DBL_EPSILON * sv[0] + error;
     int r = 0;
     for (int i = 0; i < count; ++i) {
         if (fabs(sv[i] - cut) <= margin)
