@@ -456,8 +456,9 @@ static const ar_output softmax_outputs[] = {
      hist_to_n, first_order_regime,
      .definition = "number of singular values > max(2 eps^2 sigma_1, 1e3 n eps_mach sigma_1), eps = max_ij |S_ij - "
                    "mean_j S_ij| / tau"},
-    [AR_SOFTMAX_OUT_NUMRANK_CERT] = {"numrank_cert", "singular values of A above 1e-10 sigma_1, certified: a trial with one "
-     "within the rounding margin of the cut is failed", hist_to_n, NULL, .definition = AR_DEFINITION_NUMRANK_CERT},
+    [AR_SOFTMAX_OUT_NUMRANK_CERT] = {"numrank_cert", "singular values of A above 1e-10 sigma_1, certified: NaN (a failed "
+     "trial) where one lies within the rounding margin of the cut, or where the scores' rounding has no bound (a "
+     "temperature near 0 with near-ties)", hist_to_n, NULL, .definition = AR_DEFINITION_NUMRANK_CERT},
 };
 
 const ar_sim ar_sim_hardmax_rank = {
