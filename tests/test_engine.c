@@ -46,8 +46,8 @@ static void vector_outputs(void)
     size_t per_trial = (size_t)ar_engine_values_per_trial(&spec.experiments[0], 0);
     /* five outputs at layers 0..4 (stable rank, |cosine|, norm, off-consensus, the Gram
      * stable rank), gradients for W_0..W_3 and their probe errors, the collapse factor,
-     * the gap ratio and the vanished layers */
-    CHECK(per_trial == 5 * 5 + 2 * 4 + 3);
+     * the gap ratio, the vanished layers and attention's own collapse factor */
+    CHECK(per_trial == 5 * 5 + 2 * 4 + 4);
     double *one = malloc(21 * per_trial * sizeof *one), *two = malloc(21 * per_trial * sizeof *two);
     CHECK(ar_engine_point_values(&spec, &spec.experiments[0], 0, 1, one) == 0);
     CHECK(ar_engine_point_values(&spec, &spec.experiments[0], 0, 2, two) == 0);
