@@ -840,19 +840,20 @@ def case_axis_not_positive(tmp):
 
 
 def case_undecided_limit_shown(tmp):
-    """A limit with too few sizes (S1 with --set making n two values, and a conjecture
+    """A limit with too few sizes (S4 with --set making n two values, and a conjecture
     restating it) is INCONCLUSIVE with no estimate and no resolution: '-' in the table,
-    NaN and kind none in /verdicts. Before: '0 [0, 0]' and 'no prediction would hold'."""
+    NaN and kind none in /verdicts. Before: '0 [0, 0]' and 'no prediction would hold'.
+    (S4, not S1: S1's model has an n^-2 term a conjecture cannot state.)"""
     body = ('name = "m"; simulator = "markov_spectrum"; trials = 10; spectrum = "top2"; entries = "exponential"; '
-            'n = [8, 16, 32, 64]; claims = ["S1"];')
-    conj = {"id": "cS1", "output": "sigma1", "rule": "limit", "prediction": "1", "tolerance": 0.01, "along": "n",
+            'n = [8, 16, 32, 64]; claims = ["S4"];')
+    conj = {"id": "cS4", "output": "stable_rank", "rule": "limit", "prediction": "2", "tolerance": 0.01, "along": "n",
             "rate": 1}
-    spec = write(f"{tmp}/s1.cfg", one_experiment(body, [conj]))
-    out = f"{tmp}/s1.h5"
+    spec = write(f"{tmp}/s4.cfg", one_experiment(body, [conj]))
+    out = f"{tmp}/s4.h5"
     proc = run(["run", spec, "-o", out, "-q", "--set", "m.n=[8,16]"], expect=4)
     for ran in (proc.stdout, run(["judge", out], expect=4).stdout):
         rows = rows_of(ran)
-        for claim in ("S1", "cS1"):
+        for claim in ("S4", "cS4"):
             row = rows[(claim, "m")]
             check("no prediction would hold" not in row and "0 [0, 0]" not in row, f"{claim}: {row}")
             words = row.split()
@@ -860,7 +861,7 @@ def case_undecided_limit_shown(tmp):
             check(words[2] == "INCONCLUSIVE" and words[5] == "-" and words[7] == "-",
                   f"{claim}: estimate and resolution not '-': {row}")
     stored = verdict_rows(out)
-    for claim in ("S1", "cS1"):
+    for claim in ("S4", "cS4"):
         r = stored[(claim, "m")]
         what = f"/verdicts {claim}"
         check(r["verdict"] == b"INCONCLUSIVE" and r["fit_undecided"] == b"too few sizes", f"{what}: {r}")
@@ -870,7 +871,7 @@ def case_undecided_limit_shown(tmp):
               f"{r['resolution_kind']!r} {r['resolution']!r}")
         check(all(math.isnan(r[f]) for f in ("resolution_value", "resolution_lo", "resolution_hi")),
               f"{what}: resolution numbers {r['resolution_lo']} {r['resolution_hi']}")
-    same_rows(stored[("S1", "m")], stored[("cS1", "m")], "S1 and cS1")
+    same_rows(stored[("S4", "m")], stored[("cS4", "m")], "S4 and cS4")
 
 
 def case_trend_needs_two_points(tmp):
