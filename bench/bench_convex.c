@@ -5,6 +5,7 @@
  * JSON line; driven by bench/run_bench_convex.py.
  *
  * usage: bench_convex N n d ITERATIONS */
+#include "attnrank/builtin_families.h"
 #include "attnrank/blas_core.h"
 #include "attnrank/convex.h"
 #include "attnrank/linalg.h"
@@ -16,6 +17,11 @@
 
 int main(int argc, char **argv)
 {
+    char why[256];
+    if (ar_builtin_families_register(why, sizeof why) != 0) {
+        fprintf(stderr, "attnrank: built-in families: %s\n", why);
+        return 2;
+    }
     ar_blas_core_select(argv);
     if (argc != 5) {
         fprintf(stderr, "usage: %s N n d ITERATIONS\n", argv[0]);

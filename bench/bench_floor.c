@@ -5,6 +5,7 @@
  * at the sizes bench/run_floor.py asks for. Prints one JSON line.
  *
  * usage: bench_floor [--peak N] [--svd N]... [--gram N:D]... [--argmax N]... */
+#include "attnrank/builtin_families.h"
 #include "attnrank/attention.h"
 #include "attnrank/blas_core.h"
 #include "attnrank/linalg.h"
@@ -131,6 +132,11 @@ static double argmax_us(int n)
 
 int main(int argc, char **argv)
 {
+    char why[256];
+    if (ar_builtin_families_register(why, sizeof why) != 0) {
+        fprintf(stderr, "attnrank: built-in families: %s\n", why);
+        return 2;
+    }
     ar_blas_core_select(argv);
     ar_blas_set_threads(1);
     int peak_n = 2048;

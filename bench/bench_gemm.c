@@ -5,6 +5,7 @@
  *
  * usage: bench_gemm [PEAK_N [N:K ...]]   (default 2048 and the shapes below; PEAK_N = 0: no
  * peak measured) */
+#include "attnrank/builtin_families.h"
 #include "attnrank/blas_core.h"
 #include "attnrank/linalg.h"
 #include "attnrank/rng.h"
@@ -51,6 +52,11 @@ static double seconds(product f, int n, int k, const double *a, const double *b,
 
 int main(int argc, char **argv)
 {
+    char why[256];
+    if (ar_builtin_families_register(why, sizeof why) != 0) {
+        fprintf(stderr, "attnrank: built-in families: %s\n", why);
+        return 2;
+    }
     ar_blas_core_select(argv);
     ar_blas_set_threads(1);
     int peak_n = argc > 1 ? atoi(argv[1]) : 2048;

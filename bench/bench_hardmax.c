@@ -5,10 +5,11 @@
  * kernel) and counts the ranks that differ.
  *
  * usage: bench_hardmax N D_H TRIALS THREADS SAMPLER(auto|faithful) */
+#include "attnrank/builtin_families.h"
 #include "attnrank/blas_core.h"
 #include "attnrank/attention.h"
 #include "attnrank/engine.h"
-#include "attnrank/families/hardmax.h"
+#include "families/hardmax/hardmax.h"
 #include "attnrank/linalg.h"
 #include "attnrank/rank.h"
 #include "attnrank/rng.h"
@@ -111,6 +112,11 @@ static long ranks_differing_from_openblas(const ar_spec *spec, const ar_experime
 
 int main(int argc, char **argv)
 {
+    char why[256];
+    if (ar_builtin_families_register(why, sizeof why) != 0) {
+        fprintf(stderr, "attnrank: built-in families: %s\n", why);
+        return 2;
+    }
     ar_blas_core_select(argv);
     if (argc != 6) {
         fprintf(stderr, "usage: %s N D_H TRIALS THREADS SAMPLER\n", argv[0]);

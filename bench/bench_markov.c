@@ -3,10 +3,11 @@
  * Prints one JSON line; driven by bench/run_bench_markov.py.
  *
  * usage: bench_markov N TRIALS THREADS SPECTRUM(full|top2) */
+#include "attnrank/builtin_families.h"
 #include "attnrank/blas_core.h"
 #include "attnrank/engine.h"
 #include "attnrank/linalg.h"
-#include "attnrank/families/markov.h"
+#include "families/markov/markov.h"
 
 #include "bench_peak.h"
 
@@ -18,6 +19,11 @@
 
 int main(int argc, char **argv)
 {
+    char why[256];
+    if (ar_builtin_families_register(why, sizeof why) != 0) {
+        fprintf(stderr, "attnrank: built-in families: %s\n", why);
+        return 2;
+    }
     ar_blas_core_select(argv);
     if (argc != 5) {
         fprintf(stderr, "usage: %s N TRIALS THREADS SPECTRUM\n", argv[0]);
@@ -53,7 +59,8 @@ int main(int argc, char **argv)
         ar_rng r;
         ar_rng_init(&r, 1, ar_point_key(&p), (uint64_t)t, 0);
         double s0 = omp_get_wtime();
-        ar_markov_sample(&p, &r, a, NULL, NULL);
+        ar_markov_draw draw = ar_markov_spectrum_draw(&p);
+        ar_markov_sample(&draw, &r, a, NULL, NULL);
         double s1 = omp_get_wtime();
         if (strcmp(spectrum, "full") == 0 || n <= 1024)
             ar_singular_values(n, n, a, sv, work, iwork);

@@ -4,10 +4,11 @@
  * bench/run_bench_masks.py.
  *
  * usage: bench_masks N D W LAYERS TRIALS THREADS ROUTE(dense|sparse) */
+#include "attnrank/builtin_families.h"
 #include "attnrank/blas_core.h"
 #include "attnrank/dynamics.h"
 #include "attnrank/engine.h"
-#include "attnrank/families/masks.h"
+#include "families/masks/masks.h"
 #include "attnrank/linalg.h"
 
 #include <omp.h>
@@ -46,6 +47,11 @@ static double step_ms(int n, int d, int w, int dense)
 
 int main(int argc, char **argv)
 {
+    char why[256];
+    if (ar_builtin_families_register(why, sizeof why) != 0) {
+        fprintf(stderr, "attnrank: built-in families: %s\n", why);
+        return 2;
+    }
     ar_blas_core_select(argv);
     if (argc != 8) {
         fprintf(stderr, "usage: %s N D W LAYERS TRIALS THREADS ROUTE\n", argv[0]);

@@ -5,6 +5,7 @@
  * usage: bench_normals [BUFFER [NORMALS_PER_REPEAT [REPEATS]]]
  *   defaults 4096 doubles (what a trial of n d = 64 x 64 draws), 2^24, 7 */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
+#include "attnrank/builtin_families.h"
 #include "attnrank/rng.h"
 
 #include <stdio.h>
@@ -38,6 +39,11 @@ static double repeat(const char *variant, double *buf, size_t buffer, size_t tot
 
 int main(int argc, char **argv)
 {
+    char why[256];
+    if (ar_builtin_families_register(why, sizeof why) != 0) {
+        fprintf(stderr, "attnrank: built-in families: %s\n", why);
+        return 2;
+    }
     size_t buffer = argc > 1 ? strtoul(argv[1], NULL, 10) : 4096;
     size_t total = argc > 2 ? strtoul(argv[2], NULL, 10) : (size_t)1 << 24;
     int repeats = argc > 3 ? atoi(argv[3]) : 7;

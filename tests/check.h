@@ -3,7 +3,10 @@
 #ifndef ATTNRANK_TESTS_CHECK_H
 #define ATTNRANK_TESTS_CHECK_H
 
+#include "attnrank/builtin_families.h"
+
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -36,6 +39,17 @@ static int check_failures;
             check_failures++;                                                            \
         }                                                                                \
     } while (0)
+
+/* The built-in families, registered as the program registers them before its command
+ * line runs; a test that cannot have them stops. */
+static inline void check_register_families(void)
+{
+    char why[256];
+    if (ar_builtin_families_register(why, sizeof why) != 0) {
+        fprintf(stderr, "built-in families: %s\n", why);
+        exit(2);
+    }
+}
 
 static inline int check_report(const char *name)
 {

@@ -21,6 +21,7 @@ static int finite_stochastic(int rows, int cols, const double *a)
 
 int main(void)
 {
+    check_register_families();
     const double scores[6] = {1, 2, 3, 3, 2, 1};
     double a[6];
     const double taus[] = {1e-300, 1e-6, 1, 1e6, 1e300, DBL_MAX};

@@ -132,6 +132,7 @@ static void test_check(void)
 
 int main(void)
 {
+    check_register_families();
     test_levels();
     test_candidates();
     test_check();

@@ -226,6 +226,7 @@ static void softmax_network(void)
 
 int main(void)
 {
+    check_register_families();
     soft_threshold();
     simplex_projection();
     duality_gap();

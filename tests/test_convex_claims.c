@@ -23,6 +23,7 @@ enum { OUT_GAP = 1, OUT_ACTIVE = 2, OUT_FOUND = 4 };
 
 int main(void)
 {
+    check_register_families();
     const double betas[] = {0.01, 0.02, 0.05};
     for (int b = 0; b < 3; ++b) {
         char text[512];

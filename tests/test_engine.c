@@ -265,7 +265,7 @@ static void failed_create_closes_everything(void)
             setrlimit(RLIMIT_FSIZE, &r);
             char err[AR_ERR_LEN];
             ar_provenance how;
-            ar_engine_provenance(&how);
+            ar_provenance_of_process(&how);
             ar_store *store = ar_store_create(path, &spec, "test", &how, 0, err);
             if (store)
                 _exit(ar_store_close(store) == 0 ? 0 : 3);
@@ -288,6 +288,7 @@ static void failed_create_closes_everything(void)
 
 int main(void)
 {
+    check_register_families();
     failed_create_closes_everything();
     bytes_for_people();
     omp_environment();

@@ -7,7 +7,7 @@
  * but which collapses (the referee's example); then a run of ln_equilibria where no
  * trial with a weight below the floor may count as escape. */
 #include "attnrank/equilibrium.h"
-#include "attnrank/families/masks.h"
+#include "families/masks/masks.h"
 #include "check.h"
 #include "support.h"
 
@@ -219,6 +219,7 @@ static void no_escape_below_the_floor(void)
 
 int main(void)
 {
+    check_register_families();
     collapsed_states();
     frozen_state_is_metastable();
     hemisphere_state_is_metastable();

@@ -2,7 +2,7 @@
  * values, and every kind of refusal with the token it names. */
 #define _XOPEN_SOURCE 700 /* M_E, M_PI */
 #include "attnrank/expression.h"
-#include "attnrank/families/hardmax.h"
+#include "families/hardmax/hardmax.h"
 #include "check.h"
 
 #include <stdint.h>
@@ -295,6 +295,7 @@ static void garbage(void)
 
 int main(void)
 {
+    check_register_families();
     hardmax = ar_sim_find("hardmax_rank");
     if (!hardmax) {
         fprintf(stderr, "no hardmax_rank simulator\n");

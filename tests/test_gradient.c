@@ -7,6 +7,7 @@
 
 int main(void)
 {
+    check_register_families();
     const int n = 4, d = 3, layers = 4;
     double a[4 * 16], w[4 * 9], x0[12], y[4 * 12], xl[12], plus[12], minus[12], work[12];
     double norms[4], scratch[64];

@@ -5,7 +5,7 @@
 #include "attnrank/linalg.h"
 #include "attnrank/rank.h"
 #include "attnrank/stats.h"
-#include "attnrank/families/hardmax.h"
+#include "families/hardmax/hardmax.h"
 #include "attnrank/theory.h"
 #include "check.h"
 #include "support.h"
@@ -279,6 +279,7 @@ static void weight_scale_is_exact(void)
 
 int main(void)
 {
+    check_register_families();
     weight_scale_is_exact();
     deficit_is_the_rank_rescaled();
     given_keys_is_unbiased();

@@ -41,6 +41,7 @@ static void compare(int m, int n, int markov, uint64_t seed)
 
 int main(void)
 {
+    check_register_families();
     compare(50, 50, 0, 1);
     compare(300, 300, 1, 2);
     compare(200, 120, 0, 3);

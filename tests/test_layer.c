@@ -132,6 +132,7 @@ static void layernorm_eps_by_hand(void)
 
 int main(void)
 {
+    check_register_families();
     layernorm_eps_by_hand();
     ar_layer_kind base = {.n = N, .d = D, .branch_scale = 1};
     ar_layer_kind layernorm = base, plain = base, upscaled = base, keyquery = base, everything = base;

@@ -316,6 +316,7 @@ static void small_gemm_keeps_argmax_ranks(void)
 
 int main(int argc, char **argv)
 {
+    check_register_families();
     if (argc == 2 && strcmp(argv[1], "--blas-buffer") == 0)
         return measure_blas_buffer();
     blas_buffer_is_counted();

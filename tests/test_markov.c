@@ -1,7 +1,7 @@
 /* markov: the sampled matrices are (centred) Markov matrices, the quarter-circle CDF is
  * right, and the Lanczos path gives the full SVD's sigma_1, sigma_2 on these matrices. */
 #include "attnrank/linalg.h"
-#include "attnrank/families/markov.h"
+#include "families/markov/markov.h"
 #include "attnrank/spec.h"
 #include "attnrank/theory.h"
 #include "check.h"
@@ -35,7 +35,8 @@ static void row_sums(void)
             point_of(params, &p);
             ar_rng r;
             ar_rng_init(&r, 1, 2, 3, 0);
-            ar_markov_sample(&p, &r, a, q, k);
+            ar_markov_draw draw = ar_markov_spectrum_draw(&p);
+            ar_markov_sample(&draw, &r, a, q, k);
             double worst = 0;
             int positive = 1;
             for (int i = 0; i < n; ++i) {
@@ -85,7 +86,8 @@ static void lanczos_matches_svd(void)
             int *iwork = malloc(8 * (size_t)n * sizeof *iwork);
             ar_rng r;
             ar_rng_init(&r, 4, 5, 6, 0);
-            ar_markov_sample(&p, &r, a, NULL, NULL);
+            ar_markov_draw draw = ar_markov_spectrum_draw(&p);
+            ar_markov_sample(&draw, &r, a, NULL, NULL);
             ar_rng_normals(&r, start, (size_t)n);
             memcpy(copy, a, (size_t)n * n * sizeof *a);
             CHECK(ar_singular_values(n, n, copy, sv, work, iwork) == 0);
@@ -116,7 +118,8 @@ static void eigenvalues_by_hand(void)
     double *a = malloc(50 * 50 * sizeof *a), big_wr[50], big_wi[50], *big_work = malloc(34 * 50 * sizeof *big_work);
     ar_rng r;
     ar_rng_init(&r, 7, 7, 7, 0);
-    ar_markov_sample(&p, &r, a, NULL, NULL);
+    ar_markov_draw draw = ar_markov_spectrum_draw(&p);
+    ar_markov_sample(&draw, &r, a, NULL, NULL);
     CHECK(ar_eigenvalues(50, a, big_wr, big_wi, big_work) == 0);
     double largest = 0, closest = 1;
     for (int i = 0; i < 50; ++i) {
@@ -144,7 +147,8 @@ static void keyquery_logits_have_sd_scale(void)
         point_of(params, &p);
         ar_rng r;
         ar_rng_init(&r, 4, 5, 6, 0);
-        ar_markov_sample(&p, &r, a, q, k);
+        ar_markov_draw draw = ar_markov_spectrum_draw(&p);
+        ar_markov_sample(&draw, &r, a, q, k);
         double variance = 0;
         for (int i = 0; i < n; ++i) {
             double mean = 0, square = 0;
@@ -199,6 +203,7 @@ static void predictions(void)
 
 int main(void)
 {
+    check_register_families();
     keyquery_logits_have_sd_scale();
     predictions();
     eigenvalues_by_hand();

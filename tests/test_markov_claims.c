@@ -1,7 +1,7 @@
 /* Statistical checks of S1, S2ks, S4, S5 and of S6/S7's outputs with fixed seeds; tolerances are multiples of
  * standard errors computed from the same draws. */
 #include "attnrank/engine.h"
-#include "attnrank/families/markov.h"
+#include "families/markov/markov.h"
 #include "attnrank/linalg.h"
 #include "attnrank/rank.h"
 #include "attnrank/stats.h"
@@ -337,6 +337,7 @@ static void value_sd_scales_the_layer(void)
 
 int main(void)
 {
+    check_register_families();
     vanished_layers_are_not_averaged();
     orthonormal_inputs();
     value_sd_scales_the_layer();

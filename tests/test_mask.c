@@ -4,7 +4,7 @@
  * route equal to the dense one; the two-token causal example with LayerNorm. */
 #include "attnrank/attention.h"
 #include "attnrank/dynamics.h"
-#include "attnrank/families/masks.h"
+#include "families/masks/masks.h"
 #include "attnrank/mask.h"
 #include "attnrank/sim.h"
 #include "attnrank/theory.h"
@@ -228,6 +228,7 @@ static void decay_shapes(void)
 
 int main(void)
 {
+    check_register_families();
     hand_cases();
     decay_shapes();
     connectivity_matches_search();

@@ -118,6 +118,7 @@ static void routes_agree(void)
 
 int main(void)
 {
+    check_register_families();
     routes_agree();
     complete_faster_than_window();
     bound_in_every_trial();

@@ -125,6 +125,7 @@ static void hull_vertices_by_hand(void)
 
 int main(void)
 {
+    check_register_families();
     measures_by_hand();
     stable_ranks_from_the_matrix();
     singular_values_of_known_matrices();

@@ -19,6 +19,7 @@ static double one(const ar_point *p)
 
 int main(void)
 {
+    check_register_families();
     int n_families;
     const ar_family *const *families = ar_families_all(&n_families);
     CHECK(n_families >= 4);

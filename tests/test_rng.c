@@ -354,6 +354,7 @@ static void gsl_adaptor_draws_the_stream(void)
 
 int main(void)
 {
+    check_register_families();
     known_answers();
     streams_are_pure();
     normal_streams_are_pure();

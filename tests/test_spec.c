@@ -693,6 +693,7 @@ static void conjecture_review(void)
 
 int main(void)
 {
+    check_register_families();
     bad_inputs();
     grids_and_overrides();
     files();

@@ -4,6 +4,7 @@
 
 int main(void)
 {
+    check_register_families();
     const double v[] = {1, 2, 3, 4};
     ar_summary s;
     ar_summarize(v, 4, &s);

@@ -744,6 +744,7 @@ static void stated_rates(void)
 
 int main(void)
 {
+    check_register_families();
     bounds();
     every_trial_and_witness();
     equalities();

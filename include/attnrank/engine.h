@@ -1,9 +1,9 @@
 /* engine: runs every grid point of a spec, trial by trial, into a store. One concern a
- * file in sim/core: plan.c works out the run once from the spec (plan.h); preflight.c
+ * file in sim/engine: plan.c works out the run once from the spec (plan.h); preflight.c
  * refuses what cannot fit; trials.c computes a point, or a batch of cheap points one per
- * thread, and summarizes them; run.c is the single-process loop and the start and end
- * every run shares; merge.c joins shards; distributed.c is the MPI driver; judge.c the
- * verdicts (judge.h); provenance.c says how this process computes.
+ * thread, and summarizes them; run.c is the single-process loop; session.c the start and
+ * end every run shares; merge.c joins shards; distributed.c is the MPI driver; judge.c
+ * the verdicts (judge.h).
  *
  * An expensive point's trials are shared by the OpenMP threads (each allocates its
  * workspace once per point); cheap points run whole, one per thread. BLAS runs
@@ -17,6 +17,9 @@
 #include <signal.h>
 #include <stddef.h>
 
+#include "attnrank/mpi_world.h"
+#include "attnrank/provenance.h"
+#include "attnrank/signals.h"
 #include "attnrank/spec.h"
 #include "attnrank/judge.h"
 #include "attnrank/plan.h"
@@ -45,23 +48,6 @@ typedef enum {
     AR_ERR_INTERRUPTED, /* SIGINT, SIGTERM or SIGHUP (ar_stop_signal says which): finished points are saved */
 } ar_status;
 
-/* MPI (a build with -Dmpi=true): under `mpirun -np P` rank 0 hands out chunks of
- * consecutive points, heaviest blocks first, and writes the file; every rank computes
- * them, rank 0 on a thread of its own. The results are the same bits as a single
- * process's. Without MPI these say one rank. */
-void ar_mpi_init(int *argc, char ***argv);
-int ar_mpi_rank(void);
-int ar_mpi_size(void);
-void ar_mpi_finalize(void);
-
-/* Set by the SIGINT/SIGTERM/SIGHUP handlers: the engine stops after flushing finished points. */
-extern volatile sig_atomic_t ar_stop_signal;
-/* SIGINT, SIGTERM and SIGHUP set ar_stop_signal (a run saves what it finished and stops;
- * exit 128 + the signal); a file-size limit becomes a failed write. */
-void ar_install_signal_handlers(void);
-/* "SIGINT", "SIGTERM" or "SIGHUP": which one stopped the run, for messages. */
-const char *ar_stop_signal_name(void);
-
 /* Run (or resume) spec into opt->output. On success *rows holds the verdict rows
  * (free them) and the return is AR_OK; otherwise a status with err set. A shard's file
  * holds its points only and no verdicts (*n_rows = 0): merge the shards. */
@@ -80,8 +66,6 @@ ar_status ar_engine_merge(const char *output, const char *const *shards, int n_s
  * and benchmarks; threads as in ar_run_options. Returns the number of failed trials. */
 long ar_engine_point_values(const ar_spec *spec, const ar_experiment *exp, long point, int threads,
                             double *values);
-/* A point where more than this fraction of the trials failed is marked, not averaged. */
-#define AR_FAILURE_LIMIT 0.01
 /* Summaries (one per value) and histograms (one per integer output, NULL for the
  * others; hist_max + 1 counts each) of one point's per-trial values, as stored; with
  * more than AR_FAILURE_LIMIT of its trials failed, every summary is marked instead:
@@ -90,10 +74,6 @@ void ar_engine_summarize_point(const ar_experiment *exp, long point, const doubl
                                ar_summary *sums, long *const *hists);
 /* Values per trial at a point (the values buffer holds trials times this many). */
 int ar_engine_values_per_trial(const ar_experiment *exp, long point);
-
-/* How this process computes (the OpenBLAS core, the kernels), for the files it writes;
- * the strings stay valid until the next call. */
-void ar_engine_provenance(ar_provenance *how);
 
 /* Bytes one point needs: per-thread workspaces plus per-trial value arrays. */
 double ar_engine_point_memory(const ar_experiment *exp, const ar_point *point, int threads);
@@ -104,10 +84,6 @@ double ar_engine_trial_seconds(const ar_spec *spec, const ar_experiment *exp, lo
 /* The simulator's cost model at point p (1 without one): plan scales timings by it. */
 double ar_engine_point_cost(const ar_experiment *exp, long point);
 
-/* The first call of a program: where memory is limited (ulimit -v or -d, strict
- * overcommit), starts the program again without OpenBLAS's thread pool, whose threads
- * would otherwise hang it (preflight.c says why). Returns where nothing needs doing. */
-void ar_engine_start_without_blas_pool(char **argv);
 /* Under ulimit -v: whether the plan's team (stacks, malloc arenas, OpenBLAS buffers)
  * and its largest point fit; -1 with a one-line refusal naming the spec if not. */
 int ar_engine_check_address_space(const ar_run_plan *plan, char *err);

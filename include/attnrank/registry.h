@@ -1,7 +1,7 @@
 /* registry: the claim families this build knows. A family (one paper) is its
- * simulators and its claim table; the registry is the one place that names them, and
- * list, verify, the report and the figure scripts read it. Tests add a toy family at
- * run time (tests/toy/) to show the path a new family takes. */
+ * simulators and its claim table; list, verify, the report and the figure scripts read
+ * the registry. The program registers the built-in families (builtin_families.h), a
+ * test its toy family (tests/toy/), the same way. */
 #ifndef ATTNRANK_REGISTRY_H
 #define ATTNRANK_REGISTRY_H
 
@@ -22,7 +22,7 @@ typedef struct ar_family {
 const ar_family *const *ar_families_all(int *count);
 /* The family a simulator belongs to, NULL if none. */
 const ar_family *ar_family_of(const ar_sim *sim);
-/* Add a family at run time, after the built-in ones: its claim table is checked
+/* Add a family: its claim table is checked
  * (ar_claims_check) and its simulator and claim names must be new. Returns 0, or -1
  * with the reason in why. Call before reading any spec; not thread-safe. */
 int ar_registry_add(const ar_family *family, char *why, size_t why_len);

@@ -76,8 +76,11 @@ void ar_note_describe(const ar_verdict_row *row, char *buf, size_t len);
 void ar_prediction_describe(const ar_verdict_row *row, char *buf, size_t len);
 
 /* How this process computes its floating-point results, as the file records it: handed
- * to the store by the engine (ar_engine_provenance), which asks the BLAS core and the
+ * to the store by the engine (ar_provenance_of_process), which asks the BLAS core and the
  * kernels; the store asks no one. */
+/* A point where more than this fraction of the trials failed is marked, not averaged. */
+#define AR_FAILURE_LIMIT 0.01
+
 typedef struct ar_provenance {
     const char *openblas_config, *openblas_core, *openblas_core_origin, *kernels;
 } ar_provenance;
@@ -120,9 +123,6 @@ int ar_store_read_summaries(ar_store *store, int experiment, int output, int ele
 int ar_store_read_theory(ar_store *store, int experiment, const ar_claim *claim, double *out, char *err);
 int ar_store_write_verdicts(ar_store *store, const ar_verdict_row *rows, int n_rows, char *err);
 int ar_store_read_verdicts(ar_store *store, ar_verdict_row **rows, int *n_rows, char *err);
-/* A name the layout keeps at the root beside the experiments' groups (/verdicts): the
- * spec refuses it as an experiment's name. */
-int ar_store_reserved_name(const char *name);
 /* Named root attribute as text, whole, in a malloc'd string the caller frees ("" if
  * absent or not text; an integer attribute as its decimal text); NULL: out of memory.
  * Setting one replaces it. */

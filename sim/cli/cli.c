@@ -16,7 +16,7 @@
 #include "attnrank/store.h"
 #include "attnrank/theory.h"
 #include "attnrank_config.h"
-#include "git_revision.h"
+#include "attnrank/revision.h"
 
 #include <ctype.h>
 #include <errno.h>

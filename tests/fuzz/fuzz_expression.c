@@ -4,6 +4,7 @@
  * The input, up to its first NUL, is compiled against every registered simulator and,
  * where it compiles, evaluated at the simulator's defaults. Two evaluations of one
  * expression agree (both NaN, or the same bits): nothing is left over from the first. */
+#include "attnrank/builtin_families.h"
 #include "attnrank/expression.h"
 
 #include <math.h>
@@ -25,6 +26,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     memcpy(text, data, size);
     text[size] = '\0';
+    char family_why[256];
+    if (ar_builtin_families_register(family_why, sizeof family_why) != 0)
+        abort();
     int count;
     const ar_sim *const *sims = ar_sim_all(&count);
     for (int s = 0; s < count; ++s) {

@@ -5,6 +5,7 @@
  * lines reach a folder made once with files to include: a part of a spec, one that
  * includes itself, one that ends inside a comment, an empty one, and a directory. */
 #define _GNU_SOURCE
+#include "attnrank/builtin_families.h"
 #include "attnrank/spec.h"
 
 #include <stdint.h>
@@ -44,6 +45,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
+    char why[256];
+    if (ar_builtin_families_register(why, sizeof why) != 0)
+        abort();
     if (!mkdtemp(include_dir))
         abort();
     const char *texts[] = {"{ name = \"a\"; simulator = \"hardmax_rank\"; trials = 10; n = [8, 0x10]; }\n",

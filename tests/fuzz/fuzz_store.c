@@ -13,6 +13,7 @@
  * never read past what it holds. (HDF5's binary format itself is not fuzzed here: raw
  * byte mutations crash inside libhdf5 1.10, see README and tests/fuzz/raw_bytes.py.) */
 #define _GNU_SOURCE
+#include "attnrank/builtin_families.h"
 #include "attnrank/engine.h"
 #include "attnrank/spec.h"
 #include "attnrank/store.h"
@@ -47,6 +48,9 @@ static herr_t collect(hid_t obj, const char *name, const H5O_info_t *info, void 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc, (void)argv;
+    char why[256];
+    if (ar_builtin_families_register(why, sizeof why) != 0)
+        abort();
     snprintf(pristine, sizeof pristine, "/tmp/attnrank-fuzz-seed-%d.h5", (int)getpid());
     snprintf(path, sizeof path, "/tmp/attnrank-fuzz-%d.h5", (int)getpid());
     snprintf(merged, sizeof merged, "/tmp/attnrank-fuzz-merged-%d.h5", (int)getpid());

@@ -1,5 +1,0 @@
-/* git_revision: the source revision, regenerated at every build (sim/git_revision.c.in). */
-#ifndef ATTNRANK_GIT_REVISION_H
-#define ATTNRANK_GIT_REVISION_H
-extern const char ar_git_revision[];
-#endif

@@ -1,0 +1,301 @@
+/* judge: verdicts and mutants from a result file's datasets (see judge.h). */
+#include "attnrank/judge.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "attnrank/engine.h"
+#include "attnrank/revision.h"
+
+/* What one claim is judged on: summaries and predictions over the experiment's grid,
+ * and for trend and limit rules the line of each point along the claim's axis. */
+typedef struct claim_data {
+    ar_summary *est;
+    double *prediction, *along, *versus;
+    long *line; /* for a steeper claim, the plane of its two axes */
+    int has_axis, integer_output;
+} claim_data;
+
+static int load_claim(ar_store *store, const ar_spec *spec, int e, const ar_claim *claim, claim_data *d, char *err)
+{
+    const ar_experiment *x = &spec->experiments[e];
+    int output = claim->output; /* checked against the simulator by the registry */
+    d->integer_output = x->sim->outputs[output].hist_max != NULL;
+    if (ar_store_read_summaries(store, e, output, claim->element, d->est, err) < 0)
+        return -1;
+    /* The current theory's predictions (a run stored the same in theory/; a judged
+     * conjecture has none stored). */
+    for (long p = 0; p < x->n_points; ++p) {
+        ar_point point;
+        ar_experiment_point(x, p, &point);
+        d->prediction[p] = ar_claim_predict(claim, &point);
+    }
+    /* Lines along the claim's trend axis: points equal but for that coordinate (planes:
+     * but for it and the versus axis). */
+    int param = claim->trend_axis ? ar_sim_param_index(x->sim, claim->trend_axis) : -1;
+    int axis = param >= 0 ? ar_experiment_axis_of(x, param) : -1;
+    int versus_param = claim->versus_axis ? ar_sim_param_index(x->sim, claim->versus_axis) : -1;
+    int versus = versus_param >= 0 ? ar_experiment_axis_of(x, versus_param) : -1;
+    d->has_axis = axis >= 0 && (!claim->versus_axis || versus >= 0);
+    for (long p = 0; d->has_axis && p < x->n_points; ++p) {
+        int coords[AR_MAX_PARAMS];
+        ar_experiment_coords(x, p, coords);
+        d->along[p] = x->axes[axis].values[coords[axis]];
+        coords[axis] = 0;
+        if (versus >= 0) {
+            d->versus[p] = x->axes[versus].values[coords[versus]];
+            coords[versus] = 0;
+        }
+        long id = 0;
+        for (int a = 0; a < x->n_axes; ++a)
+            id = id * x->axes[a].count + coords[a];
+        d->line[p] = id;
+    }
+    return 0;
+}
+
+static int alloc_claim_data(long n, claim_data *d)
+{
+    d->est = calloc((size_t)n, sizeof *d->est);
+    d->prediction = malloc((size_t)n * sizeof *d->prediction);
+    d->along = malloc((size_t)n * sizeof *d->along);
+    d->versus = malloc((size_t)n * sizeof *d->versus);
+    d->line = malloc((size_t)n * sizeof *d->line);
+    return d->est && d->prediction && d->along && d->versus && d->line ? 0 : -1;
+}
+
+static void free_claim_data(claim_data *d)
+{
+    free(d->est), free(d->prediction), free(d->along), free(d->versus), free(d->line);
+}
+
+/* The claim's judgement, or its mirror (reversed: a steeper claim's other axis). */
+static void judge_claim(const ar_claim *claim, long n, const claim_data *d, int reversed, ar_judgement *j)
+{
+    const long *line = d->has_axis ? d->line : NULL;
+    const double *along = d->has_axis ? d->along : NULL;
+    if (claim->rule == AR_RULE_STEEPER && d->has_axis)
+        ar_judge_steeper(claim, n, d->prediction, d->est, d->integer_output, line, along, d->versus, reversed, j);
+    else
+        ar_judge(claim, n, d->prediction, d->est, d->integer_output, line, along, j);
+}
+
+static void describe_axes(const ar_experiment *x, long point, char *buf, size_t len)
+{
+    ar_point pt;
+    int which[AR_MAX_PARAMS];
+    ar_experiment_point(x, point, &pt);
+    for (int a = 0; a < x->n_axes; ++a)
+        which[a] = x->axes[a].param;
+    if (x->n_axes == 0)
+        snprintf(buf, len, "(single point)");
+    else
+        ar_point_describe(&pt, which, x->n_axes, buf, len);
+}
+
+/* Whether upper bound `tight` is at least as sharp as `loose` wherever `loose` speaks,
+ * and sharper somewhere: two bounds equal everywhere (a claim restated as a conjecture)
+ * imply each other, and neither is marked. */
+static int implies(const ar_claim *tight, const double *f_tight, const ar_claim *loose, const double *f_loose,
+                   long n)
+{
+    if (tight == loose || tight->rule != AR_RULE_UPPER_BOUND || loose->rule != AR_RULE_UPPER_BOUND ||
+        tight->sim != loose->sim || tight->output != loose->output || tight->element != loose->element)
+        return 0;
+    long shared = 0, sharper = 0;
+    for (long p = 0; p < n; ++p) {
+        if (isnan(f_loose[p]))
+            continue;
+        if (!(f_tight[p] <= f_loose[p]))
+            return 0;
+        shared++;
+        sharper += f_tight[p] < f_loose[p];
+    }
+    return shared > 0 && sharper > 0;
+}
+
+int ar_engine_verdicts(ar_store *store, const ar_spec *spec, ar_verdict_row *rows, char *err)
+{
+    int r = 0;
+    for (int e = 0; e < spec->n_experiments; ++e) {
+        const ar_experiment *x = &spec->experiments[e];
+        claim_data d;
+        double *predictions = malloc((size_t)(x->n_claims ? x->n_claims : 1) * (size_t)x->n_points * sizeof *predictions);
+        if (alloc_claim_data(x->n_points, &d) < 0 || !predictions) {
+            free_claim_data(&d), free(predictions);
+            snprintf(err, AR_ERR_LEN, "out of memory judging experiment %s", x->name);
+            return -1;
+        }
+        for (int k = 0; k < x->n_claims; ++k) {
+            const ar_claim *claim = x->claims[k];
+            if (load_claim(store, spec, e, claim, &d, err) < 0) {
+                free_claim_data(&d), free(predictions);
+                return -1;
+            }
+            memcpy(predictions + (size_t)k * x->n_points, d.prediction, (size_t)x->n_points * sizeof *predictions);
+            ar_judgement j;
+            judge_claim(claim, x->n_points, &d, 0, &j);
+            ar_verdict_row *row = &rows[r + k];
+            memset(row, 0, sizeof *row);
+            snprintf(row->claim, sizeof row->claim, "%s", claim->id);
+            snprintf(row->experiment, sizeof row->experiment, "%s", x->name);
+            snprintf(row->statement, sizeof row->statement, "%s", claim->statement);
+            if (j.point >= 0)
+                describe_axes(x, j.point, row->point, sizeof row->point);
+            row->prediction = j.prediction;
+            row->estimate = j.estimate;
+            row->ci_lo = j.ci_lo;
+            row->ci_hi = j.ci_hi;
+            row->trials = j.trials;
+            row->points = j.points;
+            row->rule = claim->rule;
+            row->verdict = j.verdict;
+            row->expected = x->expect[k];
+            row->resolution = j.resolution;
+            snprintf(row->explanation, sizeof row->explanation, "%s", j.rule);
+            row->failed = j.failed, row->empty_points = j.empty_points;
+            row->fit = j.fit;
+            row->note = claim->identity                                ? AR_NOTE_IDENTITY
+                        : j.resolution.kind == AR_RESOLUTION_EXISTENCE ? AR_NOTE_CANNOT_FAIL
+                        : j.resolution.loose                       ? AR_NOTE_LOOSE
+                        : j.resolution.excludes                    ? AR_NOTE_EXCLUDES
+                        : j.failed > 0 || j.empty_points > 0       ? AR_NOTE_FAILED
+                                                                   : AR_NOTE_NONE;
+        }
+        /* A holding bound implied by a tighter one that holds on the same data says nothing more. */
+        for (int k = 0; k < x->n_claims; ++k)
+            for (int t = 0; t < x->n_claims; ++t)
+                if (rows[r + t].verdict == AR_HOLDS && rows[r + k].verdict == AR_HOLDS &&
+                    implies(x->claims[t], predictions + (size_t)t * x->n_points, x->claims[k],
+                            predictions + (size_t)k * x->n_points, x->n_points)) {
+                    rows[r + k].note = AR_NOTE_IMPLIED;
+                    snprintf(rows[r + k].implied_by, sizeof rows[r + k].implied_by, "%s", x->claims[t]->id);
+                    break;
+                }
+        r += x->n_claims;
+        free_claim_data(&d), free(predictions);
+    }
+    return 0;
+}
+
+int ar_engine_mutants(ar_store *store, const ar_spec *spec, ar_mutant_row *rows, char *err)
+{
+    int r = 0;
+    for (int e = 0; e < spec->n_experiments; ++e) {
+        const ar_experiment *x = &spec->experiments[e];
+        claim_data d;
+        if (alloc_claim_data(x->n_points, &d) < 0) {
+            free_claim_data(&d);
+            snprintf(err, AR_ERR_LEN, "out of memory judging experiment %s", x->name);
+            return -1;
+        }
+        for (int k = 0; k < x->n_claims; ++k, ++r) {
+            const ar_claim *claim = x->claims[k];
+            if (load_claim(store, spec, e, claim, &d, err) < 0) {
+                free_claim_data(&d);
+                return -1;
+            }
+            const long *line = d.has_axis ? d.line : NULL;
+            const double *along = d.has_axis ? d.along : NULL;
+            ar_mutant_row *row = &rows[r];
+            memset(row, 0, sizeof *row);
+            snprintf(row->claim, sizeof row->claim, "%s", claim->id);
+            snprintf(row->experiment, sizeof row->experiment, "%s", x->name);
+            ar_judgement j;
+            judge_claim(claim, x->n_points, &d, 0, &j);
+            row->verdict = j.verdict;
+            row->loose = j.resolution.loose;
+            if (claim->rule == AR_RULE_STEEPER && d.has_axis) { /* the mirror: the other axis steeper */
+                ar_judgement mirror;
+                judge_claim(claim, x->n_points, &d, 1, &mirror);
+                row->mutants[0] = (ar_mutant){1, 1, mirror.verdict};
+                row->count = 1;
+                continue;
+            }
+            row->count = ar_mutants(claim, x->n_points, d.prediction, d.est, d.integer_output, line, along,
+                                    row->mutants, &row->why);
+        }
+        free_claim_data(&d);
+    }
+    return 0;
+}
+
+int ar_engine_theory_changes(ar_store *store, long *changed, char *err)
+{
+    const ar_spec *spec = ar_store_spec(store);
+    int r = 0;
+    for (int e = 0; e < spec->n_experiments; ++e) {
+        const ar_experiment *x = &spec->experiments[e];
+        double *stored = malloc((size_t)x->n_points * sizeof *stored);
+        if (!stored) {
+            snprintf(err, AR_ERR_LEN, "out of memory reading experiment %s's theory", x->name);
+            return -1;
+        }
+        for (int k = 0; k < x->n_claims; ++k, ++r) {
+            if (ar_store_read_theory(store, e, x->claims[k], stored, err) < 0) {
+                free(stored);
+                return -1;
+            }
+            changed[r] = 0;
+            for (long p = 0; p < x->n_points; ++p) {
+                ar_point point;
+                ar_experiment_point(x, p, &point);
+                double now = ar_claim_predict(x->claims[k], &point);
+                changed[r] += !(now == stored[p] || (isnan(now) && isnan(stored[p])));
+            }
+        }
+        free(stored);
+    }
+    return 0;
+}
+
+int ar_engine_check_verdicts(ar_store *store, char *note, size_t note_len, char *err)
+{
+    note[0] = '\0';
+    const ar_spec *spec = ar_store_spec(store);
+    int n_rows = ar_store_verdict_count(spec);
+    for (int e = 0; e < spec->n_experiments; ++e)
+        if (ar_store_done_count(store, e) < spec->experiments[e].n_points)
+            return 0; /* rows stay NOT RUN until every point is in */
+    ar_verdict_row *fresh = calloc((size_t)(n_rows ? n_rows : 1), sizeof *fresh);
+    long *changed = calloc((size_t)(n_rows ? n_rows : 1), sizeof *changed);
+    char *revision = ar_store_attribute(store, "git_revision");
+    if (!fresh || !changed || !revision) {
+        free(fresh), free(changed), free(revision);
+        snprintf(err, AR_ERR_LEN, "%s: out of memory re-judging its verdicts", ar_store_path(store));
+        return -1;
+    }
+    int first = -1, differing = 0, moved = -1;
+    char what[700] = "";
+    int status = ar_engine_verdicts(store, spec, fresh, err);
+    if (status == 0 && (differing = ar_store_verdicts_differ(store, fresh, n_rows, &first, what, sizeof what, err)) < 0)
+        status = -1;
+    /* the theory/ datasets (what the figures draw) are this attnrank's predictions too */
+    if (status == 0 && ar_engine_theory_changes(store, changed, err) < 0)
+        status = -1;
+    for (int r = 0; status == 0 && r < n_rows && moved < 0; ++r)
+        if (changed[r])
+            moved = r;
+    if (status == 0 && (differing || moved >= 0)) {
+        /* The same revision judges the same numbers the same way: a difference is an edit.
+         * Another revision's rules may have changed since: that is said, not refused. */
+        int ours = strcmp(revision, ar_git_revision) == 0;
+        char *text = ours ? err : note, found[900];
+        size_t len = ours ? AR_ERR_LEN : note_len;
+        if (differing)
+            snprintf(found, sizeof found, "%d of %d /verdicts row(s) differ from its data re-judged (first: %s in %s, %s)",
+                     differing, n_rows, fresh[first].claim, fresh[first].experiment, what);
+        else
+            snprintf(found, sizeof found, "its theory/%s of experiment %s differs from this attnrank's prediction at "
+                     "%ld point(s)", fresh[moved].claim, fresh[moved].experiment, changed[moved]);
+        snprintf(text, len, "%s: %s%s%s%s%s", ar_store_path(store), ours ? "damaged: " : "note: ", found,
+                 ours ? "" : " (the file was judged by revision ", ours ? "" : revision,
+                 ours ? "" : "; `attnrank judge` prints the current verdicts)");
+        ar_store_one_line(text); /* it quotes the file's own texts */
+        status = ours ? -1 : 0;
+    }
+    free(fresh), free(changed), free(revision);
+    return status;
+}

@@ -1,0 +1,51 @@
+/* families/hardmax: the hardmax rank family (Min & Li, "On the Efficiency of
+ * Transformers: The Effect of Attention Rank"; claims H1-H5). Its simulators are
+ * hardmax_rank and softmax_rank (sim/families/hardmax/hardmax_rank.c), its claims are in
+ * theory/hardmax.c. The indices below are the simulators' parameter, choice and output
+ * tables (designated initializers there), shared with the theory. */
+#ifndef ATTNRANK_FAMILIES_HARDMAX_H
+#define ATTNRANK_FAMILIES_HARDMAX_H
+
+#include "attnrank/sim.h"
+#include "attnrank/theory.h"
+
+/* Parameters of both simulators: the first eight are common, then softmax_rank has tau
+ * and rank_tol, hardmax_rank queries_given_keys in tau's place. */
+enum {
+    AR_HARDMAX_N, AR_HARDMAX_D, AR_HARDMAX_D_H, AR_HARDMAX_INPUTS, AR_HARDMAX_WEIGHTS,
+    AR_HARDMAX_RHO, AR_HARDMAX_SIGMA, AR_HARDMAX_SAMPLER, AR_HARDMAX_TAU, AR_HARDMAX_RANK_TOL,
+};
+enum { AR_HARDMAX_QUERIES_GIVEN_KEYS = AR_HARDMAX_TAU };
+enum { AR_HARDMAX_INPUTS_ORTHONORMAL, AR_HARDMAX_INPUTS_GAUSSIAN };
+enum { AR_HARDMAX_WEIGHTS_INDEPENDENT, AR_HARDMAX_WEIGHTS_TIED, AR_HARDMAX_WEIGHTS_CORRELATED };
+enum { AR_HARDMAX_SAMPLER_AUTO, AR_HARDMAX_SAMPLER_FAITHFUL };
+/* Outputs of hardmax_rank. */
+enum {
+    AR_HARDMAX_OUT_ARGMAX_RANK, AR_HARDMAX_OUT_HULL_VERTICES, AR_HARDMAX_OUT_H2_DEFICIT,
+    AR_HARDMAX_OUT_RANK_GIVEN_KEYS, AR_HARDMAX_OUT_H2_DEFICIT_GIVEN_KEYS,
+};
+/* Outputs of softmax_rank. */
+enum {
+    AR_SOFTMAX_OUT_ARGMAX_RANK, AR_SOFTMAX_OUT_NUMRANK_ABS, AR_SOFTMAX_OUT_NUMRANK_REL,
+    AR_SOFTMAX_OUT_STABLE_RANK, AR_SOFTMAX_OUT_STABLE_RANK_GRAM, AR_SOFTMAX_OUT_EFFECTIVE_RANK,
+    AR_SOFTMAX_OUT_NUMRANK_FIRST_ORDER, AR_SOFTMAX_OUT_NUMRANK_CERT,
+};
+/* numrank_first_order is measured where tau >= this times sigma^2: the logits over the
+ * temperature are then below about 5e-4, deep in the first-order regime. */
+#define AR_SOFTMAX_FIRST_ORDER_TAU 1e4
+
+/* H2's bound n (1 - (1 - 1/n)^n), the expected number of distinct winners when every key
+ * is equally likely to win. */
+double ar_hardmax_h2_bound(int n);
+/* softmax_rank's temperature for scores drawn at unit weight scale: tau / sigma^2 (in
+ * units of sqrt(d_h)), since softmax(sigma^2 S / tau) = softmax(S / (tau / sigma^2)).
+ * The claims' temperature regimes are stated in it. */
+double ar_hardmax_unit_tau(const ar_point *p);
+
+extern const ar_sim ar_sim_hardmax_rank, ar_sim_softmax_rank;
+
+/* The family's claims (theory/hardmax.c). */
+extern const ar_claim ar_hardmax_claims[];
+extern const int ar_hardmax_claim_count;
+
+#endif

@@ -1,0 +1,724 @@
+/* store_points: the points of a run and the done ledger: points buffered in slabs,
+ * committed about once a second (data flushed, then the ledger, flushed); the values at
+ * done points read back and checked; the summaries and predictions the verdicts read. */
+#define _GNU_SOURCE
+#include "store_parts.h"
+
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+int store_load_done(ar_store *s, char *err)
+{
+    s->done = calloc((size_t)s->spec.n_experiments + 1, sizeof *s->done);
+    if (!s->done)
+        return store_fail(err, s->path, "out of memory reading the done ledger");
+    for (int e = 0; e < s->spec.n_experiments; ++e) {
+        const ar_experiment *x = &s->spec.experiments[e];
+        s->done[e] = calloc((size_t)x->n_points + 1, 1);
+        if (!s->done[e])
+            return store_fail(err, s->path, "out of memory reading the done ledger");
+        char name[512];
+        snprintf(name, sizeof name, "%s/done", x->name);
+        dataset_shape shape = store_grid_shape(x, VALUE_FLAG);
+        if (store_read_checked(s, name, &shape, H5T_NATIVE_UCHAR, s->done[e], err) < 0)
+            return -1;
+        for (long p = 0; p < x->n_points; ++p) /* a point is done (1) or not (0): nothing else */
+            if (s->done[e][p] > 1)
+                return store_fail(err, s->path, "damaged: dataset /%s holds %u at point %ld, not 0 (not done) or 1 (done)",
+                            name, (unsigned)s->done[e][p], p);
+    }
+    return 0;
+}
+const ar_spec *ar_store_spec(const ar_store *store) { return &store->spec; }
+
+int ar_store_done(const ar_store *store, int experiment, long point)
+{
+    return store->done[experiment][point];
+}
+/* ---- buffered point writes --------------------------------------------------------
+ * Points arrive one at a time but are written in slabs: consecutive points of one
+ * experiment gathered in memory, then one H5Dwrite per dataset. About once a second
+ * the slabs written are committed: the file is flushed, their points' entries in the
+ * done ledger are written, and the file is flushed again. A kill thus loses at most the
+ * last second's points, and the ledger names only points whose data reached the file
+ * before it: a resume recomputes the rest, with the same bits. The layout is allocated
+ * when the file is made (contiguous, row-major over the axes), so these writes touch raw
+ * data only and a slab of consecutive points is one contiguous stretch of each dataset. */
+
+static const double COMMIT_SECONDS = 1.0;
+
+typedef struct {
+    int experiment;
+    long first, count;
+} point_range;
+
+typedef struct slab_writer {
+    int experiment;                    /* the slab's experiment; -1 before the first point */
+    long first, count, capacity;       /* it holds points first .. first + count - 1 */
+    double *stats[AR_MAX_OUTPUTS];     /* [N_STATS][capacity][vector width] */
+    long long *counts[AR_MAX_OUTPUTS]; /* [2][capacity][vector width]: count, failed */
+    long long *hists[AR_MAX_OUTPUTS];  /* [histogram datasets][capacity][their width] */
+    hid_t datasets[AR_MAX_OUTPUTS][N_CELLS + HIST_DATASETS]; /* the experiment's, opened (checked) once */
+    point_range *pending;              /* written, not yet in the ledger */
+    int n_pending, pending_capacity;
+    double last_commit;
+} slab_writer;
+
+static double monotonic_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Add points first .. first + count - 1 (row-major over x's axes) to the selection of
+ * space, whose dimensions are the axes and then whole ones (a vector's index, a
+ * histogram's values): a union of at most two hyperslabs per axis. `op` is
+ * H5S_SELECT_SET for the first range, H5S_SELECT_OR for the others. */
+static int add_points(hid_t space, const ar_experiment *x, long first, long count, H5S_seloper_t op)
+{
+    if (x->n_axes == 0)
+        return H5Sselect_all(space) < 0 ? -1 : 0; /* one point, the whole dataset */
+    hsize_t dims[H5S_MAX_RANK];
+    int rank = H5Sget_simple_extent_dims(space, dims, NULL), axes = x->n_axes;
+    hsize_t block[H5S_MAX_RANK + 1]; /* block[j]: points in one index of axis j - 1 */
+    block[axes] = 1;
+    for (int j = axes - 1; j >= 0; --j)
+        block[j] = block[j + 1] * dims[j];
+    hsize_t lo = (hsize_t)first, hi = (hsize_t)(first + count);
+    while (lo < hi) {
+        /* the largest aligned block that starts at lo and fits, and how many of them */
+        int j = 0;
+        while (lo % block[j] != 0 || lo + block[j] > hi)
+            j++;
+        hsize_t start[H5S_MAX_RANK], n[H5S_MAX_RANK], rest = lo;
+        for (int a = axes - 1; a >= 0; --a)
+            start[a] = rest % dims[a], rest /= dims[a];
+        for (int a = 0; a < axes; ++a)
+            n[a] = a < j - 1 ? 1 : a >= j ? dims[a] : 0;
+        hsize_t m = 1; /* j = 0: the whole grid */
+        if (j > 0) {
+            m = (hi - lo) / block[j];
+            if (m > dims[j - 1] - start[j - 1])
+                m = dims[j - 1] - start[j - 1];
+            n[j - 1] = m;
+        }
+        for (int a = axes; a < rank; ++a)
+            start[a] = 0, n[a] = dims[a];
+        if (H5Sselect_hyperslab(space, op, start, NULL, n, NULL) < 0)
+            return -1;
+        op = H5S_SELECT_OR;
+        lo += m * (j > 0 ? block[j] : block[0]);
+    }
+    return 0;
+}
+
+/* The file space of ds with points first .. first + count - 1 selected. */
+static hid_t select_points(hid_t ds, const ar_experiment *x, long first, long count)
+{
+    hid_t space = H5Dget_space(ds);
+    if (space >= 0 && add_points(space, x, first, count, H5S_SELECT_SET) < 0) {
+        H5Sclose(space);
+        return -1;
+    }
+    return space;
+}
+
+int store_find_runs(const unsigned char *marks, long n_points, point_runs *r)
+{
+    memset(r, 0, sizeof *r);
+    r->points = n_points;
+    long runs = 0;
+    for (long p = 0; p < n_points; ++p)
+        runs += marks[p] && (p == 0 || !marks[p - 1]);
+    r->first = malloc((size_t)(runs + 1) * sizeof *r->first);
+    r->count = malloc((size_t)(runs + 1) * sizeof *r->count);
+    if (!r->first || !r->count) {
+        free(r->first), free(r->count);
+        memset(r, 0, sizeof *r);
+        return -1;
+    }
+    for (long p = 0; p < n_points;) {
+        if (!marks[p]) {
+            p++;
+            continue;
+        }
+        long end = p;
+        while (end < n_points && marks[end])
+            end++;
+        r->first[r->runs] = p, r->count[r->runs++] = end - p, r->marked += end - p;
+        p = end;
+    }
+    return 0;
+}
+
+void store_free_runs(point_runs *r)
+{
+    free(r->first), free(r->count);
+    memset(r, 0, sizeof *r);
+}
+
+/* The file space of ds with the runs' points selected (all of it where they are all). */
+static hid_t select_runs(hid_t ds, const ar_experiment *x, const point_runs *r)
+{
+    hid_t space = H5Dget_space(ds);
+    if (space < 0 || r->marked == r->points)
+        return space;
+    for (long i = 0; i < r->runs; ++i)
+        if (add_points(space, x, r->first[i], r->count[i], i ? H5S_SELECT_OR : H5S_SELECT_SET) < 0) {
+            H5Sclose(space);
+            return -1;
+        }
+    return space;
+}
+
+/* Dataset `name` (checked to be of `want`, per_point values a point) at the runs'
+ * points, from or into buf, which holds r->marked * per_point values in point order:
+ * read (writing 0) or written (writing 1) with one call. */
+int store_transfer_runs(ar_store *s, const char *name, const dataset_shape *want, const ar_experiment *x,
+                         const point_runs *r, size_t per_point, void *buf, int writing, char *err)
+{
+    if (r->marked == 0)
+        return 0;
+    hid_t ds = store_open_checked(s, name, want, err);
+    if (ds < 0)
+        return -1;
+    hid_t file_space = select_runs(ds, x, r);
+    hsize_t values = (hsize_t)r->marked * per_point;
+    hid_t mem = H5Screate_simple(1, &values, NULL);
+    herr_t st = -1;
+    if (file_space >= 0 && mem >= 0)
+        st = writing ? H5Dwrite(ds, store_memory_type(want->kind), mem, file_space, H5P_DEFAULT, buf)
+                     : H5Dread(ds, store_memory_type(want->kind), mem, file_space, H5P_DEFAULT, buf);
+    if (mem >= 0)
+        H5Sclose(mem);
+    if (file_space >= 0)
+        H5Sclose(file_space);
+    H5Dclose(ds);
+    if (st < 0)
+        return store_fail(err, s->path, writing ? "cannot write /%s (disk full?)" : "cannot read /%s", name);
+    return 0;
+}
+
+/* values (count points' worth, in point order) into the open dataset ds. */
+static int write_points(hid_t ds, hid_t type, const ar_experiment *x, long first, long count, hsize_t per_point,
+                        const void *values)
+{
+    hid_t file_space = select_points(ds, x, first, count);
+    hsize_t n = (hsize_t)count * per_point;
+    hid_t mem = H5Screate_simple(1, &n, NULL);
+    herr_t st = file_space < 0 || mem < 0 ? -1 : H5Dwrite(ds, type, mem, file_space, H5P_DEFAULT, values);
+    if (mem >= 0)
+        H5Sclose(mem);
+    if (file_space >= 0)
+        H5Sclose(file_space);
+    return st < 0 ? -1 : 0;
+}
+
+const char *store_cell_name(int k)
+{
+    return k < N_STATS ? STAT_NAMES[k] : k == N_STATS ? "count" : "failed";
+}
+
+static void close_slab_datasets(slab_writer *w)
+{
+    for (int o = 0; o < AR_MAX_OUTPUTS; ++o)
+        for (int k = 0; k < N_CELLS + HIST_DATASETS; ++k) {
+            if (w->datasets[o][k] >= 0)
+                H5Dclose(w->datasets[o][k]);
+            w->datasets[o][k] = -1;
+        }
+}
+
+static void free_slab_buffers(slab_writer *w)
+{
+    for (int o = 0; o < AR_MAX_OUTPUTS; ++o) {
+        free(w->stats[o]), free(w->counts[o]), free(w->hists[o]);
+        w->stats[o] = NULL, w->counts[o] = NULL, w->hists[o] = NULL;
+    }
+}
+
+/* Make the slab experiment e's: its datasets opened (each checked once) and buffers
+ * sized for its widths. */
+static int start_slab(ar_store *s, int e, char *err)
+{
+    slab_writer *w = s->writer;
+    const ar_experiment *x = &s->spec.experiments[e];
+    const experiment_layout *L = &s->layout[e];
+    close_slab_datasets(w);
+    free_slab_buffers(w);
+    w->experiment = -1;
+    double per_point = 0;
+    for (int o = 0; o < x->sim->n_outputs; ++o)
+        per_point += 8.0 * (N_CELLS * L->vector[o] + (L->slots[o] ? 2 * L->slots[o] : L->hist[o]));
+    double fit = AR_SLAB_BYTES / (per_point > 0 ? per_point : 1);
+    w->capacity = fit < 1 ? 1 : fit > AR_SLAB_POINTS ? AR_SLAB_POINTS : (long)fit;
+    w->count = 0;
+    char name[512];
+    for (int o = 0; o < x->sim->n_outputs; ++o) {
+        const ar_output *out = &x->sim->outputs[o];
+        size_t cap = (size_t)w->capacity, vec = (size_t)L->vector[o];
+        const char *hist_names[HIST_DATASETS];
+        hsize_t width = 0;
+        int cells = store_hist_datasets(L, o, hist_names, &width);
+        w->stats[o] = malloc(N_STATS * cap * vec * sizeof(double));
+        w->counts[o] = malloc(2 * cap * vec * sizeof(long long));
+        w->hists[o] = malloc((size_t)cells * cap * width * sizeof(long long) + 1);
+        if (!w->stats[o] || !w->counts[o] || !w->hists[o])
+            return store_fail(err, s->path, "out of memory for the points of experiment %s", x->name);
+        dataset_shape real = store_stat_shape(L, x, out, VALUE_DOUBLE), whole = store_stat_shape(L, x, out, VALUE_INT64);
+        dataset_shape hist = store_hist_cell_shape(x, width);
+        for (int k = 0; k < N_CELLS + cells; ++k) {
+            snprintf(name, sizeof name, "%s/%s/%s", x->name, out->name,
+                     k < N_CELLS ? store_cell_name(k) : hist_names[k - N_CELLS]);
+            w->datasets[o][k] = store_open_checked(s, name, k < N_STATS ? &real : k < N_CELLS ? &whole : &hist, err);
+            if (w->datasets[o][k] < 0)
+                return -1;
+        }
+    }
+    w->experiment = e;
+    return 0;
+}
+
+/* The slab's points into their datasets (not flushed); their range joins the pending. */
+static int write_slab(ar_store *s, char *err)
+{
+    slab_writer *w = s->writer;
+    if (w->experiment < 0 || w->count == 0)
+        return 0;
+    const ar_experiment *x = &s->spec.experiments[w->experiment];
+    const experiment_layout *L = &s->layout[w->experiment];
+    if (w->n_pending == w->pending_capacity) {
+        int cap = w->pending_capacity ? 2 * w->pending_capacity : 16;
+        point_range *grown = realloc(w->pending, (size_t)cap * sizeof *grown);
+        if (!grown)
+            return store_fail(err, s->path, "out of memory writing experiment %s", x->name);
+        w->pending = grown, w->pending_capacity = cap;
+    }
+    size_t cap = (size_t)w->capacity;
+    for (int o = 0; o < x->sim->n_outputs; ++o) {
+        hsize_t vec = (hsize_t)L->vector[o], width = 0;
+        const char *hist_names[HIST_DATASETS];
+        int cells = store_hist_datasets(L, o, hist_names, &width);
+        for (int k = 0; k < N_CELLS + cells; ++k) {
+            const void *values = k < N_STATS    ? (const void *)(w->stats[o] + (size_t)k * cap * vec)
+                                 : k < N_CELLS ? (const void *)(w->counts[o] + (size_t)(k - N_STATS) * cap * vec)
+                                               : (const void *)(w->hists[o] + (size_t)(k - N_CELLS) * cap * width);
+            hid_t type = k < N_STATS ? H5T_NATIVE_DOUBLE : H5T_NATIVE_LLONG;
+            if (write_points(w->datasets[o][k], type, x, w->first, w->count, k < N_CELLS ? vec : width, values) < 0)
+                return store_fail(err, s->path, "cannot write points %ld to %ld of experiment %s (disk full?)", w->first,
+                            w->first + w->count - 1, x->name);
+        }
+    }
+    w->pending[w->n_pending++] = (point_range){w->experiment, w->first, w->count};
+    w->count = 0;
+    return 0;
+}
+
+int ar_store_commit(ar_store *store, char *err)
+{
+    slab_writer *w = store->writer;
+    if (!w)
+        return 0;
+    if (write_slab(store, err) < 0)
+        return -1;
+    w->last_commit = monotonic_seconds();
+    if (w->n_pending == 0)
+        return 0;
+    /* Data first, flushed; then the ledger entries, flushed: a kill between the two
+     * leaves the points not done, to be recomputed (with the same result). */
+    if (H5Fflush(store->file, H5F_SCOPE_GLOBAL) < 0)
+        return store_fail(err, store->path, "cannot write the points to the file (disk full?)");
+    long longest = 0;
+    for (int i = 0; i < w->n_pending; ++i)
+        longest = w->pending[i].count > longest ? w->pending[i].count : longest;
+    unsigned char *ones = malloc((size_t)longest);
+    if (!ones)
+        return store_fail(err, store->path, "out of memory writing the done ledger");
+    memset(ones, 1, (size_t)longest);
+    int status = 0;
+    char name[512];
+    for (int i = 0; status == 0 && i < w->n_pending; ++i) {
+        const point_range *r = &w->pending[i];
+        const ar_experiment *x = &store->spec.experiments[r->experiment];
+        dataset_shape done = store_grid_shape(x, VALUE_FLAG);
+        snprintf(name, sizeof name, "%s/done", x->name);
+        hid_t ds = store_open_checked(store, name, &done, err);
+        if (ds < 0) {
+            status = -1;
+            break;
+        }
+        if (write_points(ds, H5T_NATIVE_UCHAR, x, r->first, r->count, 1, ones) < 0)
+            status = store_fail(err, store->path, "cannot write the done ledger of experiment %s (disk full?)", x->name);
+        H5Dclose(ds);
+    }
+    free(ones);
+    if (status == 0 && H5Fflush(store->file, H5F_SCOPE_GLOBAL) < 0)
+        status = store_fail(err, store->path, "cannot write the done ledger (disk full?)");
+    if (status == 0)
+        w->n_pending = 0;
+    return status;
+}
+
+void store_free_writer(ar_store *s)
+{
+    if (!s->writer)
+        return;
+    close_slab_datasets(s->writer);
+    free_slab_buffers(s->writer);
+    free(s->writer->pending);
+    free(s->writer);
+    s->writer = NULL;
+}
+
+int ar_store_write_point(ar_store *store, int experiment, long point, const ar_summary *summaries,
+                         long *const *histograms, char *err)
+{
+    if (!store->writer) {
+        if (!(store->writer = calloc(1, sizeof *store->writer)))
+            return store_fail(err, store->path, "out of memory writing point %ld", point);
+        store->writer->experiment = -1;
+        for (int o = 0; o < AR_MAX_OUTPUTS; ++o)
+            for (int k = 0; k < N_CELLS + HIST_DATASETS; ++k)
+                store->writer->datasets[o][k] = -1;
+        store->writer->last_commit = monotonic_seconds();
+    }
+    slab_writer *w = store->writer;
+    /* A point that does not continue the slab (another experiment, a gap, a full slab)
+     * sends the slab to the file first. */
+    if (w->experiment != experiment || point != w->first + w->count || w->count == w->capacity) {
+        if (write_slab(store, err) < 0 || (w->experiment != experiment && start_slab(store, experiment, err) < 0))
+            return -1;
+        w->first = point;
+    }
+    const ar_experiment *x = &store->spec.experiments[experiment];
+    const experiment_layout *L = &store->layout[experiment];
+    ar_point pt;
+    ar_experiment_point(x, point, &pt);
+    size_t cap = (size_t)w->capacity, slot = (size_t)w->count;
+    int offset = 0;
+    for (int o = 0; o < x->sim->n_outputs; ++o) {
+        const ar_output *out = &x->sim->outputs[o];
+        int length = ar_output_length(out, &pt);
+        size_t vec = (size_t)L->vector[o];
+        const ar_summary *s = &summaries[offset];
+        offset += length;
+        /* a vector shorter than the grid's longest: its tail stays as created (NaN, 0) */
+        for (size_t i = 0; i < vec; ++i) {
+            int have = (int)i < length;
+            const ar_summary *v = have ? &s[i] : NULL;
+            const double row[N_STATS] = {have ? v->mean : NAN, have ? v->sem : NAN,   have ? v->std : NAN,
+                                         have ? v->ci_lo : NAN, have ? v->ci_hi : NAN, have ? v->min : NAN,
+                                         have ? v->max : NAN};
+            for (int k = 0; k < N_STATS; ++k)
+                w->stats[o][((size_t)k * cap + slot) * vec + i] = row[k];
+            w->counts[o][slot * vec + i] = have ? v->count : 0;
+            w->counts[o][(cap + slot) * vec + i] = have ? v->failed : 0;
+        }
+        if (out->hist_max && !L->slots[o]) {
+            long long *row = w->hists[o] + slot * (size_t)L->hist[o];
+            int max_value = out->hist_max(&pt);
+            for (int v = 0; v < L->hist[o]; ++v)
+                row[v] = histograms[o] && v <= max_value ? histograms[o][v] : 0;
+        } else if (out->hist_max) { /* the values seen, ascending; at most the trials of them */
+            size_t slots = (size_t)L->slots[o];
+            long long *values = w->hists[o] + slot * slots, *counts = w->hists[o] + (cap + slot) * slots;
+            int max_value = out->hist_max(&pt);
+            size_t k = 0;
+            for (int v = 0; histograms[o] && v <= max_value && k < slots; ++v)
+                if (histograms[o][v] > 0)
+                    values[k] = v, counts[k++] = histograms[o][v];
+            for (; k < slots; ++k)
+                values[k] = -1, counts[k] = 0;
+        }
+    }
+    w->count++;
+    store->done[experiment][point] = 1;
+    store->checked[experiment] = 0;
+    if (monotonic_seconds() - w->last_commit >= COMMIT_SECONDS)
+        return ar_store_commit(store, err);
+    return 0;
+}
+
+/* The values of one output at every point the ledger marks done, checked to be what
+ * ar_engine_summarize_point can write: per value, 0 <= count, 0 <= failed and
+ * count + failed <= trials (a marked point: count 0, failed its failed trials; an
+ * output that does not apply: both 0); where count > 0, mean, min and max finite with
+ * min <= mean <= max (to rounding); histogram entries >= 0 summing to at most the
+ * count of the value they histogram (values outside 0..max are not counted). Points
+ * not done, and a vector's unused tail, are NaN by design and not looked at. */
+/* The statistics of one value (a point's output, or one element of a vector output) are
+ * those ar_summarize writes: NaN where the count leaves them undefined, the standard
+ * error std/sqrt(count), and the interval mean -/+ t(0.975, count - 1) times the standard
+ * error (floored at spacing/count on a lattice). The verdicts are recomputed from exactly
+ * these numbers, so one that lies (a negative or shrunken standard error) is damage. */
+enum { MEAN, SE, STD, LO, HI, MIN, MAX };
+static int check_statistics(const ar_store *store, const double st[N_STATS], long long c, double spacing,
+                            const char *stat_name, size_t p, const char *where, char *err)
+{
+    if (c == 0 || c == 1) {
+        for (int k = c ? SE : MEAN; k <= (c ? HI : MAX); ++k)
+            if (!isnan(st[k]))
+                return store_fail(err, store->path, "damaged: dataset %s%s holds %g at point %zu%s, where %lld "
+                                  "value(s) leave it undefined (NaN)", stat_name, STAT_NAMES[k], st[k], p, where, c);
+        return 0;
+    }
+    double mean = st[MEAN], se = st[SE], std = st[STD];
+    if (!(isfinite(std) && std >= 0))
+        return store_fail(err, store->path, "damaged: dataset %sstd holds %g at point %zu%s, not a finite standard "
+                          "deviation >= 0", stat_name, std, p, where);
+    /* What min, max and mean allow of the standard deviation: at least the two extreme
+     * values' share of the sum of squares, at most Popoviciu's (max - min)/2, as a
+     * sample's (c/(c-1)). Real outputs have no histogram: this is what bounds them. */
+    double lowest = sqrt(((st[MIN] - mean) * (st[MIN] - mean) + (st[MAX] - mean) * (st[MAX] - mean)) / (double)(c - 1));
+    double highest = (st[MAX] - st[MIN]) / 2 * sqrt((double)c / (double)(c - 1));
+    /* rounding: a spread of a few ulps leaves the running sum of squares with noise of
+     * about eps |value| per value (values equal to the last bits: std 1e-16 at mean 1) */
+    double room = 1e-9 * highest + 8 * DBL_EPSILON * fmax(fabs(st[MIN]), fabs(st[MAX])) * sqrt((double)c);
+    if (std < lowest - room || std > highest + room)
+        return store_fail(err, store->path, "damaged: dataset %sstd holds %g at point %zu%s, not a standard deviation "
+                          "that %lld values within [%g, %g] of mean %g can have ([%g, %g])", stat_name, std, p, where,
+                          c, st[MIN], st[MAX], mean, lowest, highest);
+    double want_se = std / sqrt((double)c);
+    if (!(fabs(se - want_se) <= 1e-12 * want_se))
+        return store_fail(err, store->path, "damaged: dataset %sstderr holds %g at point %zu%s, not std/sqrt(count) "
+                          "= %g/sqrt(%lld) = %g", stat_name, se, p, where, std, c, want_se);
+    double floor = spacing > 0 ? spacing / (double)c : 0;
+    double half = ar_t95(c - 1) * (se < floor ? floor : se);
+    double slack = 1e-12 * (fabs(mean) + half);
+    if (!(fabs(st[LO] - (mean - half)) <= slack && fabs(st[HI] - (mean + half)) <= slack))
+        return store_fail(err, store->path, "damaged: datasets %sci_lo and ci_hi hold [%.10g, %.10g] at point %zu%s, "
+                          "not the 95%% interval of its mean, standard error and count: [%.10g, %.10g]",
+                          stat_name, st[LO], st[HI], p, where, mean - half, mean + half);
+    return 0;
+}
+
+/* An integer output's histogram at one point (dense: trials at each value 0 .. W-1;
+ * sparse: the values seen and their trials) is the trials' own: every counted trial in
+ * it, and its smallest, largest and mean value and its standard deviation those of the
+ * statistics. */
+static int check_histogram(const ar_store *store, const ar_experiment *x, const ar_output *o, int sparse,
+                           const long long *value, const long long *trials, size_t slots, long long values,
+                           const double st[N_STATS], long long c, size_t p, const char *const *names, char *err)
+{
+    long long sum = 0, previous = -1, lowest = -1, highest = -1;
+    double weighted = 0; /* sum of value x trials */
+    int ended = 0;
+    for (size_t k = 0; k < slots; ++k) {
+        long long v = sparse ? value[k] : (long long)k, e = trials[k];
+        ended |= sparse && v == -1;
+        if (!sparse && (e < 0 || e > c - sum))
+            return store_fail(err, store->path, "damaged: dataset /%s holds %lld for value %zu at point %zu, not a "
+                              "count within the point's %lld values", names[0], e, k, p, c);
+        if (sparse && (ended ? v != -1 || e != 0 : v <= previous || v >= values || e < 1 || e > c - sum))
+            return store_fail(err, store->path, "damaged: datasets /%s and /%s hold value %lld, count %lld in slot "
+                              "%zu at point %zu, not the values seen (ascending, below %lld, -1 past the last) and "
+                              "their counts within the point's %lld", names[0], names[1], v, e, k, p, values, c);
+        if (!ended && e > 0)
+            sum += e, previous = v, weighted += (double)v * (double)e, lowest = lowest < 0 ? v : lowest, highest = v;
+    }
+    if (c == 0)
+        return 0;
+    double mean = weighted / (double)sum, squares = 0;
+    for (size_t k = 0; k < slots; ++k) {
+        long long v = sparse ? value[k] : (long long)k, e = trials[k];
+        if (e > 0 && v >= 0)
+            squares += (double)e * ((double)v - mean) * ((double)v - mean);
+    }
+    double std = sum > 1 ? sqrt(squares / (double)(sum - 1)) : NAN;
+    double tolerance = 1e-9 * fmax(1.0, fabs(st[MEAN]));
+    if (sum != c || (double)lowest != st[MIN] || (double)highest != st[MAX] || !(fabs(mean - st[MEAN]) <= tolerance) ||
+        (sum > 1 && !(fabs(std - st[STD]) <= tolerance)))
+        return store_fail(err, store->path, "damaged: the histogram of /%s/%s at point %zu (%lld trials, values %lld "
+                          "to %lld, mean %.10g, std %.10g) is not that of its statistics (count %lld, min %g, max %g, "
+                          "mean %.10g, std %.10g)", x->name, o->name, p, sum, lowest, highest, mean, std, c, st[MIN],
+                          st[MAX], st[MEAN], st[STD]);
+    return 0;
+}
+
+int store_check_done_values(ar_store *store, int experiment, int output, char *err)
+{
+    if (store->checked[experiment] & (1u << output))
+        return 0; /* checked since the last write */
+    const ar_experiment *x = &store->spec.experiments[experiment];
+    const ar_output *o = &x->sim->outputs[output];
+    const experiment_layout *L = store_layout_of(store, x);
+    size_t n = (size_t)x->n_points, width = (size_t)store_vector_width(L, x, o);
+    dataset_shape real = store_stat_shape(L, x, o, VALUE_DOUBLE), whole = store_stat_shape(L, x, o, VALUE_INT64);
+    const char *hist_names[HIST_DATASETS];
+    hsize_t hist_width_here = 0;
+    int cells = store_hist_datasets(L, output, hist_names, &hist_width_here);
+    size_t hw = (size_t)hist_width_here;
+    dataset_shape hist = store_hist_cell_shape(x, hist_width_here);
+    /* only the done points are read (a shard's, a partial run's), compactly: the k-th
+     * done point's values at k */
+    point_runs runs;
+    if (store_find_runs(store->done[experiment], (long)n, &runs) < 0)
+        return store_fail(err, store->path, "out of memory reading %s/%s", x->name, o->name);
+    size_t done = (size_t)runs.marked;
+    double *stat[N_STATS] = {NULL};
+    long long *count = malloc(done * width * sizeof *count + 1), *failed = malloc(done * width * sizeof *failed + 1);
+    long long *h[HIST_DATASETS] = {NULL, NULL};
+    int have = count && failed;
+    for (int k = 0; k < N_STATS; ++k)
+        have = have && (stat[k] = malloc(done * width * sizeof(double) + 1));
+    for (int c = 0; c < cells; ++c)
+        have = have && (h[c] = malloc(done * hw * sizeof(long long) + 1));
+    char name[N_STATS + 2 + HIST_DATASETS][512], stat_name[512];
+    snprintf(stat_name, sizeof stat_name, "/%s/%s/", x->name, o->name);
+    for (int k = 0; k < N_STATS + 2 + cells; ++k)
+        snprintf(name[k], sizeof name[k], "%s/%s/%s", x->name, o->name,
+                 k < N_STATS ? STAT_NAMES[k] : k == N_STATS ? "count" : k == N_STATS + 1 ? "failed"
+                                                                      : hist_names[k - N_STATS - 2]);
+    int status = have ? 0 : store_fail(err, store->path, "out of memory reading %s/%s", x->name, o->name);
+    for (int k = 0; status == 0 && k < N_STATS; ++k)
+        status = store_transfer_runs(store, name[k], &real, x, &runs, width, stat[k], 0, err);
+    if (status == 0 && (store_transfer_runs(store, name[N_STATS], &whole, x, &runs, width, count, 0, err) < 0 ||
+                        store_transfer_runs(store, name[N_STATS + 1], &whole, x, &runs, width, failed, 0, err) < 0))
+        status = -1;
+    for (int c = 0; status == 0 && c < cells; ++c)
+        status = store_transfer_runs(store, name[N_STATS + 2 + c], &hist, x, &runs, hw, h[c], 0, err);
+    long long trials = x->trials;
+    for (size_t p = 0, next_row = 0; status == 0 && p < n; ++p) {
+        if (!store->done[experiment][p])
+            continue;
+        size_t row = next_row++; /* where its values are in the compact arrays */
+        int length = 1;
+        ar_point pt;
+        if (o->length || o->applies || (o->spacing && !o->hist_max))
+            ar_experiment_point(x, (long)p, &pt);
+        int applies = !o->applies || o->applies(&pt);
+        if (o->length)
+            length = ar_output_length(o, &pt);
+        /* integer outputs and the real ones on a lattice: see trials.c */
+        double spacing = o->hist_max ? 1.0 : o->spacing ? o->spacing(&pt) : 0;
+        char where[64] = "";
+        double st[N_STATS];
+        for (int i = 0; status == 0 && i < length; ++i) {
+            size_t at = row * width + (size_t)i;
+            if (o->length)
+                snprintf(where, sizeof where, " element %d", i);
+            for (int k = 0; k < N_STATS; ++k)
+                st[k] = stat[k][at];
+            long long c = count[at], f = failed[at];
+            double m = st[MEAN], a = st[MIN], b = st[MAX];
+            double slack = 1e-12 * fmax(fabs(a), fabs(b));
+            if (c < 0 || c > trials)
+                status = store_fail(err, store->path, "damaged: dataset /%s holds %lld at point %zu%s, not 0 to %lld "
+                                    "(the trials)", name[N_STATS], c, p, where, trials);
+            else if (f < 0 || f > trials - c)
+                status = store_fail(err, store->path, "damaged: dataset /%s holds %lld at point %zu%s, not 0 to %lld "
+                                    "(the trials less the count %lld)", name[N_STATS + 1], f, p, where, trials - c, c);
+            /* Every trial of a done point is counted or failed; a count of 0 is an output
+             * that does not apply there (nothing failed) or a point marked for its failed
+             * trials (more than AR_FAILURE_LIMIT of them). */
+            else if (c > 0 ? !applies || c + f != trials
+                           : f == 0 ? applies : !((double)f > AR_FAILURE_LIMIT * (double)trials))
+                status = store_fail(err, store->path, "damaged: datasets /%s and /%s hold %lld and %lld at point %zu%s, "
+                                    "not every one of its %lld trials counted or failed (or a point marked for "
+                                    "more than %g%% failed)", name[N_STATS], name[N_STATS + 1], c, f, p, where, trials,
+                                    100 * AR_FAILURE_LIMIT);
+            else if (c > 0 && (!isfinite(a) || !isfinite(b) || a > b))
+                status = store_fail(err, store->path, "damaged: datasets /%s and /%s hold %g and %g at point %zu%s, "
+                                    "not a finite min <= max of %lld values", name[MIN], name[MAX], a, b, p, where, c);
+            else if (c > 0 && !(isfinite(m) && m >= a - slack && m <= b + slack))
+                status = store_fail(err, store->path, "damaged: dataset /%s holds %g at point %zu%s, not a finite "
+                                    "mean within [min, max] = [%g, %g]", name[MEAN], m, p, where, a, b);
+            else
+                status = check_statistics(store, st, c, spacing, stat_name, p, where, err);
+        }
+        if (status != 0 || cells == 0 || length == 0)
+            continue;
+        /* the histogram counts the last value (a vector output's last element) */
+        const long long *values = cells == 2 ? h[0] + row * hw : NULL, *trials_at = h[cells - 1] + row * hw;
+        const char *names[2] = {name[N_STATS + 2], cells == 2 ? name[N_STATS + 3] : ""};
+        status = check_histogram(store, x, o, cells == 2, values, trials_at, hw, (long long)store_hist_width(L, x, o),
+                                 st, count[row * width + (size_t)length - 1], p, names, err);
+    }
+    for (int k = 0; k < N_STATS; ++k)
+        free(stat[k]);
+    free(count), free(failed), free(h[0]), free(h[1]);
+    store_free_runs(&runs);
+    if (status == 0)
+        store->checked[experiment] |= 1u << output;
+    return status;
+}
+
+int ar_store_read_summaries(ar_store *store, int experiment, int output, int element, ar_summary *out,
+                            char *err)
+{
+    if (ar_store_commit(store, err) < 0 || store_check_done_values(store, experiment, output, err) < 0)
+        return -1;
+    const ar_experiment *x = &store->spec.experiments[experiment];
+    const ar_output *o = &x->sim->outputs[output];
+    const experiment_layout *L = store_layout_of(store, x);
+    size_t n = (size_t)x->n_points, width = (size_t)store_vector_width(L, x, o);
+    double *buf = malloc(n * width * sizeof *buf + 1);
+    long long *counts = malloc(n * width * sizeof *counts + 1);
+    size_t *cell = malloc(n * sizeof *cell + 1); /* where each point's chosen value lies */
+    if (!buf || !counts || !cell) {
+        free(buf), free(counts), free(cell);
+        return store_fail(err, store->path, "out of memory reading %s/%s", x->name, o->name);
+    }
+    for (size_t p = 0; p < n; ++p) {
+        /* The chosen value of this point's vector; negative counts from its end. */
+        int i = 0;
+        if (o->length) {
+            ar_point pt;
+            ar_experiment_point(x, (long)p, &pt);
+            int length = ar_output_length(o, &pt);
+            i = element < 0 ? length + element : element;
+            if (i < 0 || i >= length)
+                i = length - 1;
+        }
+        cell[p] = p * width + (size_t)i;
+    }
+    dataset_shape real = store_stat_shape(L, x, o, VALUE_DOUBLE), whole = store_stat_shape(L, x, o, VALUE_INT64);
+    char name[512];
+    int status = 0;
+    for (int k = 0; k < N_STATS + 2 && status == 0; ++k) {
+        const char *stat = k < N_STATS ? STAT_NAMES[k] : k == N_STATS ? "count" : "failed";
+        snprintf(name, sizeof name, "%s/%s/%s", x->name, o->name, stat);
+        status = k < N_STATS ? store_read_checked(store, name, &real, H5T_NATIVE_DOUBLE, buf, err)
+                             : store_read_checked(store, name, &whole, H5T_NATIVE_LLONG, counts, err);
+        for (size_t p = 0; status == 0 && p < n; ++p) {
+            size_t at = cell[p];
+            ar_summary *s = &out[p];
+            switch (k) {
+            case 0: s->mean = buf[at]; break;
+            case 1: s->sem = buf[at]; break;
+            case 2: s->std = buf[at]; break;
+            case 3: s->ci_lo = buf[at]; break;
+            case 4: s->ci_hi = buf[at]; break;
+            case 5: s->min = buf[at]; break;
+            case 6: s->max = buf[at]; break;
+            case 7: s->count = store->done[experiment][p] ? (long)counts[at] : 0; break;
+            default: s->failed = (long)counts[at];
+            }
+        }
+    }
+    free(buf), free(counts), free(cell);
+    return status;
+}
+
+int ar_store_read_theory(ar_store *store, int experiment, const ar_claim *claim, double *out, char *err)
+{
+    const ar_experiment *x = &store->spec.experiments[experiment];
+    char name[512];
+    snprintf(name, sizeof name, "%s/theory/%s", x->name, claim->id);
+    dataset_shape grid = store_grid_shape(x, VALUE_DOUBLE);
+    return store_read_checked(store, name, &grid, H5T_NATIVE_DOUBLE, out, err);
+}
+
+long ar_store_done_count(const ar_store *store, int experiment)
+{
+    long n = 0;
+    for (long p = 0; p < store->spec.experiments[experiment].n_points; ++p)
+        n += store->done[experiment][p];
+    return n;
+}
