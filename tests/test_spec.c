@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 /* spec: grids, overrides, and one clear line for each kind of bad input. */
+#include "attnrank/engine.h"
 #include "attnrank/spec.h"
 #include "check.h"
 
@@ -691,9 +692,71 @@ static void conjecture_review(void)
     }
 }
 
+/* Judging a file, every allocation of the verdicts and the mutants failed in turn (the
+ * rules' workspace among them): an error naming it, no crash, no leak, and once enough
+ * memory is there, the same rows as without failures. */
+static void judging_allocation_failures(void)
+{
+    char dir[] = "/tmp/attnrank_oom_judge_XXXXXX", path[256];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(path, sizeof path, "%s/judged.h5", dir);
+    ar_spec spec;
+    char err[AR_ERR_LEN] = "";
+    int loaded = ar_spec_load_text("seed = 3; experiments = ({ name = \"e\"; simulator = \"hardmax_rank\"; "
+                                   "trials = 20; n = [4, 8]; d_h = [2, 4, 8, 16]; claims = [\"H1\", \"H2\", "
+                                   "\"H2lim\"]; expect = { H2lim = \"INCONCLUSIVE\"; }; });",
+                                   "judged", NULL, NULL, 0, &spec, err) == 0;
+    CHECK(loaded);
+    if (!loaded) {
+        fprintf(stderr, "judging spec: %s\n", err);
+        return;
+    }
+    ar_run_options opt = {.output = path, .command_line = "test", .threads = 1, .quiet = 1, .force = 1};
+    ar_verdict_row *rows = NULL;
+    int n_rows = 0;
+    CHECK(ar_engine_run(&spec, &opt, &rows, &n_rows, err) == AR_OK && n_rows == 3);
+    ar_store *store = ar_store_open(path, 0, err);
+    CHECK(store != NULL);
+    ar_verdict_row again[3];
+    ar_mutant_row mutants[3];
+    long failures = 0;
+    for (long k = 1; store; ++k) {
+        long live_before = live;
+        alloc_calls = 0;
+        fail_at = k;
+        int status = ar_engine_verdicts(store, &spec, again, err);
+        if (status == 0)
+            status = ar_engine_mutants(store, &spec, mutants, err);
+        fail_at = -1;
+        if (live != live_before)
+            fprintf(stderr, "judging: allocation %ld failed: %ld blocks leaked (%s)\n", k, live - live_before, err);
+        CHECK(live == live_before);
+        if (status == 0) {
+            CHECK(alloc_calls < k); /* a failed allocation went unnoticed otherwise */
+            for (int r = 0; r < 3; ++r)
+                CHECK(again[r].verdict == rows[r].verdict && !strcmp(again[r].explanation, rows[r].explanation));
+            break;
+        }
+        failures++;
+        CHECK(strchr(err, '\n') == NULL);
+        if (!strstr(err, "out of memory"))
+            fprintf(stderr, "judging: allocation %ld failed: %s\n", k, err);
+        CHECK_CONTAINS(err, "out of memory");
+    }
+    printf("judging: %ld allocations, each failed in turn\n", failures);
+    CHECK(failures >= 10);
+    if (store)
+        ar_store_close(store);
+    free(rows);
+    ar_spec_free(&spec);
+    unlink(path);
+    rmdir(dir);
+}
+
 int main(void)
 {
     check_register_families();
+    judging_allocation_failures();
     bad_inputs();
     grids_and_overrides();
     files();

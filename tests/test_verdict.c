@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <strings.h>
 
+/* The rules' scratch, as the judge allocates it once: for every test's points. */
+static ar_rule_workspace *ws;
+
 static ar_summary at(double mean, double half, long count)
 {
     ar_summary s = {.count = count, .mean = mean, .sem = half / 1.96, .ci_lo = mean - half, .ci_hi = mean + half};
@@ -19,7 +22,7 @@ static ar_summary at(double mean, double half, long count)
 static ar_verdict judge(const ar_claim *c, int n, const double *f, const ar_summary *est, const long *line,
                         const double *along, ar_judgement *j)
 {
-    ar_judge(c, n, f, est, 0, line, along, j);
+    ar_judge(c, n, f, est, 0, line, along, ws, j);
     return j->verdict;
 }
 
@@ -52,15 +55,15 @@ static void bounds(void)
     /* An upper bound every trial attains exactly (rank = n in all 400 trials) holds,
      * tight; one trial past it does not (the rule-of-three floor then counts). */
     ar_summary attained = {.count = 400, .mean = 10, .sem = 0, .ci_lo = 10, .ci_hi = 10, .min = 10, .max = 10};
-    ar_judge(&bound, 1, f2, &attained, 1, NULL, NULL, &j);
+    ar_judge(&bound, 1, f2, &attained, 1, NULL, NULL, ws, &j);
     CHECK(j.verdict == AR_HOLDS && j.resolution.kind == AR_RESOLUTION_TIGHTNESS);
     CHECK_NEAR(j.resolution.value, 1.0, 1e-12);
     attained.max = 11, attained.mean = 10 - 1.0 / 400;
-    ar_judge(&bound, 1, f2, &attained, 1, NULL, NULL, &j);
+    ar_judge(&bound, 1, f2, &attained, 1, NULL, NULL, ws, &j);
     CHECK(j.verdict == AR_INCONCLUSIVE);
     ar_claim lower_bound = {.id = "L", .rule = AR_RULE_LOWER_BOUND};
     ar_summary floor_attained = {.count = 400, .mean = 10, .ci_lo = 10, .ci_hi = 10, .min = 10, .max = 10};
-    ar_judge(&lower_bound, 1, f2, &floor_attained, 1, NULL, NULL, &j);
+    ar_judge(&lower_bound, 1, f2, &floor_attained, 1, NULL, NULL, ws, &j);
     CHECK(j.verdict == AR_HOLDS);
 
     /* Multiplicity: 1000 points of a true bound, one of them 2.5 standard errors above
@@ -416,16 +419,16 @@ static void steeper(void)
     const double t[4] = {1, 2, 1, 2}, v[4] = {1, 1, 2, 2}, zero[4] = {0, 0, 0, 0};
     ar_claim claim = {.id = "T", .rule = AR_RULE_STEEPER, .trend_axis = "t", .versus_axis = "v"};
     ar_summary est[4] = {at(6, 0.1, 100), at(32, 0.1, 100), at(19, 0.1, 100), at(32, 0.1, 100)};
-    ar_judge_steeper(&claim, 4, zero, est, 0, plane, t, v, 0, &j);
+    ar_judge_steeper(&claim, 4, zero, est, 0, plane, t, v, 0, ws, &j);
     CHECK(j.verdict == AR_HOLDS && j.resolution.kind == AR_RESOLUTION_RATIO);
     CHECK_NEAR(j.resolution.value, 26.0 / 13.0, 1e-12);
-    ar_judge_steeper(&claim, 4, zero, est, 0, plane, t, v, 1, &j); /* the mirror: v steeper */
+    ar_judge_steeper(&claim, 4, zero, est, 0, plane, t, v, 1, ws, &j); /* the mirror: v steeper */
     CHECK(j.verdict == AR_VIOLATED);
     est[2] = at(32.05, 0.1, 100); /* equal changes within the noise */
-    ar_judge_steeper(&claim, 4, zero, est, 0, plane, t, v, 0, &j);
+    ar_judge_steeper(&claim, 4, zero, est, 0, plane, t, v, 0, ws, &j);
     CHECK(j.verdict == AR_INCONCLUSIVE);
     const double silent[4] = {NAN, NAN, NAN, NAN};
-    ar_judge_steeper(&claim, 4, silent, est, 0, plane, t, v, 0, &j);
+    ar_judge_steeper(&claim, 4, silent, est, 0, plane, t, v, 0, ws, &j);
     CHECK(j.verdict == AR_NOT_RUN);
     CHECK(judge(&claim, 4, zero, est, plane, t, &j) == AR_NOT_RUN); /* ar_judge: needs both axes */
 }
@@ -441,7 +444,7 @@ static void mutants(void)
         f[i] = 2.0;
     ar_claim limit = {.id = "L", .rule = AR_RULE_LIMIT, .rel_tol = 0.01, .trend_axis = "n", .rate_lo = 0.5,
                       .rate_hi = 1.5};
-    int count = ar_mutants(&limit, SIZES, f, est, 0, one_line, sizes, m, &why);
+    int count = ar_mutants(&limit, SIZES, f, est, 0, one_line, sizes, ws, m, &why);
     CHECK(count == 6);
     for (int k = 0; k < count; ++k)
         CHECK(m[k].verdict == AR_VIOLATED); /* every +-2%, 5%, 10% mutant killed */
@@ -449,23 +452,23 @@ static void mutants(void)
     const double f2[2] = {10, 10};
     ar_claim bound = {.id = "B", .rule = AR_RULE_UPPER_BOUND};
     ar_summary near[2] = {at(9.9, 0.02, 1000), at(5, 0.02, 1000)};
-    count = ar_mutants(&bound, 2, f2, near, 0, NULL, NULL, m, &why);
+    count = ar_mutants(&bound, 2, f2, near, 0, NULL, NULL, ws, m, &why);
     CHECK(count == 4 && m[0].factor == 0.98 && m[0].verdict == AR_VIOLATED);
     ar_summary far[2] = {at(5, 0.02, 1000), at(5, 0.02, 1000)};
-    count = ar_mutants(&bound, 2, f2, far, 0, NULL, NULL, m, &why);
+    count = ar_mutants(&bound, 2, f2, far, 0, NULL, NULL, ws, m, &why);
     CHECK(count == 4 && m[3].factor == 0.90 && m[3].verdict == AR_HOLDS);
     /* Trends: reversed. Witnesses and measurements: none, with the reason. */
     const long line[3] = {0, 0, 0};
     const double n[3] = {8, 64, 512}, one[3] = {1, 1, 1};
     ar_summary rise[3] = {at(1, 0.1, 100), at(2, 0.1, 100), at(3, 0.1, 100)};
     ar_claim rising = {.id = "I", .rule = AR_RULE_INCREASING, .trend_axis = "n"};
-    count = ar_mutants(&rising, 3, one, rise, 0, line, n, m, &why);
+    count = ar_mutants(&rising, 3, one, rise, 0, line, n, ws, m, &why);
     CHECK(count == 1 && m[0].reversed && m[0].verdict == AR_VIOLATED);
     ar_claim witness = {.id = "W", .rule = AR_RULE_WITNESS};
-    CHECK(ar_mutants(&witness, 3, one, rise, 0, NULL, NULL, m, &why) == 0);
+    CHECK(ar_mutants(&witness, 3, one, rise, 0, NULL, NULL, ws, m, &why) == 0);
     CHECK_CONTAINS(why, "cannot be VIOLATED");
     ar_claim measure = {.id = "M", .rule = AR_RULE_MEASURE};
-    CHECK(ar_mutants(&measure, 3, one, rise, 0, NULL, NULL, m, &why) == 0 && why);
+    CHECK(ar_mutants(&measure, 3, one, rise, 0, NULL, NULL, ws, m, &why) == 0 && why);
 }
 
 /* After a referee's review (aef9165): a limit or log slope along an axis with a value
@@ -560,7 +563,7 @@ static void negative_bound_mutants(void)
     ar_claim upper = {.id = "B", .rule = AR_RULE_UPPER_BOUND}, lower = {.id = "L", .rule = AR_RULE_LOWER_BOUND};
     ar_summary below[2] = {at(-10.1, 0.02, 1000), at(-12, 0.02, 1000)}; /* E[X] <= -10: just */
     CHECK(judge(&upper, 2, minus10, below, NULL, NULL, &j) == AR_HOLDS);
-    int count = ar_mutants(&upper, 2, minus10, below, 0, NULL, NULL, m, &why);
+    int count = ar_mutants(&upper, 2, minus10, below, 0, NULL, NULL, ws, m, &why);
     CHECK(count == 4);
     for (int k = 0; k < count; ++k) { /* -10.2, -10.3, -10.5, -11: each below -10.1 (before -9.8 .. -9) */
         if (m[k].verdict != AR_VIOLATED)
@@ -570,7 +573,7 @@ static void negative_bound_mutants(void)
     CHECK(count == 4 && m[3].factor == 0.90);
     ar_summary above[2] = {at(-9.9, 0.02, 1000), at(-8, 0.02, 1000)}; /* E[X] >= -10: just */
     CHECK(judge(&lower, 2, minus10, above, NULL, NULL, &j) == AR_HOLDS);
-    count = ar_mutants(&lower, 2, minus10, above, 0, NULL, NULL, m, &why);
+    count = ar_mutants(&lower, 2, minus10, above, 0, NULL, NULL, ws, m, &why);
     CHECK(count == 4);
     for (int k = 0; k < count; ++k) { /* -9.8, -9.7, -9.5, -9: each above -9.9 (before -10.2 .. -11) */
         if (m[k].verdict != AR_VIOLATED)
@@ -579,16 +582,16 @@ static void negative_bound_mutants(void)
     }
     /* A far bound survives its tightenings whatever its sign; one of each sign at once. */
     ar_summary far[2] = {at(-20, 0.02, 1000), at(-20, 0.02, 1000)};
-    count = ar_mutants(&upper, 2, minus10, far, 0, NULL, NULL, m, &why);
+    count = ar_mutants(&upper, 2, minus10, far, 0, NULL, NULL, ws, m, &why);
     CHECK(count == 4 && m[3].verdict == AR_HOLDS);
     const double mixed[2] = {10, -10};
     ar_summary near_both[2] = {at(9.9, 0.02, 1000), at(-10.1, 0.02, 1000)};
-    count = ar_mutants(&upper, 2, mixed, near_both, 0, NULL, NULL, m, &why);
+    count = ar_mutants(&upper, 2, mixed, near_both, 0, NULL, NULL, ws, m, &why);
     CHECK(count == 4);
     for (int k = 0; k < count; ++k)
         CHECK(m[k].verdict == AR_VIOLATED);
     ar_summary near_positive_only[2] = {at(9.9, 0.02, 1000), at(-20, 0.02, 1000)};
-    count = ar_mutants(&upper, 2, mixed, near_positive_only, 0, NULL, NULL, m, &why);
+    count = ar_mutants(&upper, 2, mixed, near_positive_only, 0, NULL, NULL, ws, m, &why);
     CHECK(count == 4 && m[0].verdict == AR_VIOLATED);
 }
 
@@ -628,14 +631,14 @@ static void no_nan_in_descriptions(void)
     const double t[4] = {1, 2, 1, 2}, v[4] = {1, 1, 2, 2}, zero[4] = {0, 0, 0, 0};
     ar_claim st = {.id = "T", .rule = AR_RULE_STEEPER, .trend_axis = "t", .versus_axis = "v"};
     ar_summary flat[4] = {at(3, 0.1, 100), at(3, 0.1, 100), at(3, 0.1, 100), at(3, 0.1, 100)};
-    ar_judge_steeper(&st, 4, zero, flat, 0, plane, t, v, 0, &j);
+    ar_judge_steeper(&st, 4, zero, flat, 0, plane, t, v, 0, ws, &j);
     ar_resolution_describe(&j.resolution, buf, sizeof buf);
     CHECK(j.verdict == AR_INCONCLUSIVE);
     CHECK(finite_text(buf));
     CHECK_CONTAINS(buf, "changes 0 vs 0");
     ar_summary one_way[4] = {at(3, 0.1, 100), at(5, 0.1, 100), at(3, 0.1, 100), at(5, 0.1, 100)};
     one_way[2] = at(3, 0.1, 100);
-    ar_judge_steeper(&st, 4, zero, one_way, 0, plane, t, v, 0, &j);
+    ar_judge_steeper(&st, 4, zero, one_way, 0, plane, t, v, 0, ws, &j);
     ar_resolution_describe(&j.resolution, buf, sizeof buf);
     CHECK(j.verdict == AR_HOLDS && finite_text(buf));
     CHECK_CONTAINS(buf, "changes 2 vs 0");
@@ -742,9 +745,43 @@ static void stated_rates(void)
     CHECK(judge(&second, K, f2, e2, line, n, &j) == AR_VIOLATED);
 }
 
+/* A workspace made for fewer points than the claim's is refused, never written past. */
+static void workspace_too_small(void)
+{
+    ar_rule_workspace *small = ar_rule_workspace_new(1);
+    ar_claim bound = {.id = "B", .rule = AR_RULE_UPPER_BOUND};
+    double f[2] = {1, 1};
+    ar_summary est[2] = {at(0.5, 0.1, 100), at(0.5, 0.1, 100)};
+    ar_judgement j;
+    CHECK(small && ar_judge(&bound, 2, f, est, 0, NULL, NULL, small, &j) == -1 && j.verdict == AR_NOT_RUN);
+    CHECK(ar_judge(&bound, 2, f, est, 0, NULL, NULL, NULL, &j) == -1);
+    ar_mutant m[AR_MAX_MUTANTS];
+    const char *why;
+    CHECK(ar_mutants(&bound, 2, f, est, 0, NULL, NULL, small, m, &why) == -1);
+    CHECK(small && ar_judge(&bound, 1, f, est, 0, NULL, NULL, small, &j) == 0 && j.verdict == AR_HOLDS);
+    ar_rule_workspace_free(small);
+}
+
+/* Every rule has its row in the table the spec, the conjectures, the mutants and the
+ * store read, and every name reads back as its rule. */
+static void rule_table_complete(void)
+{
+    for (int r = 0; r < AR_RULE_COUNT; ++r) {
+        ar_rule back;
+        CHECK(ar_rules[r].name && ar_rule_parse(ar_rules[r].name, &back) == 0 && back == (ar_rule)r);
+        CHECK(ar_rules[r].mutation != AR_MUTATE_NONE || ar_rules[r].no_mutants);
+        CHECK(!ar_rules[r].needs_versus || ar_rules[r].needs_axis);
+        CHECK(!ar_rules[r].extrapolates || (ar_rules[r].needs_axis && ar_rules[r].needs_tolerance));
+    }
+}
+
 int main(void)
 {
     check_register_families();
+    ws = ar_rule_workspace_new(1 << 16);
+    CHECK(ws != NULL);
+    workspace_too_small();
+    rule_table_complete();
     bounds();
     every_trial_and_witness();
     equalities();
@@ -761,5 +798,6 @@ int main(void)
     negative_bound_mutants();
     descriptions();
     no_nan_in_descriptions();
+    ar_rule_workspace_free(ws);
     return check_report("verdict");
 }

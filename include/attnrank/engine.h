@@ -61,6 +61,61 @@ ar_status ar_engine_run(const ar_spec *spec, const ar_run_options *opt, ar_verdi
 ar_status ar_engine_merge(const char *output, const char *const *shards, int n_shards, const char *command_line,
                           int force, const ar_spec *judged, ar_verdict_row **rows, int *n_rows, char *err);
 
+/* `attnrank judge`: a finished file judged again without simulating, with a user's
+ * conjectures joined to its spec, and optionally written to a copy. */
+typedef struct ar_judge_request {
+    const char *path;                  /* the result file; never modified */
+    const char *copy;                  /* NULL, or the copy to write with the conjectures */
+    const char *command_line;          /* the copy's */
+    const char *conjecture_file;       /* NULL, or a file of conjectures */
+    const char *const *conjectures;    /* conjectures given one by one */
+    int n_conjectures;
+    int force;                         /* the copy may replace a file */
+    int mutants;                       /* also judge every claim against its mutants */
+} ar_judge_request;
+
+typedef struct ar_file_judgement {
+    ar_spec spec;                      /* the file's spec with the conjectures joined */
+    ar_verdict_row *rows;              /* [n_rows]: ar_store_verdict_count(&spec) */
+    int n_rows;
+    ar_mutant_row *mutants;            /* [n_rows], or NULL when not asked */
+    char *notes;                       /* lines to say after the table ("note: ..."), never NULL */
+} ar_file_judgement;
+
+/* Judges req->path: a complete file whose stored verdicts and theory its own revision
+ * would give (an edited one is refused), its claims and the conjectures; the copy is
+ * made as a merge of one makes it. Returns AR_OK with *out filled (ar_file_judgement_free),
+ * or a status with err: AR_ERR_INPUT for a file or conjecture refused, AR_ERR_IO for
+ * memory, the copy's own statuses. */
+ar_status ar_judge_file(const ar_judge_request *req, ar_file_judgement *out, char *err);
+void ar_file_judgement_free(ar_file_judgement *judgement);
+
+
+/* `attnrank plan`: what a spec will take, before it runs (a few points of each
+ * experiment timed here, the others scaled by the simulator's cost model). */
+typedef struct ar_experiment_estimate {
+    double trials;                 /* points x trials */
+    double seconds;                /* core-seconds of its trials */
+    double seconds_per_trial_max;  /* the costliest point's trial */
+    double thread_memory;          /* bytes a thread needs at its largest point */
+} ar_experiment_estimate;
+
+typedef struct ar_run_estimate {
+    ar_experiment_estimate *experiments; /* [spec->n_experiments] */
+    long points;
+    double trials;
+    double trial_seconds;          /* core-seconds of every trial */
+    double file_seconds;           /* writing the file: its layout, each point's write and flush */
+    double wall_seconds_here;      /* on this machine's cores */
+    double output_bytes, run_memory, thread_memory;
+    int threads, cores;
+} ar_run_estimate;
+
+/* 0, or -1 with err (a team the system cannot start, memory, a timing thread that
+ * would not fit in the address space); label names the spec in messages. */
+int ar_plan_estimate(const ar_spec *spec, int threads, const char *label, ar_run_estimate *est, char *err);
+void ar_run_estimate_free(ar_run_estimate *est);
+
 /* Compute one point's per-trial values: values[v * trials + t], v running over the
  * outputs' values in order (output o's at o * trials when all are scalars). For tests
  * and benchmarks; threads as in ar_run_options. Returns the number of failed trials. */

@@ -68,8 +68,34 @@ typedef enum {
     AR_RULE_WITNESS,
     AR_RULE_MEASURE,
     AR_RULE_LOG_SLOPE,
-    AR_RULE_STEEPER
+    AR_RULE_STEEPER,
+    AR_RULE_COUNT
 } ar_rule;
+
+/* How a rule's mutants are made (ar_mutants). */
+typedef enum {
+    AR_MUTATE_NONE,      /* no prediction to perturb: ar_rule_info.no_mutants says why */
+    AR_MUTATE_BOTH_WAYS, /* the prediction off by 2, 5, 10% either way */
+    AR_MUTATE_TIGHTER,   /* an upper bound lowered by 2, 3, 5, 10% */
+    AR_MUTATE_RAISED,    /* a lower bound raised by as much */
+    AR_MUTATE_REVERSED,  /* the trend turned round */
+} ar_mutation;
+
+/* What every reader of a rule needs of it: the tables and files, the spec and its
+ * conjectures, the mutants, the store. One row a rule, designated by ar_rule. */
+typedef struct ar_rule_info {
+    const char *name;            /* in tables, files and `list`: "bound", "lower bound" */
+    const char *spec_name;       /* in specs and conjectures: "upper_bound"; NULL: not a user's */
+    const char *shown;           /* the table's prediction column: NULL the number, else this word */
+    unsigned needs_tolerance : 1; /* rel_tol: equality, limits */
+    unsigned needs_axis : 1;      /* trend_axis: limits, trends, steeper */
+    unsigned needs_versus : 1;    /* versus_axis: steeper */
+    unsigned needs_prediction : 1; /* a value is predicted (not only where the claim speaks) */
+    unsigned extrapolates : 1;    /* along a numeric axis: limits and log slopes */
+    ar_mutation mutation;
+    const char *no_mutants;      /* with AR_MUTATE_NONE: why */
+} ar_rule_info;
+extern const ar_rule_info ar_rules[AR_RULE_COUNT];
 
 typedef struct ar_claim {
     const char *id;
@@ -161,19 +187,26 @@ int ar_claims_check(const ar_claim *claims, int count, char *why, size_t why_len
 /* What a spec expects of a claim it does not mention: HOLDS, or MEASURED for a measure. */
 ar_verdict ar_claim_default_expectation(const ar_claim *claim);
 
+/* The scratch the rules need, allocated once by the judge for the largest experiment
+ * (points: its grid points): the rules allocate nothing. NULL: out of memory. */
+typedef struct ar_rule_workspace ar_rule_workspace;
+ar_rule_workspace *ar_rule_workspace_new(long points);
+void ar_rule_workspace_free(ar_rule_workspace *ws);
+
 /* Judge a claim over n_points points: prediction[p] and est[p] (NaN/empty where the
  * claim is silent or nothing was computed). Trend and limit rules also need, per
  * point, the line it lies on (points equal but for the trend axis share one) and its
- * value along the axis; NULL if the grid does not sweep that axis. */
-void ar_judge(const ar_claim *claim, long n_points, const double *prediction, const ar_summary *est,
-              int integer_output, const long *line, const double *along, ar_judgement *out);
+ * value along the axis; NULL if the grid does not sweep that axis. Returns 0, or -1
+ * when ws was made for fewer points (out is then NOT RUN and says so). */
+int ar_judge(const ar_claim *claim, long n_points, const double *prediction, const ar_summary *est,
+             int integer_output, const long *line, const double *along, ar_rule_workspace *ws, ar_judgement *out);
 
 /* A steeper claim over n_points points: per point its plane (points equal but for the
  * two axes) and its values along the claim's axis and the versus axis; `reversed`
- * judges the mirror claim (the versus axis steeper), its mutant. */
-void ar_judge_steeper(const ar_claim *claim, long n_points, const double *prediction, const ar_summary *est,
-                      int integer_output, const long *plane, const double *along, const double *versus, int reversed,
-                      ar_judgement *out);
+ * judges the mirror claim (the versus axis steeper), its mutant. Returns as ar_judge. */
+int ar_judge_steeper(const ar_claim *claim, long n_points, const double *prediction, const ar_summary *est,
+                     int integer_output, const long *plane, const double *along, const double *versus, int reversed,
+                     ar_rule_workspace *ws, ar_judgement *out);
 
 /* Mutants: the claim re-judged on the same data against perturbed predictions. */
 enum { AR_MAX_MUTANTS = 8 };
@@ -183,9 +216,10 @@ typedef struct ar_mutant {
     ar_verdict verdict;     /* VIOLATED: the mutant is killed */
 } ar_mutant;
 /* Fills mutants[] for claims with a numeric prediction or a direction; returns how
- * many (0: none can be made, *why says why). */
+ * many (0: none can be made, *why says why), or -1 when ws was made for fewer points. */
 int ar_mutants(const ar_claim *claim, long n_points, const double *prediction, const ar_summary *est,
-               int integer_output, const long *line, const double *along, ar_mutant *mutants, const char **why);
+               int integer_output, const long *line, const double *along, ar_rule_workspace *ws, ar_mutant *mutants,
+               const char **why);
 
 /* The resolution in words, for tables: "holds for k in [0.994, 1.006]", ... */
 void ar_resolution_describe(const ar_resolution *r, char *buf, size_t len);

@@ -700,8 +700,9 @@ static const char mutants_help[] =
     "claim, which mutants are killed (VIOLATED) and the smallest one, and names the claims\n"
     "where none can be made (witnesses, measurements) or none is killed.\n";
 
-static int cmd_mutants(int argc, char **argv)
+static int cmd_mutants(int argc, char **argv, char *command_line)
 {
+    (void)command_line;
     if (argc != 2 || argv[1][0] == '-')
         return bad_usage("%s", "mutants: give one result FILE");
     return print_file_mutants(argv[1]);
@@ -779,117 +780,28 @@ static int cmd_judge(int argc, char **argv, char *command_line)
         free(lines);
         return bad_usage("%s", "judge: give one result FILE");
     }
-    const char *path = argv[optind];
-    /* FILE is never modified: a COPY that is FILE (by that name, another or a link) was
-     * replaced by the copy under --force. */
-    struct stat file_st, copy_st;
-    if (output && stat(path, &file_st) == 0 && stat(output, &copy_st) == 0 && file_st.st_dev == copy_st.st_dev &&
-        file_st.st_ino == copy_st.st_ino) {
-        say("%s: -o COPY is FILE itself (%s); judge never modifies FILE: name another COPY", output, path);
-        free(lines);
-        return AR_EXIT_BAD_INPUT;
-    }
+    ar_judge_request req = {.path = argv[optind], .copy = output, .command_line = command_line,
+                            .conjecture_file = file, .conjectures = lines, .n_conjectures = n_lines,
+                            .force = force, .mutants = mutants};
+    ar_file_judgement j;
     char err[AR_ERR_LEN];
-    ar_store *store = ar_store_open(path, 0, err);
-    if (!store) {
-        say("%s", err);
-        free(lines);
-        return AR_EXIT_BAD_INPUT;
-    }
-    const ar_spec *stored = ar_store_spec(store);
-    int status = AR_EXIT_OK;
-    for (int e = 0; e < stored->n_experiments && status == AR_EXIT_OK; ++e)
-        if (ar_store_done_count(store, e) < stored->experiments[e].n_points) {
-            say("%s: incomplete run (experiment %s has %ld of %ld points): judge needs every point (finish it with "
-                "--resume, or merge the shards)", path, stored->experiments[e].name, ar_store_done_count(store, e),
-                stored->experiments[e].n_points);
-            status = AR_EXIT_BAD_INPUT;
-        }
-    /* A file whose stored verdicts or theory its own revision would not give was edited:
-     * judging it again (a copy with -o especially) would launder the edit. */
-    char stale[AR_ERR_LEN];
-    if (status == AR_EXIT_OK && ar_engine_check_verdicts(store, stale, sizeof stale, err) < 0) {
-        say("%s", err);
-        status = AR_EXIT_BAD_INPUT;
-    }
-    /* A copy is written as this attnrank writes files, streams attribute included. */
-    if (status == AR_EXIT_OK && output && ar_store_check_streams(store, path, "a copy", err) < 0) {
-        say("%s (judge without -o prints its verdicts)", err);
-        status = AR_EXIT_BAD_INPUT;
-    }
-    /* The file's spec, re-read so that conjectures can join it. */
-    ar_spec spec = {0};
-    if (status == AR_EXIT_OK &&
-        (ar_spec_load_text(stored->canonical, path, NULL, NULL, 0, &spec, err) != 0 ||
-         ar_spec_add_conjectures(&spec, path, file, lines, n_lines, err) != 0)) {
-        say("%s", err);
-        status = AR_EXIT_BAD_INPUT;
-    }
-    int n = status == AR_EXIT_OK ? ar_store_verdict_count(&spec) : 0;
-    ar_verdict_row *rows = status == AR_EXIT_OK ? calloc((size_t)(n ? n : 1), sizeof *rows) : NULL;
-    ar_mutant_row *mutant_rows = status == AR_EXIT_OK && mutants ? calloc((size_t)(n ? n : 1), sizeof *mutant_rows)
-                                                                 : NULL;
-    if (status == AR_EXIT_OK && (!rows || (mutants && !mutant_rows))) {
-        say("%s: out of memory", path);
-        status = AR_EXIT_IO;
-    }
-    if (status == AR_EXIT_OK && (ar_engine_verdicts(store, &spec, rows, err) < 0 ||
-                                 (mutants && ar_engine_mutants(store, &spec, mutant_rows, err) < 0))) {
-        say("%s", err);
-        status = AR_EXIT_BAD_INPUT;
-    }
-    /* The run's own claims come first in each experiment's rows: their stored theory. */
-    int n_stored = ar_store_verdict_count(stored);
-    long *changed = status == AR_EXIT_OK ? calloc((size_t)(n_stored ? n_stored : 1), sizeof *changed) : NULL;
-    if (status == AR_EXIT_OK && (!changed || ar_engine_theory_changes(store, changed, err) < 0)) {
-        say("%s", changed ? err : "out of memory");
-        status = AR_EXIT_BAD_INPUT;
-    }
-    char *notes = NULL; /* said after the table; the store's spec goes with the store */
-    size_t notes_len = 0;
-    FILE *nf = status == AR_EXIT_OK ? open_memstream(&notes, &notes_len) : NULL;
-    for (int e = 0, r = 0; nf && e < stored->n_experiments; ++e)
-        for (int k = 0; k < stored->experiments[e].n_claims; ++k, ++r)
-            if (changed[r])
-                fprintf(nf, "note: %s in %s: this attnrank's prediction differs from the file's theory/%s at %ld of "
-                        "%ld points (the theory changed since the run, or the file was edited); judged with this "
-                        "attnrank's\n",
-                        stored->experiments[e].claims[k]->id, stored->experiments[e].name,
-                        stored->experiments[e].claims[k]->id, changed[r], stored->experiments[e].n_points);
-    if (nf)
-        fclose(nf);
-    ar_store_close(store);
-    if (status == AR_EXIT_OK && output) { /* the copy, made as a merge of one makes it */
-        ar_verdict_row *copied;
-        int n_copied;
-        ar_install_signal_handlers();
-        ar_status st = ar_engine_merge(output, &path, 1, command_line, force, &spec, &copied, &n_copied, err);
-        if (st != AR_OK) {
-            say("%s", err);
-            status = exit_status(st);
-        }
-        free(st == AR_OK ? copied : NULL);
-    }
-    if (status == AR_EXIT_OK) {
-        print_verdicts(stdout, rows, n);
-        fputs(notes ? notes : "", stdout);
-        if (mutants) {
-            printf("\n");
-            print_mutants(mutant_rows, n);
-        }
-        int undecided;
-        status = verdict_status(rows, n, &undecided);
-        printf("\njudged: %s%s%s\n", path, output ? ", copy with the conjectures: " : " (not modified)",
-               output ? output : "");
-        print_outcome(status, undecided);
-    }
-    free(rows);
-    free(mutant_rows);
-    free(changed);
-    free(notes);
-    if (spec.experiments || spec.canonical)
-        ar_spec_free(&spec);
+    ar_status st = ar_judge_file(&req, &j, err);
     free(lines);
+    if (st != AR_OK) {
+        say("%s", err);
+        return exit_status(st);
+    }
+    print_verdicts(stdout, j.rows, j.n_rows);
+    fputs(j.notes, stdout);
+    if (mutants) {
+        printf("\n");
+        print_mutants(j.mutants, j.n_rows);
+    }
+    int undecided, status = verdict_status(j.rows, j.n_rows, &undecided);
+    printf("\njudged: %s%s%s\n", req.path, output ? ", copy with the conjectures: " : " (not modified)",
+           output ? output : "");
+    print_outcome(status, undecided);
+    ar_file_judgement_free(&j);
     return status;
 }
 
@@ -983,8 +895,9 @@ static const char info_help[] =
     "stored spec, the stored verdicts and theory/ against the data judged again (a file\n"
     "of another attnrank revision gets a note instead). -q is accepted, as elsewhere.\n";
 
-static int cmd_list(int argc, char **argv)
+static int cmd_list(int argc, char **argv, char *command_line)
 {
+    (void)command_line;
     int count, n_claims;
     const ar_sim *const *sims = ar_sim_all(&count);
     const ar_claim *const *claims = ar_claims_all(&n_claims);
@@ -1043,8 +956,9 @@ static int cmd_list(int argc, char **argv)
     return 0;
 }
 
-static int cmd_info(int argc, char **argv)
+static int cmd_info(int argc, char **argv, char *command_line)
 {
+    (void)command_line;
     if (argc == 1) { /* no file: this machine's BLAS */
         printf("attnrank %s (git %s)\n", ATTNRANK_VERSION, ar_git_revision);
         ar_blas_core_print(stdout);
@@ -1194,8 +1108,9 @@ static const char plan_help[] =
     "points or experiments); the memory includes HDF5's and the run's buffers.\n"
     "Core-hours scale with the machine: calibrate on a node of the cluster that will run it.\n";
 
-static int cmd_plan(int argc, char **argv)
+static int cmd_plan(int argc, char **argv, char *command_line)
 {
+    (void)command_line;
     cli_options o = {0};
     for (int i = 1; i < argc; ++i)
         if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
@@ -1214,110 +1129,44 @@ static int cmd_plan(int argc, char **argv)
         free(o.sets);
         return AR_EXIT_BAD_INPUT;
     }
-    /* plan itself times one thread: that one must fit under ulimit -v */
-    ar_run_plan plan, timing;
-    int planned = ar_plan_team(o.run.threads, err) >= 0;
-    if (planned && ar_plan_make(&spec, o.run.threads, &plan) < 0) {
-        snprintf(err, AR_ERR_LEN, "%s: out of memory planning the run", o.spec_path);
-        planned = 0;
-    }
-    if (planned) {
-        timing = plan;
-        timing.threads = 1;
-        if (ar_engine_check_address_space(&timing, err) < 0) {
-            ar_plan_free(&plan);
-            planned = 0;
-        }
-    }
-    if (!planned) {
+    ar_run_estimate est;
+    if (ar_plan_estimate(&spec, o.run.threads, o.spec_path, &est, err) < 0) {
         say("%s", err);
         ar_spec_free(&spec);
         free(o.sets);
         return AR_EXIT_BAD_INPUT;
     }
-    long all_points = 0;
-    double all_trials = 0, all_seconds = 0, widest = 0;
-    /* about two seconds of timing in all, at least 5 ms an experiment */
-    double budget = 2.0 / spec.n_experiments;
-    budget = budget > 0.5 ? 0.5 : budget < 0.005 ? 0.005 : budget;
     printf("%s: seed %llu\n\n%-16s %-17s %9s %12s %12s %12s %14s\n", o.spec_path, (unsigned long long)spec.seed,
            "experiment", "simulator", "points", "trials", "core-hours", "s/trial max", "memory/thread");
     for (int e = 0; e < spec.n_experiments; ++e) {
         const ar_experiment *x = &spec.experiments[e];
-        long costliest = 0, cheapest = 0;
-        double total_cost = 0, memory = 0;
-        for (long p = 0; p < x->n_points; ++p) {
-            double c = ar_engine_point_cost(x, p);
-            total_cost += c;
-            if (c > ar_engine_point_cost(x, costliest))
-                costliest = p;
-            if (c < ar_engine_point_cost(x, cheapest))
-                cheapest = p;
-            ar_point pt;
-            ar_experiment_point(x, p, &pt);
-            double m = ar_engine_point_memory(x, &pt, 1);
-            memory = m > memory ? m : memory;
-        }
-        /* Seconds a trial, against the cost model's cost: the costliest, the cheapest and a
-         * middle point (cost nearest their geometric mean) timed, joined by straight
-         * lines: a cost model counts flops, and a small trial's fixed part is not among
-         * them, nor is every term of a large one. */
-        double c_hi = ar_engine_point_cost(x, costliest), c_lo = ar_engine_point_cost(x, cheapest);
-        double per_trial = ar_engine_trial_seconds(&spec, x, costliest, budget), seconds = 0;
-        if (!(c_lo < c_hi)) {
-            seconds = per_trial / c_hi * total_cost * (double)x->trials;
-        } else {
-            long middle = cheapest;
-            double target = sqrt(c_lo * c_hi);
-            for (long p = 0; p < x->n_points; ++p)
-                if (fabs(ar_engine_point_cost(x, p) - target) < fabs(ar_engine_point_cost(x, middle) - target))
-                    middle = p;
-            double c_mid = ar_engine_point_cost(x, middle);
-            double t_lo = ar_engine_trial_seconds(&spec, x, cheapest, budget / 4);
-            double t_mid = c_lo < c_mid && c_mid < c_hi ? ar_engine_trial_seconds(&spec, x, middle, budget / 4)
-                                                        : t_lo + (per_trial - t_lo) * (c_mid - c_lo) / (c_hi - c_lo);
-            for (long p = 0; p < x->n_points; ++p) {
-                double c = ar_engine_point_cost(x, p);
-                double t = c <= c_mid ? t_lo + (t_mid - t_lo) * (c_mid > c_lo ? (c - c_lo) / (c_mid - c_lo) : 0)
-                                      : t_mid + (per_trial - t_mid) * (c - c_mid) / (c_hi - c_mid);
-                seconds += (t > 0 ? t : 0) * (double)x->trials;
-            }
-        }
+        const ar_experiment_estimate *xe = &est.experiments[e];
         char mem[32];
-        ar_format_bytes(memory, mem, sizeof mem);
-        printf("%-16s %-17s %9ld %12.4g %12.3g %12.3g %14s\n", x->name, x->sim->name, x->n_points,
-               (double)x->trials * x->n_points, seconds / 3600, per_trial, mem);
-        all_points += x->n_points;
-        all_trials += (double)x->trials * x->n_points;
-        all_seconds += seconds;
-        widest = memory > widest ? memory : widest;
+        ar_format_bytes(xe->thread_memory, mem, sizeof mem);
+        printf("%-16s %-17s %9ld %12.4g %12.3g %12.3g %14s\n", x->name, x->sim->name, x->n_points, xe->trials,
+               xe->seconds / 3600, xe->seconds_per_trial_max, mem);
     }
     char size[32], mem[32], run_memory[32];
-    ar_format_bytes(plan.output_bytes, size, sizeof size);
-    ar_format_bytes(widest, mem, sizeof mem);
-    ar_format_bytes(plan.layout_bytes + plan.buffer_bytes +
-                        plan.memory[plan.largest >= 0 ? plan.largest : 0] * (plan.points > 0),
-                    run_memory, sizeof run_memory);
-    int cores = omp_get_num_procs();
-    double trial_seconds = all_seconds;
-    all_seconds += plan.overhead_seconds; /* the file: its layout, each point's write and flush */
+    ar_format_bytes(est.output_bytes, size, sizeof size);
+    ar_format_bytes(est.thread_memory, mem, sizeof mem);
+    ar_format_bytes(est.run_memory, run_memory, sizeof run_memory);
     printf("\ntotal: %ld points, %.4g trials, %.3g core-hours (about %.3g min on this machine's %d cores; "
            "%.3g s of them writing the file), result file about %s, memory about %s with %d thread(s), at most %s "
            "per thread\n",
-           all_points, all_trials, all_seconds / 3600,
-           (trial_seconds / cores + plan.overhead_seconds) / 60, cores, plan.overhead_seconds, size, run_memory,
-           plan.threads, mem);
+           est.points, est.trials, (est.trial_seconds + est.file_seconds) / 3600, est.wall_seconds_here / 60,
+           est.cores, est.file_seconds, size, run_memory, est.threads, mem);
     printf("(calibrated on this machine, OpenBLAS core %s: each experiment's most expensive point timed, the "
            "others scaled by the cost model)\n",
            ar_blas_corename());
-    ar_plan_free(&plan);
+    ar_run_estimate_free(&est);
     ar_spec_free(&spec);
     free(o.sets);
     return AR_EXIT_OK;
 }
 
-static int cmd_report(int argc, char **argv)
+static int cmd_report(int argc, char **argv, char *command_line)
 {
+    (void)command_line;
     const char *dir = NULL, *file = NULL;
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
@@ -1354,10 +1203,9 @@ static int cmd_report(int argc, char **argv)
     return status;
 }
 
-static int dispatch(int argc, char **argv);
-
-static int cmd_version(void)
+static int cmd_version(int argc, char **argv, char *command_line)
 {
+    (void)argc, (void)argv, (void)command_line;
     printf("attnrank %s (git %s)\nOpenBLAS: %s (core %s, %s)\n", ATTNRANK_VERSION, ar_git_revision,
            ar_blas_config(), ar_blas_corename(), ar_blas_core_origin());
     return 0;
@@ -1372,18 +1220,63 @@ static void keep_standard_streams(void)
             _exit(AR_EXIT_IO);
 }
 
-/* Each command's help text, for `help COMMAND` and `COMMAND --help`; NULL if unknown. */
-static const char *command_help(const char *cmd)
+static int cmd_help(int argc, char **argv, char *command_line);
+
+/* The commands: name, what runs it (argv[0] is the command), help text (NULL: none of
+ * its own). */
+static const struct command {
+    const char *name;
+    int (*run)(int argc, char **argv, char *command_line);
+    const char *help;
+} commands[] = {
+    {"run", cmd_run, run_help},           {"verify", cmd_verify, verify_help}, {"merge", cmd_merge, merge_help},
+    {"plan", cmd_plan, plan_help},        {"report", cmd_report, report_help}, {"list", cmd_list, list_help},
+    {"info", cmd_info, info_help},        {"mutants", cmd_mutants, mutants_help},
+    {"judge", cmd_judge, judge_help},     {"--version", cmd_version, NULL},    {"version", cmd_version, NULL},
+    {"help", cmd_help, NULL},             {"--help", cmd_help, NULL},          {"-h", cmd_help, NULL},
+};
+
+static const struct command *command_named(const char *name)
 {
-    static const struct {
-        const char *name, *text;
-    } helps[] = {{"run", run_help},       {"verify", verify_help}, {"merge", merge_help}, {"plan", plan_help},
-                 {"report", report_help}, {"mutants", mutants_help}, {"info", info_help}, {"list", list_help},
-                 {"judge", judge_help}};
-    for (size_t i = 0; i < sizeof helps / sizeof *helps; ++i)
-        if (strcmp(cmd, helps[i].name) == 0)
-            return helps[i].text;
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; ++i)
+        if (strcmp(name, commands[i].name) == 0)
+            return &commands[i];
     return NULL;
+}
+
+/* Each command's help text, for `help COMMAND` and `COMMAND --help`; NULL if none. */
+static const char *command_help(const char *name)
+{
+    const struct command *c = command_named(name);
+    return c ? c->help : NULL;
+}
+
+static int cmd_help(int argc, char **argv, char *command_line)
+{
+    (void)command_line;
+    const char *topic = argc > 1 ? command_help(argv[1]) : NULL;
+    fputs(topic ? topic : usage_text, stdout);
+    return AR_EXIT_OK;
+}
+
+static int dispatch(int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs(usage_text, stderr);
+        return AR_EXIT_BAD_INPUT;
+    }
+    const char *cmd = argv[1];
+    if (argc == 3 && (strcmp(argv[2], "-h") == 0 || strcmp(argv[2], "--help") == 0) && command_help(cmd)) {
+        fputs(command_help(cmd), stdout); /* COMMAND --help, the same text as help COMMAND */
+        return AR_EXIT_OK;
+    }
+    const struct command *c = command_named(cmd);
+    if (!c)
+        return bad_usage("unknown command '%s'", cmd);
+    char *command_line = join_command_line(argc, argv);
+    int status = c->run(argc - 1, argv + 1, command_line);
+    free(command_line);
+    return status;
 }
 
 int ar_cli_main(int argc, char **argv)
@@ -1415,48 +1308,5 @@ int ar_cli_main(int argc, char **argv)
         fflush(stderr);
         _exit(status);
     }
-    return status;
-}
-
-static int dispatch(int argc, char **argv)
-{
-    if (argc < 2) {
-        fputs(usage_text, stderr);
-        return AR_EXIT_BAD_INPUT;
-    }
-    const char *cmd = argv[1];
-    if (argc == 3 && (strcmp(argv[2], "-h") == 0 || strcmp(argv[2], "--help") == 0) && command_help(cmd)) {
-        fputs(command_help(cmd), stdout); /* COMMAND --help, the same text as help COMMAND */
-        return AR_EXIT_OK;
-    }
-    char *command_line = join_command_line(argc, argv);
-    int status;
-    if (strcmp(cmd, "run") == 0)
-        status = cmd_run(argc - 1, argv + 1, command_line);
-    else if (strcmp(cmd, "verify") == 0)
-        status = cmd_verify(argc - 1, argv + 1, command_line);
-    else if (strcmp(cmd, "merge") == 0)
-        status = cmd_merge(argc - 1, argv + 1, command_line);
-    else if (strcmp(cmd, "plan") == 0)
-        status = cmd_plan(argc - 1, argv + 1);
-    else if (strcmp(cmd, "report") == 0)
-        status = cmd_report(argc - 1, argv + 1);
-    else if (strcmp(cmd, "list") == 0)
-        status = cmd_list(argc - 1, argv + 1);
-    else if (strcmp(cmd, "info") == 0)
-        status = cmd_info(argc - 1, argv + 1);
-    else if (strcmp(cmd, "mutants") == 0)
-        status = cmd_mutants(argc - 1, argv + 1);
-    else if (strcmp(cmd, "judge") == 0)
-        status = cmd_judge(argc - 1, argv + 1, command_line);
-    else if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0)
-        status = cmd_version();
-    else if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
-        const char *topic = argc > 2 ? command_help(argv[2]) : NULL;
-        fputs(topic ? topic : usage_text, stdout);
-        status = 0;
-    } else
-        status = bad_usage("unknown command '%s'", cmd);
-    free(command_line);
     return status;
 }

@@ -16,6 +16,7 @@ typedef struct claim_data {
     double *prediction, *along, *versus;
     long *line; /* for a steeper claim, the plane of its two axes */
     int has_axis, integer_output;
+    ar_rule_workspace *ws; /* the rules' scratch, for the experiment's points */
 } claim_data;
 
 static int load_claim(ar_store *store, const ar_spec *spec, int e, const ar_claim *claim, claim_data *d, char *err)
@@ -63,23 +64,29 @@ static int alloc_claim_data(long n, claim_data *d)
     d->along = malloc((size_t)n * sizeof *d->along);
     d->versus = malloc((size_t)n * sizeof *d->versus);
     d->line = malloc((size_t)n * sizeof *d->line);
-    return d->est && d->prediction && d->along && d->versus && d->line ? 0 : -1;
+    d->ws = ar_rule_workspace_new(n);
+    return d->est && d->prediction && d->along && d->versus && d->line && d->ws ? 0 : -1;
 }
 
 static void free_claim_data(claim_data *d)
 {
     free(d->est), free(d->prediction), free(d->along), free(d->versus), free(d->line);
+    ar_rule_workspace_free(d->ws);
 }
 
-/* The claim's judgement, or its mirror (reversed: a steeper claim's other axis). */
-static void judge_claim(const ar_claim *claim, long n, const claim_data *d, int reversed, ar_judgement *j)
+/* The claim's judgement, or its mirror (reversed: a steeper claim's other axis); 0, or
+ * -1 with err where the rules could not run. */
+static int judge_claim(const ar_claim *claim, long n, const claim_data *d, int reversed, ar_judgement *j, char *err)
 {
     const long *line = d->has_axis ? d->line : NULL;
     const double *along = d->has_axis ? d->along : NULL;
-    if (claim->rule == AR_RULE_STEEPER && d->has_axis)
-        ar_judge_steeper(claim, n, d->prediction, d->est, d->integer_output, line, along, d->versus, reversed, j);
-    else
-        ar_judge(claim, n, d->prediction, d->est, d->integer_output, line, along, j);
+    int status = claim->rule == AR_RULE_STEEPER && d->has_axis
+                     ? ar_judge_steeper(claim, n, d->prediction, d->est, d->integer_output, line, along, d->versus,
+                                        reversed, d->ws, j)
+                     : ar_judge(claim, n, d->prediction, d->est, d->integer_output, line, along, d->ws, j);
+    if (status < 0)
+        snprintf(err, AR_ERR_LEN, "claim %s: %s", claim->id, j->rule);
+    return status;
 }
 
 static void describe_axes(const ar_experiment *x, long point, char *buf, size_t len)
@@ -136,7 +143,10 @@ int ar_engine_verdicts(ar_store *store, const ar_spec *spec, ar_verdict_row *row
             }
             memcpy(predictions + (size_t)k * x->n_points, d.prediction, (size_t)x->n_points * sizeof *predictions);
             ar_judgement j;
-            judge_claim(claim, x->n_points, &d, 0, &j);
+            if (judge_claim(claim, x->n_points, &d, 0, &j, err) < 0) {
+                free_claim_data(&d), free(predictions);
+                return -1;
+            }
             ar_verdict_row *row = &rows[r + k];
             memset(row, 0, sizeof *row);
             snprintf(row->claim, sizeof row->claim, "%s", claim->id);
@@ -203,19 +213,30 @@ int ar_engine_mutants(ar_store *store, const ar_spec *spec, ar_mutant_row *rows,
             memset(row, 0, sizeof *row);
             snprintf(row->claim, sizeof row->claim, "%s", claim->id);
             snprintf(row->experiment, sizeof row->experiment, "%s", x->name);
-            ar_judgement j;
-            judge_claim(claim, x->n_points, &d, 0, &j);
+            ar_judgement j, mirror;
+            if (judge_claim(claim, x->n_points, &d, 0, &j, err) < 0) {
+                free_claim_data(&d);
+                return -1;
+            }
             row->verdict = j.verdict;
             row->loose = j.resolution.loose;
             if (claim->rule == AR_RULE_STEEPER && d.has_axis) { /* the mirror: the other axis steeper */
-                ar_judgement mirror;
-                judge_claim(claim, x->n_points, &d, 1, &mirror);
+                if (judge_claim(claim, x->n_points, &d, 1, &mirror, err) < 0) {
+                    free_claim_data(&d);
+                    return -1;
+                }
                 row->mutants[0] = (ar_mutant){1, 1, mirror.verdict};
                 row->count = 1;
                 continue;
             }
-            row->count = ar_mutants(claim, x->n_points, d.prediction, d.est, d.integer_output, line, along,
+            row->count = ar_mutants(claim, x->n_points, d.prediction, d.est, d.integer_output, line, along, d.ws,
                                     row->mutants, &row->why);
+            if (row->count < 0) {
+                snprintf(err, AR_ERR_LEN, "claim %s: the rules' workspace holds fewer than its %ld points", claim->id,
+                         x->n_points);
+                free_claim_data(&d);
+                return -1;
+            }
         }
         free_claim_data(&d);
     }

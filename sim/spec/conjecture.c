@@ -29,23 +29,11 @@ int ar_conjecture_field_parse(const char *name)
     return -1;
 }
 
-/* The rules by the names a spec uses for them (theory.h's ar_rule_name has spaces). */
-static const struct {
-    const char *name;
-    ar_rule rule;
-} rule_names[] = {
-    {"upper_bound", AR_RULE_UPPER_BOUND}, {"lower_bound", AR_RULE_LOWER_BOUND}, {"equality", AR_RULE_EQUALS},
-    {"limit", AR_RULE_LIMIT},             {"log_slope", AR_RULE_LOG_SLOPE},     {"decreasing", AR_RULE_DECREASING},
-    {"increasing", AR_RULE_INCREASING},   {"steeper", AR_RULE_STEEPER},         {"every_trial", AR_RULE_EVERY_TRIAL},
-    {"witness", AR_RULE_WITNESS},         {"measure", AR_RULE_MEASURE},
-};
-
+/* The rules by the names a spec uses for them (ar_rules[].spec_name; the tables' names
+ * have spaces). */
 static const char *rule_spec_name(ar_rule rule)
 {
-    for (size_t i = 0; i < sizeof rule_names / sizeof rule_names[0]; ++i)
-        if (rule_names[i].rule == rule)
-            return rule_names[i].name;
-    return "?";
+    return ar_rules[rule].spec_name ? ar_rules[rule].spec_name : "?";
 }
 
 /* A built conjecture: the claim first, so the claim's address is the whole's. */
@@ -82,19 +70,11 @@ static int fail(char *err, const char *at, const char *field, const char *fmt, .
     return -1;
 }
 
-/* Rules by what they need. */
-static int needs_tolerance(ar_rule r) { return r == AR_RULE_EQUALS || r == AR_RULE_LIMIT || r == AR_RULE_LOG_SLOPE; }
-static int needs_axis(ar_rule r)
-{
-    return r == AR_RULE_LIMIT || r == AR_RULE_LOG_SLOPE || r == AR_RULE_DECREASING || r == AR_RULE_INCREASING ||
-           r == AR_RULE_STEEPER;
-}
+static int needs_tolerance(ar_rule r) { return ar_rules[r].needs_tolerance; }
+static int needs_axis(ar_rule r) { return ar_rules[r].needs_axis; }
 /* Trends and measurements say nothing about a value: their prediction only marks
  * where they speak (and is 0 when not given). */
-static int needs_prediction(ar_rule r)
-{
-    return r != AR_RULE_DECREASING && r != AR_RULE_INCREASING && r != AR_RULE_STEEPER && r != AR_RULE_MEASURE;
-}
+static int needs_prediction(ar_rule r) { return ar_rules[r].needs_prediction; }
 
 static int parse_number(const char *text, double *v)
 {
@@ -153,7 +133,7 @@ static int check_axis(const ar_conjecture_input *in, ar_conjecture_field f, cons
         return fail(err, in->at[f], field_names[f], "unknown parameter '%s' (%s's parameters: %s)", name,
                     x->sim->name, names);
     }
-    int numeric = rule == AR_RULE_LIMIT || rule == AR_RULE_LOG_SLOPE; /* they extrapolate along it */
+    int numeric = ar_rules[rule].extrapolates; /* they extrapolate along it */
     if (numeric && x->sim->params[param].type == AR_PARAM_CHOICE)
         return fail(err, in->at[f], field_names[f], "'%s' is a choice parameter; rule %s needs a numeric axis", name,
                     rule_spec_name(rule));
@@ -222,7 +202,7 @@ static int check_on_grid(const ar_conjecture_input *in, const conjecture *c, con
         which[a] = x->axes[a].param;
     int along = k->trend_axis ? ar_sim_param_index(x->sim, k->trend_axis) : -1;
     int axis = along >= 0 ? ar_experiment_axis_of(x, along) : -1, line_of_two = axis < 0;
-    int extrapolates = k->rule == AR_RULE_LIMIT || k->rule == AR_RULE_LOG_SLOPE;
+    int extrapolates = ar_rules[k->rule].extrapolates;
     unsigned char *seen = axis >= 0 ? calloc((size_t)x->n_points, 1) : NULL;
     if (axis >= 0 && !seen)
         return fail(err, in->where, "id", "out of memory");
@@ -332,8 +312,8 @@ static int check_fields(const ar_conjecture_input *in, ar_rule rule, const ar_ou
                 {AR_CONJ_ALONG, "limit, log_slope, decreasing, increasing and steeper"},
                 {AR_CONJ_VERSUS, "steeper"},
                 {AR_CONJ_RATE, "limit"}};
-    int wanted[] = {needs_tolerance(rule), needs_axis(rule), rule == AR_RULE_STEEPER, rule == AR_RULE_LIMIT};
-    int required[] = {needs_tolerance(rule), needs_axis(rule), rule == AR_RULE_STEEPER, 0};
+    int wanted[] = {needs_tolerance(rule), needs_axis(rule), ar_rules[rule].needs_versus, rule == AR_RULE_LIMIT};
+    int required[] = {needs_tolerance(rule), needs_axis(rule), ar_rules[rule].needs_versus, 0};
     const char *rname = rule_spec_name(rule);
     for (size_t i = 0; i < sizeof only / sizeof only[0]; ++i) {
         ar_conjecture_field f = only[i].field;
@@ -427,9 +407,9 @@ int ar_conjecture_build(const ar_conjecture_input *in, const ar_experiment *x, c
         return fail(err, in->where, "rule", "missing: upper_bound, lower_bound, equality, limit, log_slope, "
                     "decreasing, increasing, steeper, every_trial, witness or measure");
     ar_rule rule = AR_RULE_REFERENCE;
-    for (size_t i = 0; i < sizeof rule_names / sizeof rule_names[0]; ++i)
-        if (!strcmp(in->value[AR_CONJ_RULE], rule_names[i].name))
-            rule = rule_names[i].rule;
+    for (int i = 0; i < AR_RULE_COUNT; ++i)
+        if (ar_rules[i].spec_name && !strcmp(in->value[AR_CONJ_RULE], ar_rules[i].spec_name))
+            rule = (ar_rule)i;
     if (rule == AR_RULE_REFERENCE)
         return fail(err, in->at[AR_CONJ_RULE], "rule", "unknown rule '%s' (upper_bound, lower_bound, equality, limit, "
                     "log_slope, decreasing, increasing, steeper, every_trial, witness, measure)",

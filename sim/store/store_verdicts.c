@@ -59,10 +59,8 @@ void ar_note_describe(const ar_verdict_row *row, char *buf, size_t len)
 
 void ar_prediction_describe(const ar_verdict_row *row, char *buf, size_t len)
 {
-    if (row->rule == AR_RULE_INCREASING || row->rule == AR_RULE_DECREASING)
-        snprintf(buf, len, "%s", row->rule == AR_RULE_INCREASING ? "increasing" : "decreasing");
-    else if (row->rule == AR_RULE_STEEPER)
-        snprintf(buf, len, "steeper");
+    if (ar_rules[row->rule].shown) /* a direction, not a value */
+        snprintf(buf, len, "%s", ar_rules[row->rule].shown);
     else
         snprintf(buf, len, "%.4g", row->prediction);
 }

@@ -13,19 +13,15 @@ const char *ar_verdict_name(ar_verdict v)
     return verdict_names[v];
 }
 
-static const char *const rule_names[] = {"bound",     "equality",    "limit",      "decreasing",
-                                         "increasing", "reference", "lower bound", "every trial", "witness",
-                                         "measure",   "log slope", "steeper"};
-
 const char *ar_rule_name(ar_rule rule)
 {
-    return rule_names[rule];
+    return ar_rules[rule].name;
 }
 
 int ar_rule_parse(const char *name, ar_rule *rule)
 {
-    for (int i = 0; i <= AR_RULE_STEEPER; ++i)
-        if (!strcmp(name, rule_names[i])) {
+    for (int i = 0; i < AR_RULE_COUNT; ++i)
+        if (!strcmp(name, ar_rules[i].name)) {
             *rule = (ar_rule)i;
             return 0;
         }

@@ -1,0 +1,143 @@
+/* rejudge: `attnrank judge` without the command line: a finished file judged again,
+ * with conjectures joined to its spec, the notes on theory that changed since the run,
+ * and the copy (a merge of one). */
+#define _GNU_SOURCE
+#include "attnrank/engine.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Whether two names are one file (a name, another name or a link). */
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* Every point must be in: judging a part would judge another grid. */
+static ar_status check_complete(ar_store *store, const char *path, char *err)
+{
+    const ar_spec *stored = ar_store_spec(store);
+    for (int e = 0; e < stored->n_experiments; ++e)
+        if (ar_store_done_count(store, e) < stored->experiments[e].n_points) {
+            snprintf(err, AR_ERR_LEN, "%s: incomplete run (experiment %s has %ld of %ld points): judge needs every "
+                     "point (finish it with --resume, or merge the shards)", path, stored->experiments[e].name,
+                     ar_store_done_count(store, e), stored->experiments[e].n_points);
+            return AR_ERR_INPUT;
+        }
+    return AR_OK;
+}
+
+/* The run's own claims come first in each experiment's rows: where their stored theory
+ * differs from this attnrank's prediction, a note. */
+static ar_status theory_notes(ar_store *store, char **notes, char *err)
+{
+    const ar_spec *stored = ar_store_spec(store);
+    int n_stored = ar_store_verdict_count(stored);
+    long *changed = calloc((size_t)(n_stored ? n_stored : 1), sizeof *changed);
+    if (!changed) {
+        snprintf(err, AR_ERR_LEN, "out of memory");
+        return AR_ERR_INPUT;
+    }
+    if (ar_engine_theory_changes(store, changed, err) < 0) {
+        free(changed);
+        return AR_ERR_INPUT;
+    }
+    size_t len = 0;
+    FILE *nf = open_memstream(notes, &len);
+    if (!nf) {
+        free(changed);
+        snprintf(err, AR_ERR_LEN, "out of memory");
+        return AR_ERR_IO;
+    }
+    for (int e = 0, r = 0; e < stored->n_experiments; ++e)
+        for (int k = 0; k < stored->experiments[e].n_claims; ++k, ++r)
+            if (changed[r])
+                fprintf(nf, "note: %s in %s: this attnrank's prediction differs from the file's theory/%s at %ld of "
+                        "%ld points (the theory changed since the run, or the file was edited); judged with this "
+                        "attnrank's\n",
+                        stored->experiments[e].claims[k]->id, stored->experiments[e].name,
+                        stored->experiments[e].claims[k]->id, changed[r], stored->experiments[e].n_points);
+    free(changed);
+    return fclose(nf) == 0 ? AR_OK : AR_ERR_IO;
+}
+
+/* What needs the open file: its checks, the spec with the conjectures, the verdicts, the
+ * mutants and the notes. */
+static ar_status judge_store(const ar_judge_request *req, ar_store *store, ar_file_judgement *out, char *err)
+{
+    const char *path = req->path;
+    ar_status status = check_complete(store, path, err);
+    if (status != AR_OK)
+        return status;
+    /* A file whose stored verdicts or theory its own revision would not give was edited:
+     * judging it again (a copy with -o especially) would launder the edit. */
+    char stale[AR_ERR_LEN];
+    if (ar_engine_check_verdicts(store, stale, sizeof stale, err) < 0)
+        return AR_ERR_INPUT;
+    /* A copy is written as this attnrank writes files, streams attribute included. */
+    if (req->copy && ar_store_check_streams(store, path, "a copy", err) < 0) {
+        size_t used = strlen(err);
+        snprintf(err + used, AR_ERR_LEN - used, " (judge without -o prints its verdicts)");
+        return AR_ERR_INPUT;
+    }
+    /* The file's spec, re-read so that conjectures can join it. */
+    const ar_spec *stored = ar_store_spec(store);
+    if (ar_spec_load_text(stored->canonical, path, NULL, NULL, 0, &out->spec, err) != 0 ||
+        ar_spec_add_conjectures(&out->spec, path, req->conjecture_file, req->conjectures, req->n_conjectures,
+                                err) != 0)
+        return AR_ERR_INPUT;
+    out->n_rows = ar_store_verdict_count(&out->spec);
+    size_t rows = (size_t)(out->n_rows ? out->n_rows : 1);
+    out->rows = calloc(rows, sizeof *out->rows);
+    out->mutants = req->mutants ? calloc(rows, sizeof *out->mutants) : NULL;
+    if (!out->rows || (req->mutants && !out->mutants)) {
+        snprintf(err, AR_ERR_LEN, "%s: out of memory", path);
+        return AR_ERR_IO;
+    }
+    if (ar_engine_verdicts(store, &out->spec, out->rows, err) < 0 ||
+        (req->mutants && ar_engine_mutants(store, &out->spec, out->mutants, err) < 0))
+        return AR_ERR_INPUT;
+    return theory_notes(store, &out->notes, err);
+}
+
+ar_status ar_judge_file(const ar_judge_request *req, ar_file_judgement *out, char *err)
+{
+    memset(out, 0, sizeof *out);
+    /* FILE is never modified: a COPY that is FILE (by that name, another or a link) was
+     * replaced by the copy under --force. */
+    if (req->copy && same_file(req->path, req->copy)) {
+        snprintf(err, AR_ERR_LEN, "%s: -o COPY is FILE itself (%s); judge never modifies FILE: name another COPY",
+                 req->copy, req->path);
+        return AR_ERR_INPUT;
+    }
+    ar_store *store = ar_store_open(req->path, 0, err);
+    if (!store)
+        return AR_ERR_INPUT;
+    ar_status status = judge_store(req, store, out, err);
+    ar_store_close(store);
+    if (status == AR_OK && req->copy) { /* the copy, made as a merge of one makes it */
+        ar_verdict_row *copied;
+        int n_copied;
+        ar_install_signal_handlers();
+        status = ar_engine_merge(req->copy, &req->path, 1, req->command_line, req->force, &out->spec, &copied,
+                                 &n_copied, err);
+        if (status == AR_OK)
+            free(copied);
+    }
+    if (status != AR_OK)
+        ar_file_judgement_free(out);
+    return status;
+}
+
+void ar_file_judgement_free(ar_file_judgement *j)
+{
+    free(j->rows);
+    free(j->mutants);
+    free(j->notes);
+    if (j->spec.experiments || j->spec.canonical)
+        ar_spec_free(&j->spec);
+    memset(j, 0, sizeof *j);
+}
