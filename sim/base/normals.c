@@ -33,7 +33,7 @@
  * that the top layer ends at x = 0). A word w gives the sign (bit 0), the layer (bits
  * 1..11) and the magnitude (bits 12..63). The fast path takes 99.77% of candidates, so
  * 1.8% of blocks of 8 have a lane on the slow path; at 256 layers (98.5%) it was 11%,
- * which cost more than all the rest (bench_normals, README). */
+ * which cost more than all the rest (bench_normals; docs/development.md, "Streams"). */
 enum { ZIG_BITS = 11, ZIG_LAYERS = 1 << ZIG_BITS };
 #define ZIG_MASK ((uint64_t)ZIG_LAYERS - 1)
 static const double ZIG_R = 0x1.0dd903462b3f1p+2; /* 4.2163704095118969 */

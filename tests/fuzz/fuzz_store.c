@@ -11,7 +11,7 @@
  * attribute, verdict, summary and prediction read, merged alone into a new file, and
  * reopened for writing to store one point. A damaged file must be refused in one line,
  * never read past what it holds. (HDF5's binary format itself is not fuzzed here: raw
- * byte mutations crash inside libhdf5 1.10, see README and tests/fuzz/raw_bytes.py.) */
+ * byte mutations crash inside libhdf5 1.10, see docs/development.md ("How it is tested against misuse") and tests/fuzz/raw_bytes.py.) */
 #define _GNU_SOURCE
 #include "attnrank/builtin_families.h"
 #include "attnrank/engine.h"

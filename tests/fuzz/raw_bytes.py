@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Raw-byte damage to a result file, counted: the measurement behind keeping the result
-file's attributes variable-length strings (README, "How it is tested against misuse"):
+file's attributes variable-length strings (docs/development.md, "How it is tested against misuse"):
 fixed-length ones moved libhdf5's crashes elsewhere (H5Aexists) rather than ending them.
 
 usage: raw_bytes.py ATTNRANK FILE MUTATIONS [SEED]     (RAW_BYTES_KEEP=DIR keeps crashing copies)
