@@ -9,6 +9,7 @@
 #include "attnrank/blas_core.h"
 #include "attnrank/convex.h"
 #include "attnrank/linalg.h"
+#include "attnrank/openblas.h"
 
 #include <omp.h>
 #include <stdio.h>
@@ -32,7 +33,7 @@ int main(int argc, char **argv)
     double *x = malloc((size_t)N * nd * sizeof *x), *y = malloc((size_t)N * sizeof *y);
     double *z = malloc(nd * sizeof *z), *teacher = calloc(nd, sizeof *teacher);
     double *work = malloc(ar_convex_workspace(N, n, d) * sizeof *work);
-    ar_blas_set_threads(1);
+    ar_openblas_set_threads(1);
     ar_rng rng;
     ar_rng_init(&rng, 1, 2, 3, 0);
     ar_rng_normals(&rng, x, (size_t)N * nd);
@@ -66,7 +67,7 @@ int main(int argc, char **argv)
            "\"solve_ms\": %.3f, \"solve_iterations\": %d, \"gap\": %.3g, \"objective\": %.12g, \"active\": %d, "
            "\"openblas_core\": \"%s\", \"core_origin\": \"%s\"}\n",
            N, n, d, 1 / per_iteration, t[0] * 1e3, (t4 - t3) * 1e3, solved.iterations, solved.gap,
-           solved.primal, solved.active, ar_blas_corename(), ar_blas_core_origin());
+           solved.primal, solved.active, ar_openblas_corename(), ar_blas_core_origin());
     free(x), free(y), free(z), free(teacher), free(work);
     return 0;
 }

@@ -9,6 +9,7 @@
 #include "attnrank/attention.h"
 #include "attnrank/blas_core.h"
 #include "attnrank/linalg.h"
+#include "attnrank/openblas.h"
 #include "attnrank/rank.h"
 #include "attnrank/rng.h"
 
@@ -138,7 +139,7 @@ int main(int argc, char **argv)
         return 2;
     }
     ar_blas_core_select(argv);
-    ar_blas_set_threads(1);
+    ar_openblas_set_threads(1);
     int peak_n = 2048;
     for (int i = 1; i + 1 < argc; ++i)
         if (strcmp(argv[i], "--peak") == 0)
@@ -173,6 +174,6 @@ int main(int argc, char **argv)
             printf("%s\"%d\": %.4f", sep, atoi(argv[i + 1]), argmax_us(atoi(argv[i + 1])));
             sep = ", ";
         }
-    printf("}, \"openblas_core\": \"%s\", \"core_origin\": \"%s\"}\n", ar_blas_corename(), ar_blas_core_origin());
+    printf("}, \"openblas_core\": \"%s\", \"core_origin\": \"%s\"}\n", ar_openblas_corename(), ar_blas_core_origin());
     return 0;
 }

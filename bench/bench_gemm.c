@@ -8,6 +8,7 @@
 #include "attnrank/builtin_families.h"
 #include "attnrank/blas_core.h"
 #include "attnrank/linalg.h"
+#include "attnrank/openblas.h"
 #include "attnrank/rng.h"
 
 #include "bench_peak.h"
@@ -58,7 +59,7 @@ int main(int argc, char **argv)
         return 2;
     }
     ar_blas_core_select(argv);
-    ar_blas_set_threads(1);
+    ar_openblas_set_threads(1);
     int peak_n = argc > 1 ? atoi(argv[1]) : 2048;
     static const int defaults[][2] = {{64, 16}, {64, 32}, {64, 64}, {96, 16}, {96, 32}, {96, 96}, {128, 16},
                                       {128, 32}, {128, 64}, {128, 128}, {256, 32}, {256, 256}};
@@ -87,6 +88,6 @@ int main(int argc, char **argv)
                s ? ", " : "", n, k, flop_s * 1e6, openblas * 1e6, small * 1e6, plain * 1e6, nt * 1e6);
         free(a), free(b), free(c);
     }
-    printf("], \"openblas_core\": \"%s\", \"core_origin\": \"%s\"}\n", ar_blas_corename(), ar_blas_core_origin());
+    printf("], \"openblas_core\": \"%s\", \"core_origin\": \"%s\"}\n", ar_openblas_corename(), ar_blas_core_origin());
     return 0;
 }

@@ -11,6 +11,7 @@
 #include "attnrank/engine.h"
 #include "families/hardmax/hardmax.h"
 #include "attnrank/linalg.h"
+#include "attnrank/openblas.h"
 #include "attnrank/rank.h"
 #include "attnrank/rng.h"
 
@@ -46,7 +47,7 @@ static void breakdown_pass(int n, int dh, int faithful, int trials, double t[4])
     int *argmax = malloc((size_t)n * sizeof *argmax);
     unsigned char *seen = malloc((size_t)n);
     ar_rng r;
-    ar_blas_set_threads(1);
+    ar_openblas_set_threads(1);
     memset(t, 0, 4 * sizeof *t);
     long checksum = 0;
     for (int trial = 0; trial < trials; ++trial) {
@@ -134,12 +135,12 @@ int main(int argc, char **argv)
         return 2;
     }
     const ar_experiment *x = &spec.experiments[0];
-    double *values = malloc((size_t)trials * ar_engine_values_per_trial(x, 0) * sizeof *values);
-    ar_engine_point_values(&spec, x, 0, threads, values); /* warm-up: page faults, OpenBLAS init */
+    double *values = malloc((size_t)trials * ar_trials_values_per_trial(x, 0) * sizeof *values);
+    ar_trials_point_values(&spec, x, 0, threads, values); /* warm-up: page faults, OpenBLAS init */
     double best = 1e300;
     for (int rep = 0; rep < 3; ++rep) {
         double t0 = omp_get_wtime();
-        ar_engine_point_values(&spec, x, 0, threads, values);
+        ar_trials_point_values(&spec, x, 0, threads, values);
         double dt = omp_get_wtime() - t0;
         best = dt < best ? dt : best;
     }
@@ -159,7 +160,7 @@ int main(int argc, char **argv)
            "\"ranks_checked\": %d, \"ranks_differing_from_openblas\": %ld, "
            "\"openblas_core\": \"%s\", \"core_origin\": \"%s\"}\n",
            sampler, n, dh, threads, trials, best * 1e6 / trials, mean_rank, usage.ru_maxrss / 1024.0, phases[0],
-           phases[1], phases[2], phases[3], checked, differ, ar_blas_corename(), ar_blas_core_origin());
+           phases[1], phases[2], phases[3], checked, differ, ar_openblas_corename(), ar_blas_core_origin());
     free(values);
     ar_spec_free(&spec);
     return 0;

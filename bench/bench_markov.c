@@ -7,6 +7,7 @@
 #include "attnrank/blas_core.h"
 #include "attnrank/engine.h"
 #include "attnrank/linalg.h"
+#include "attnrank/openblas.h"
 #include "families/markov/markov.h"
 
 #include "bench_peak.h"
@@ -41,9 +42,9 @@ int main(int argc, char **argv)
         return 2;
     }
     const ar_experiment *x = &spec.experiments[0];
-    double *values = malloc((size_t)trials * ar_engine_values_per_trial(x, 0) * sizeof *values);
+    double *values = malloc((size_t)trials * ar_trials_values_per_trial(x, 0) * sizeof *values);
     double t0 = omp_get_wtime();
-    ar_engine_point_values(&spec, x, 0, threads, values);
+    ar_trials_point_values(&spec, x, 0, threads, values);
     double engine = (omp_get_wtime() - t0) / trials;
 
     /* The same matrices through LAPACK alone, one thread: sampling and dgesdd timed apart. */
@@ -54,7 +55,7 @@ int main(int argc, char **argv)
     int *iwork = malloc(8 * (size_t)n * sizeof *iwork);
     int samples = n >= 2048 ? 1 : trials < 3 ? trials : 3;
     double sampling = 0, lapack = 0;
-    ar_blas_set_threads(1);
+    ar_openblas_set_threads(1);
     for (int t = 0; t < samples; ++t) {
         ar_rng r;
         ar_rng_init(&r, 1, ar_point_key(&p), (uint64_t)t, 0);
@@ -77,7 +78,7 @@ int main(int argc, char **argv)
            "\"sigma1\": %.6f, \"peak_rss_mib\": %.1f, \"openblas_core\": \"%s\", \"core_origin\": \"%s\"}\n",
            spectrum, n, threads, trials, engine * 1e3, sampling / samples * 1e3, lapack / samples * 1e3,
            lapack > 0 ? svd_flops / (lapack / samples) / 1e9 : 0.0, gemm, values[0], usage.ru_maxrss / 1024.0,
-           ar_blas_corename(), ar_blas_core_origin());
+           ar_openblas_corename(), ar_blas_core_origin());
     free(values), free(a), free(sv), free(work), free(iwork);
     ar_spec_free(&spec);
     return 0;

@@ -10,6 +10,7 @@
 #include "attnrank/engine.h"
 #include "families/masks/masks.h"
 #include "attnrank/linalg.h"
+#include "attnrank/openblas.h"
 
 #include <omp.h>
 #include <stdio.h>
@@ -71,12 +72,12 @@ int main(int argc, char **argv)
         return 2;
     }
     const ar_experiment *x = &spec.experiments[0];
-    size_t per_trial = (size_t)ar_engine_values_per_trial(x, 0);
+    size_t per_trial = (size_t)ar_trials_values_per_trial(x, 0);
     double *values = malloc((size_t)trials * per_trial * sizeof *values);
     double t0 = omp_get_wtime();
-    ar_engine_point_values(&spec, x, 0, threads, values);
+    ar_trials_point_values(&spec, x, 0, threads, values);
     double engine = (omp_get_wtime() - t0) / trials;
-    ar_blas_set_threads(1);
+    ar_openblas_set_threads(1);
     double step = step_ms(n, d, w, strcmp(route, "dense") == 0);
     ar_point pt;
     ar_experiment_point(x, 0, &pt);
@@ -88,7 +89,7 @@ int main(int argc, char **argv)
            "\"ms_per_layer\": %.5f, \"step_ms\": %.5f, \"rate\": %.6f, \"edges\": %.0f, \"peak_rss_mib\": %.1f, "
            "\"openblas_core\": \"%s\", \"core_origin\": \"%s\"}\n",
            route, n, d, w, layers, threads, trials, engine / layers * 1e3, step, rate, edges, usage.ru_maxrss / 1024.0,
-           ar_blas_corename(), ar_blas_core_origin());
+           ar_openblas_corename(), ar_blas_core_origin());
     free(values);
     ar_spec_free(&spec);
     return 0;

@@ -25,8 +25,8 @@ static inline void load_spec(const char *text, ar_spec *spec)
 static inline void summarize_value(const ar_spec *spec, long point, int value, int threads, ar_summary *s)
 {
     const ar_experiment *x = &spec->experiments[0];
-    double *v = malloc((size_t)x->trials * ar_engine_values_per_trial(x, point) * sizeof *v);
-    ar_engine_point_values(spec, x, point, threads, v);
+    double *v = malloc((size_t)x->trials * ar_trials_values_per_trial(x, point) * sizeof *v);
+    ar_trials_point_values(spec, x, point, threads, v);
     ar_summarize(v + (size_t)value * x->trials, x->trials, s);
     free(v);
 }

@@ -72,7 +72,7 @@ static void test_candidates(void)
             CHECK(strcmp(got[k], table[i].want[k]) == 0);
     }
     /* and this machine's own answer is one of the table's kinds */
-    int level = ar_blas_cpu_level();
+    int level = ar_blas_core_cpu_level();
     CHECK(level >= AR_BLAS_LEVEL_UNKNOWN && level <= AR_BLAS_LEVEL_AVX512);
 }
 

@@ -2,6 +2,7 @@
  * the direct sampler agrees in distribution with the faithful one. */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "attnrank/engine.h"
+#include "attnrank/format.h"
 #include "attnrank/output.h"
 #include "attnrank/plan.h"
 #include "attnrank/stats.h"
@@ -18,8 +19,8 @@
 static double *values_of(const ar_spec *spec, int e, long point, int threads)
 {
     const ar_experiment *x = &spec->experiments[e];
-    double *v = malloc((size_t)x->trials * ar_engine_values_per_trial(x, point) * sizeof *v);
-    CHECK(ar_engine_point_values(spec, x, point, threads, v) == 0);
+    double *v = malloc((size_t)x->trials * ar_trials_values_per_trial(x, point) * sizeof *v);
+    CHECK(ar_trials_point_values(spec, x, point, threads, v) == 0);
     return v;
 }
 
@@ -43,14 +44,14 @@ static void vector_outputs(void)
     ar_spec spec;
     load_spec("seed = 5; experiments = ( { name = \"d\"; simulator = \"depth_collapse\"; trials = 21;"
          " n = 12; layers = 4; } );", &spec);
-    size_t per_trial = (size_t)ar_engine_values_per_trial(&spec.experiments[0], 0);
+    size_t per_trial = (size_t)ar_trials_values_per_trial(&spec.experiments[0], 0);
     /* five outputs at layers 0..4 (stable rank, |cosine|, norm, off-consensus, the Gram
      * stable rank), gradients for W_0..W_3 and their probe errors, the collapse factor,
      * the gap ratio, the vanished layers and attention's own collapse factor */
     CHECK(per_trial == 5 * 5 + 2 * 4 + 4);
     double *one = malloc(21 * per_trial * sizeof *one), *two = malloc(21 * per_trial * sizeof *two);
-    CHECK(ar_engine_point_values(&spec, &spec.experiments[0], 0, 1, one) == 0);
-    CHECK(ar_engine_point_values(&spec, &spec.experiments[0], 0, 2, two) == 0);
+    CHECK(ar_trials_point_values(&spec, &spec.experiments[0], 0, 1, one) == 0);
+    CHECK(ar_trials_point_values(&spec, &spec.experiments[0], 0, 2, two) == 0);
     CHECK(memcmp(one, two, 21 * per_trial * sizeof *one) == 0);
     /* Layer 0's mean |cosine| (value 5) is that of Gaussian tokens: < 1; by layer 4 they align. */
     CHECK(one[5 * 21] < 0.9 && one[9 * 21] > 0.99);
@@ -60,8 +61,8 @@ static void vector_outputs(void)
     /* Key-query attention A_l(X_l) aligns the tokens too; its gradient comes from probes. */
     load_spec("seed = 5; experiments = ( { name = \"k\"; simulator = \"depth_collapse\"; trials = 9;"
          " n = 12; layers = 4; attention = \"keyquery\"; scale = 0.5; } );", &spec);
-    double *v = malloc(9 * (size_t)ar_engine_values_per_trial(&spec.experiments[0], 0) * sizeof *v);
-    CHECK(ar_engine_point_values(&spec, &spec.experiments[0], 0, 2, v) == 0);
+    double *v = malloc(9 * (size_t)ar_trials_values_per_trial(&spec.experiments[0], 0) * sizeof *v);
+    CHECK(ar_trials_point_values(&spec, &spec.experiments[0], 0, 2, v) == 0);
     CHECK(v[9 * 9] > 0.99); /* mean |cosine| at layer 4, first trial */
     CHECK(v[15 * 9] > 0 && v[19 * 9] > 0); /* grad_norm and its probe error, W_0, first trial */
     free(v);

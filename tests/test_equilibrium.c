@@ -199,8 +199,8 @@ static void no_escape_below_the_floor(void)
               &spec);
     const ar_experiment *x = &spec.experiments[0];
     long trials = x->trials;
-    double *v = malloc((size_t)trials * ar_engine_values_per_trial(x, 0) * sizeof *v);
-    CHECK(ar_engine_point_values(&spec, x, 0, 2, v) == 0);
+    double *v = malloc((size_t)trials * ar_trials_values_per_trial(x, 0) * sizeof *v);
+    CHECK(ar_trials_point_values(&spec, x, 0, 2, v) == 0);
     const double *escaped = v + AR_EQUILIBRIA_OUT_ESCAPED * trials, *metastable = v + AR_EQUILIBRIA_OUT_METASTABLE * trials;
     const double *least = v + AR_EQUILIBRIA_OUT_END_MIN_WEIGHT * trials;
     long frozen = 0, escapes = 0, classes = 0;

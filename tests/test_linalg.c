@@ -5,6 +5,7 @@
 #define _GNU_SOURCE /* setenv, execl */
 #include "attnrank/attention.h"
 #include "attnrank/linalg.h"
+#include "attnrank/openblas.h"
 #include "attnrank/rank.h"
 #include "attnrank/rng.h"
 #include "check.h"
@@ -105,7 +106,7 @@ static double new_mappings(char (*before)[40], int n_before, char (*save)[40], i
     return bytes;
 }
 
-/* The address-space pre-flight counts ar_blas_buffer_bytes() per thread: the most a
+/* The address-space pre-flight counts ar_openblas_buffer_bytes() per thread: the most a
  * thread's BLAS calls map. Measured in a fresh process without OpenBLAS's pool (whose idle
  * buffers a caller would reuse), as attnrank runs under a limit. Whether a small dgemm
  * maps the buffer depends on the core: Haswell's kernels do, SkylakeX's and Cooperlake's
@@ -117,18 +118,18 @@ static int measure_blas_buffer(void)
     static double a[512 * 512], b[512 * 512], c[512 * 512];
     static char ranges[4096][40];
     int n;
-    double want = ar_blas_buffer_bytes(), slack = 1048576;
+    double want = ar_openblas_buffer_bytes(), slack = 1048576;
     new_mappings(NULL, 0, ranges, &n);
     ar_gemm_nn(64, 64, 64, a, b, c);
     double small = new_mappings(ranges, n, NULL, NULL);
     ar_gemm_nn(512, 512, 512, a, b, c);
     double both = new_mappings(ranges, n, NULL, NULL);
     printf("BLAS buffer (core %s): a 64^3 dgemm mapped %.0f bytes (%s), with a 512^3 one %.0f; "
-           "ar_blas_buffer_bytes() says %.0f\n", ar_blas_corename(), small,
+           "ar_openblas_buffer_bytes() says %.0f\n", ar_openblas_corename(), small,
            small >= want ? "the buffered path" : "a path without the buffer", both, want);
     int ok = small <= want + slack && both >= want && both <= want + slack;
     if (!ok)
-        fprintf(stderr, "the BLAS calls mapped %.0f and %.0f bytes; ar_blas_buffer_bytes() says %.0f\n", small,
+        fprintf(stderr, "the BLAS calls mapped %.0f and %.0f bytes; ar_openblas_buffer_bytes() says %.0f\n", small,
                 both, want);
     return ok ? 0 : 1;
 }

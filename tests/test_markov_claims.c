@@ -184,9 +184,9 @@ static void gradient_profile_is_flat(void)
     const ar_experiment *x = &spec.experiments[0];
     ar_point point;
     ar_experiment_point(x, 0, &point);
-    size_t per_trial = (size_t)ar_engine_values_per_trial(x, 0), at = ar_output_offset(&point, AR_DEPTH_OUT_GRAD_NORM);
+    size_t per_trial = (size_t)ar_trials_values_per_trial(x, 0), at = ar_output_offset(&point, AR_DEPTH_OUT_GRAD_NORM);
     double *v = malloc(T * per_trial * sizeof *v), squares[T];
-    CHECK(ar_engine_point_values(&spec, x, 0, 2, v) == 0);
+    CHECK(ar_trials_point_values(&spec, x, 0, 2, v) == 0);
     ar_summary layer[L];
     for (int l = 0; l < L; ++l) {
         for (int t = 0; t < T; ++t) {
@@ -209,8 +209,8 @@ static double *point_values(const char *text, long point, ar_spec *spec, ar_poin
     load_spec(text, spec);
     const ar_experiment *x = &spec->experiments[0];
     ar_experiment_point(x, point, pt);
-    double *v = malloc((size_t)x->trials * ar_engine_values_per_trial(x, point) * sizeof *v);
-    CHECK(ar_engine_point_values(spec, x, point, 2, v) == 0);
+    double *v = malloc((size_t)x->trials * ar_trials_values_per_trial(x, point) * sizeof *v);
+    CHECK(ar_trials_point_values(spec, x, point, 2, v) == 0);
     return v;
 }
 

@@ -101,10 +101,10 @@ static void routes_agree(void)
     load_spec(text, &dense);
     snprintf(text, sizeof text, base, LAYERS, "sparse");
     load_spec(text, &sparse);
-    long values = 10 * ar_engine_values_per_trial(&dense.experiments[0], 0);
+    long values = 10 * ar_trials_values_per_trial(&dense.experiments[0], 0);
     double *a = malloc(values * sizeof *a), *b = malloc(values * sizeof *b);
-    CHECK(ar_engine_point_values(&dense, &dense.experiments[0], 0, 1, a) == 0);
-    CHECK(ar_engine_point_values(&sparse, &sparse.experiments[0], 0, 2, b) == 0);
+    CHECK(ar_trials_point_values(&dense, &dense.experiments[0], 0, 1, a) == 0);
+    CHECK(ar_trials_point_values(&sparse, &sparse.experiments[0], 0, 2, b) == 0);
     double worst = 0;
     for (long i = 0; i < values; ++i)
         if (isfinite(a[i]) || isfinite(b[i]))

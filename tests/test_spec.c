@@ -714,7 +714,7 @@ static void judging_allocation_failures(void)
     ar_run_options opt = {.output = path, .command_line = "test", .threads = 1, .quiet = 1, .force = 1};
     ar_verdict_row *rows = NULL;
     int n_rows = 0;
-    CHECK(ar_engine_run(&spec, &opt, &rows, &n_rows, err) == AR_OK && n_rows == 3);
+    CHECK(ar_run_spec(&spec, &opt, &rows, &n_rows, err) == AR_OK && n_rows == 3);
     ar_store *store = ar_store_open(path, 0, err);
     CHECK(store != NULL);
     ar_verdict_row again[3];
@@ -724,9 +724,9 @@ static void judging_allocation_failures(void)
         long live_before = live;
         alloc_calls = 0;
         fail_at = k;
-        int status = ar_engine_verdicts(store, &spec, again, err);
+        int status = ar_judge_verdicts(store, &spec, again, err);
         if (status == 0)
-            status = ar_engine_mutants(store, &spec, mutants, err);
+            status = ar_judge_mutants(store, &spec, mutants, err);
         fail_at = -1;
         if (live != live_before)
             fprintf(stderr, "judging: allocation %ld failed: %ld blocks leaked (%s)\n", k, live - live_before, err);

@@ -32,14 +32,17 @@ enum {
 };
 /* The level of an OpenBLAS core name (case-insensitive, as OPENBLAS_CORETYPE). */
 int ar_blas_core_level(const char *core);
+/* A level in words: "SSE", "AVX", "AVX2", "AVX-512", "unknown". */
+const char *ar_blas_core_level_name(int level);
 /* The level this CPU (and its OS) supports: avx512f+dq+bw+vl, avx2+fma, avx, else SSE. */
-int ar_blas_cpu_level(void);
+int ar_blas_core_cpu_level(void);
 /* The cores worth checking, best first, for a detected core on a CPU of this level:
  * writes at most 2 names into out and returns how many (0: the detected core is as good
  * as the CPU supports, or unknown). A pure function: the unit suite tests it on a table. */
 int ar_blas_core_candidates(const char *detected, int cpu_level, const char *out[2]);
 
-/* The self-check: its fixed inputs' results under the running core. */
+/* The self-check (blas_check.c, pure; blas_core.c runs it in a child): its fixed
+ * inputs' results under the running core. */
 size_t ar_blas_check_length(void);
 /* Fills out (ar_blas_check_length() numbers); returns 0, or the first LAPACK failure. */
 int ar_blas_check_compute(double *out);

@@ -51,14 +51,14 @@ typedef enum {
 /* Run (or resume) spec into opt->output. On success *rows holds the verdict rows
  * (free them) and the return is AR_OK; otherwise a status with err set. A shard's file
  * holds its points only and no verdicts (*n_rows = 0): merge the shards. */
-ar_status ar_engine_run(const ar_spec *spec, const ar_run_options *opt, ar_verdict_row **rows, int *n_rows,
+ar_status ar_run_spec(const ar_spec *spec, const ar_run_options *opt, ar_verdict_row **rows, int *n_rows,
                         char *err);
 
 /* Merge the complete shard files of one spec (every index 0..N-1 exactly once) into
  * output, the file a single run would have written, with its verdicts. `judged`: NULL,
  * or the shards' spec with conjectures added (ar_spec_add_conjectures), which output
  * then holds, with their theory and verdicts (judge -o). */
-ar_status ar_engine_merge(const char *output, const char *const *shards, int n_shards, const char *command_line,
+ar_status ar_merge_shards(const char *output, const char *const *shards, int n_shards, const char *command_line,
                           int force, const ar_spec *judged, ar_verdict_row **rows, int *n_rows, char *err);
 
 /* `attnrank judge`: a finished file judged again without simulating, with a user's
@@ -87,7 +87,7 @@ typedef struct ar_file_judgement {
  * made as a merge of one makes it. Returns AR_OK with *out filled (ar_file_judgement_free),
  * or a status with err: AR_ERR_INPUT for a file or conjecture refused, AR_ERR_IO for
  * memory, the copy's own statuses. */
-ar_status ar_judge_file(const ar_judge_request *req, ar_file_judgement *out, char *err);
+ar_status ar_rejudge_file(const ar_judge_request *req, ar_file_judgement *out, char *err);
 void ar_file_judgement_free(ar_file_judgement *judgement);
 
 
@@ -113,35 +113,35 @@ typedef struct ar_run_estimate {
 
 /* 0, or -1 with err (a team the system cannot start, memory, a timing thread that
  * would not fit in the address space); label names the spec in messages. */
-int ar_plan_estimate(const ar_spec *spec, int threads, const char *label, ar_run_estimate *est, char *err);
-void ar_run_estimate_free(ar_run_estimate *est);
+int ar_estimate_spec(const ar_spec *spec, int threads, const char *label, ar_run_estimate *est, char *err);
+void ar_estimate_free(ar_run_estimate *est);
 
 /* Compute one point's per-trial values: values[v * trials + t], v running over the
  * outputs' values in order (output o's at o * trials when all are scalars). For tests
  * and benchmarks; threads as in ar_run_options. Returns the number of failed trials. */
-long ar_engine_point_values(const ar_spec *spec, const ar_experiment *exp, long point, int threads,
+long ar_trials_point_values(const ar_spec *spec, const ar_experiment *exp, long point, int threads,
                             double *values);
 /* Summaries (one per value) and histograms (one per integer output, NULL for the
  * others; hist_max + 1 counts each) of one point's per-trial values, as stored; with
  * more than AR_FAILURE_LIMIT of its trials failed, every summary is marked instead:
  * count 0, failed = failed_trials, statistics NaN. */
-void ar_engine_summarize_point(const ar_experiment *exp, long point, const double *values, long failed_trials,
+void ar_trials_summarize_point(const ar_experiment *exp, long point, const double *values, long failed_trials,
                                ar_summary *sums, long *const *hists);
 /* Values per trial at a point (the values buffer holds trials times this many). */
-int ar_engine_values_per_trial(const ar_experiment *exp, long point);
+int ar_trials_values_per_trial(const ar_experiment *exp, long point);
 
 /* Bytes one point needs: per-thread workspaces plus per-trial value arrays. */
-double ar_engine_point_memory(const ar_experiment *exp, const ar_point *point, int threads);
+double ar_trials_point_memory(const ar_experiment *exp, const ar_point *point, int threads);
 
 /* Seconds one trial of point p takes on one thread here, timed over as many trials as
  * fit in about `budget` seconds (at least one). For `attnrank plan`. */
-double ar_engine_trial_seconds(const ar_spec *spec, const ar_experiment *exp, long point, double budget);
+double ar_trials_trial_seconds(const ar_spec *spec, const ar_experiment *exp, long point, double budget);
 /* The simulator's cost model at point p (1 without one): plan scales timings by it. */
-double ar_engine_point_cost(const ar_experiment *exp, long point);
+double ar_trials_point_cost(const ar_experiment *exp, long point);
 
 /* Under ulimit -v: whether the plan's team (stacks, malloc arenas, OpenBLAS buffers)
  * and its largest point fit; -1 with a one-line refusal naming the spec if not. */
-int ar_engine_check_address_space(const ar_run_plan *plan, char *err);
+int ar_preflight_address_space(const ar_run_plan *plan, char *err);
 
 
 #endif

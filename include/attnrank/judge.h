@@ -13,7 +13,7 @@
  * current theory, not the file.
  * A bound that holds is marked note when another bound of the same experiment and
  * output holds with a prediction at least as tight at every point where it speaks. */
-int ar_engine_verdicts(ar_store *store, const ar_spec *spec, ar_verdict_row *rows, char *err);
+int ar_judge_verdicts(ar_store *store, const ar_spec *spec, ar_verdict_row *rows, char *err);
 
 typedef struct ar_mutant_row {
     char claim[16];
@@ -26,12 +26,12 @@ typedef struct ar_mutant_row {
 } ar_mutant_row;
 
 /* Every claim re-judged against its mutants (rows: ar_store_verdict_count). */
-int ar_engine_mutants(ar_store *store, const ar_spec *spec, ar_mutant_row *rows, char *err);
+int ar_judge_mutants(ar_store *store, const ar_spec *spec, ar_mutant_row *rows, char *err);
 
 /* Per row of the store's own spec (ar_store_verdict_count): at how many points the
  * stored theory/<claim> differs from this attnrank's prediction (the theory changed
  * since the run; judging uses the current one). */
-int ar_engine_theory_changes(ar_store *store, long *changed, char *err);
+int ar_judge_theory_changes(ar_store *store, long *changed, char *err);
 
 /* The stored /verdicts table and theory/ datasets against the store's data judged
  * again by this attnrank, once every point is in: -1 (err: "damaged: ...", the first
@@ -39,6 +39,6 @@ int ar_engine_theory_changes(ar_store *store, long *changed, char *err);
  * by this very revision, since the same code judges the same numbers the same way;
  * where another revision wrote them, note says what differs (its rules may have
  * changed) and 0 is returned. */
-int ar_engine_check_verdicts(ar_store *store, char *note, size_t note_len, char *err);
+int ar_judge_check_verdicts(ar_store *store, char *note, size_t note_len, char *err);
 
 #endif

@@ -87,16 +87,4 @@ int ar_lu_factor(int n, double *a, int *ipiv);
 int ar_cholesky(int n, double *a);
 void ar_lu_solve(int n, const double *lu, const int *ipiv, double *b);
 
-/* OpenBLAS threads used inside one BLAS call (1 inside the engine's trial loop). */
-void ar_blas_set_threads(int threads);
-/* Threads in OpenBLAS's own pool, which its library constructor starts before main()
- * (1: no pool). attnrank never uses it: BLAS runs single-threaded inside OpenMP. */
-int ar_blas_pool_threads(void);
-/* Address space a thread's first level-3 BLAS or LAPACK call maps for OpenBLAS's buffer
- * (BUFFER_SIZE). OpenBLAS retries that mmap forever when it fails (memory.c), so a
- * limit (ulimit -v) must leave room for one per thread that calls BLAS. */
-double ar_blas_buffer_bytes(void);
-const char *ar_blas_corename(void);
-const char *ar_blas_config(void);
-
 #endif

@@ -53,8 +53,6 @@ int ar_plan_team(int requested, char *err);
 /* The stack each OpenMP thread gets: OMP_STACKSIZE or GOMP_STACKSIZE, else the pthread
  * default (ulimit -s). */
 double ar_plan_thread_stack_bytes(void);
-/* A size for people, in the unit that shows its digits: "512 B", "1.5 KiB", "3.2 GiB". */
-void ar_format_bytes(double bytes, char *buf, size_t len);
 /* Returns 0, or -1 when out of memory (the plan is then empty and may be freed). */
 int ar_plan_make(const ar_spec *spec, int threads, ar_run_plan *plan);
 void ar_plan_free(ar_run_plan *plan);

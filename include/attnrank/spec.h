@@ -98,6 +98,8 @@ void ar_experiment_coords(const ar_experiment *exp, long index, int *coords);
  * at most 4096; a shard's points come in runs it writes as slabs. */
 long ar_shard_block(long points, int shards);
 int ar_shard_owner(long global, long points, int shards);
+/* "I/N", decimal digits only, 0 <= I < N <= INT_MAX, nothing around them: 0, else -1. */
+int ar_shard_parse(const char *text, int *index, int *count);
 /* Points over all the spec's experiments. */
 long ar_spec_points(const ar_spec *spec);
 

@@ -70,10 +70,10 @@ typedef struct ar_verdict_row {
 int ar_store_verdicts_differ(ar_store *store, const ar_verdict_row *fresh, int n_rows, int *first, char *what,
                              size_t what_len, char *err);
 /* The note in a few words ("", "loose", "implied by H2", ...), for tables. */
-void ar_note_describe(const ar_verdict_row *row, char *buf, size_t len);
+void ar_store_note_describe(const ar_verdict_row *row, char *buf, size_t len);
 /* The prediction column: the value, or the direction for a trend (whose theory value
  * is only a reference). */
-void ar_prediction_describe(const ar_verdict_row *row, char *buf, size_t len);
+void ar_store_prediction_describe(const ar_verdict_row *row, char *buf, size_t len);
 
 /* How this process computes its floating-point results, as the file records it: handed
  * to the store by the engine (ar_provenance_of_process), which asks the BLAS core and the
@@ -140,8 +140,6 @@ int ar_store_note_resumed_provenance(ar_store *store, const ar_provenance *how, 
  * none; -1, with err naming the file, for an attribute that is not I/N with 0 <= I < N
  * and N >= 2. */
 int ar_store_shard(ar_store *store, int *index, int *count, char *err);
-/* "I/N", decimal digits only, 0 <= I < N <= INT_MAX, nothing around them: 0, else -1. */
-int ar_shard_parse(const char *text, int *index, int *count);
 int ar_store_set_attribute(ar_store *store, const char *name, const char *value, char *err);
 /* Copy every point that src has done, its shard owns (all, for a whole run) and dst
  * has not (data, histograms, then the done ledger, flushed) from src into dst; both

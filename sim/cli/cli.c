@@ -7,9 +7,11 @@
 
 #include "attnrank/blas_core.h"
 #include "attnrank/engine.h"
+#include "attnrank/format.h"
 #include "attnrank/registry.h"
 #include "attnrank/report.h"
 #include "attnrank/linalg.h"
+#include "attnrank/openblas.h"
 #include "attnrank/rng.h"
 #include "attnrank/sim.h"
 #include "attnrank/spec.h"
@@ -201,9 +203,9 @@ static void print_verdicts(FILE *f, const ar_verdict_row *given, int n)
                            : r->verdict == AR_INCONCLUSIVE     ? " <-- inconclusive"
                            : r->verdict == AR_NOT_RUN          ? " <-- no point of the grid to judge"
                                                                : " <-- differs from expected";
-        ar_prediction_describe(r, prediction, sizeof prediction);
+        ar_store_prediction_describe(r, prediction, sizeof prediction);
         char note[32];
-        ar_note_describe(r, note, sizeof note);
+        ar_store_note_describe(r, note, sizeof note);
         fprintf(f, "%-*s %-*s %-12s %-12s %10s  %-30s %7lld  %-30s %-15s %s%s\n", cw, r->claim, ew, r->experiment,
                 ar_verdict_name(r->verdict), ar_verdict_name(r->expected), prediction, est, r->trials, resolution,
                 note[0] ? note : "-", r->point[0] ? r->point : "-", mark);
@@ -478,7 +480,7 @@ static int run_spec(ar_spec *spec, cli_options *o)
     int n_rows;
     char err[AR_ERR_LEN];
     ar_install_signal_handlers();
-    int status = exit_status(ar_engine_run(spec, &o->run, &rows, &n_rows, err));
+    int status = exit_status(ar_run_spec(spec, &o->run, &rows, &n_rows, err));
     if (status != AR_EXIT_OK) {
         say("%s", err);
         return status;
@@ -672,7 +674,7 @@ static int print_file_mutants(const char *path)
             return AR_EXIT_BAD_INPUT;
         }
     char stale[AR_ERR_LEN];
-    if (ar_engine_check_verdicts(store, stale, sizeof stale, err) < 0) {
+    if (ar_judge_check_verdicts(store, stale, sizeof stale, err) < 0) {
         say("%s", err);
         ar_store_close(store);
         return AR_EXIT_BAD_INPUT;
@@ -680,7 +682,7 @@ static int print_file_mutants(const char *path)
     int n = ar_store_verdict_count(spec);
     ar_mutant_row *rows = calloc((size_t)(n ? n : 1), sizeof *rows);
     int status = AR_EXIT_OK;
-    if (!rows || ar_engine_mutants(store, spec, rows, err) < 0) {
+    if (!rows || ar_judge_mutants(store, spec, rows, err) < 0) {
         say("%s", rows ? err : "out of memory");
         status = AR_EXIT_BAD_INPUT;
     } else {
@@ -785,7 +787,7 @@ static int cmd_judge(int argc, char **argv, char *command_line)
                             .force = force, .mutants = mutants};
     ar_file_judgement j;
     char err[AR_ERR_LEN];
-    ar_status st = ar_judge_file(&req, &j, err);
+    ar_status st = ar_rejudge_file(&req, &j, err);
     free(lines);
     if (st != AR_OK) {
         say("%s", err);
@@ -990,7 +992,7 @@ static int cmd_info(int argc, char **argv, char *command_line)
     int n = 0;
     char stale[AR_ERR_LEN];
     if (!store || ar_store_read_verdicts(store, &rows, &n, err) < 0 ||
-        ar_engine_check_verdicts(store, stale, sizeof stale, err) < 0) {
+        ar_judge_check_verdicts(store, stale, sizeof stale, err) < 0) {
         say("%s", err);
         free(rows);
         ar_store_close(store);
@@ -1080,7 +1082,7 @@ static int cmd_merge(int argc, char **argv, char *command_line)
     int n_rows;
     char err[AR_ERR_LEN];
     ar_install_signal_handlers(); /* as a run: SIGINT/SIGTERM and a file-size limit leave no half-made file */
-    ar_status merged = ar_engine_merge(output, (const char *const *)argv + optind, argc - optind, command_line,
+    ar_status merged = ar_merge_shards(output, (const char *const *)argv + optind, argc - optind, command_line,
                                        force, NULL, &rows, &n_rows, err);
     int status = exit_status(merged);
     if (status != AR_EXIT_OK) {
@@ -1130,7 +1132,7 @@ static int cmd_plan(int argc, char **argv, char *command_line)
         return AR_EXIT_BAD_INPUT;
     }
     ar_run_estimate est;
-    if (ar_plan_estimate(&spec, o.run.threads, o.spec_path, &est, err) < 0) {
+    if (ar_estimate_spec(&spec, o.run.threads, o.spec_path, &est, err) < 0) {
         say("%s", err);
         ar_spec_free(&spec);
         free(o.sets);
@@ -1157,8 +1159,8 @@ static int cmd_plan(int argc, char **argv, char *command_line)
            est.cores, est.file_seconds, size, run_memory, est.threads, mem);
     printf("(calibrated on this machine, OpenBLAS core %s: each experiment's most expensive point timed, the "
            "others scaled by the cost model)\n",
-           ar_blas_corename());
-    ar_run_estimate_free(&est);
+           ar_openblas_corename());
+    ar_estimate_free(&est);
     ar_spec_free(&spec);
     free(o.sets);
     return AR_EXIT_OK;
@@ -1207,7 +1209,7 @@ static int cmd_version(int argc, char **argv, char *command_line)
 {
     (void)argc, (void)argv, (void)command_line;
     printf("attnrank %s (git %s)\nOpenBLAS: %s (core %s, %s)\n", ATTNRANK_VERSION, ar_git_revision,
-           ar_blas_config(), ar_blas_corename(), ar_blas_core_origin());
+           ar_openblas_config(), ar_openblas_corename(), ar_blas_core_origin());
     return 0;
 }
 

@@ -3,6 +3,7 @@
 #include "attnrank/report.h"
 
 #include "attnrank/engine.h"
+#include "attnrank/format.h"
 #include "attnrank/judge.h"
 #include "attnrank/output.h"
 #include "attnrank/plan.h"
@@ -242,7 +243,7 @@ static void resolution_and_note(FILE *out, const ar_verdict_row *r)
 {
     char resolution[96], note[32];
     ar_resolution_describe(&r->resolution, resolution, sizeof resolution);
-    ar_note_describe(r, note, sizeof note);
+    ar_store_note_describe(r, note, sizeof note);
     html(out, resolution);
     if (note[0]) {
         fputs(" <b class=note>[", out);
@@ -360,7 +361,7 @@ static int write_page(const char *result, ar_store *store, const ar_verdict_row 
         fputs("</td><td>", out);
         html(out, r->statement);
         char prediction[32];
-        ar_prediction_describe(r, prediction, sizeof prediction);
+        ar_store_prediction_describe(r, prediction, sizeof prediction);
         fprintf(out, "</td><td class=num>%s</td><td class=num>%.4g [%.4g, %.4g]</td><td>", prediction, r->estimate,
                 r->ci_lo, r->ci_hi);
         resolution_and_note(out, r);
@@ -570,7 +571,7 @@ ar_status ar_report_write(const char *result, const char *dir_given, const char 
         snprintf(err, AR_ERR_LEN, "%s: out of memory", dir_given);
     else if (ar_output_check_name(dir, ".partial", err) == 0 && (store = ar_store_open(result, 0, err)) &&
              ar_store_read_verdicts(store, &rows, &n_rows, err) == 0 &&
-             ar_engine_check_verdicts(store, stale, sizeof stale, err) == 0 &&
+             ar_judge_check_verdicts(store, stale, sizeof stale, err) == 0 &&
              (lock = ar_output_lock_take(dir, err)) &&
              replaceable(dir, err) == 0) {
         status = AR_ERR_IO;

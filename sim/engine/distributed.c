@@ -83,11 +83,11 @@ static int compute_chunk(const ar_run_plan *plan, const ar_run_options *opt, int
     const ar_plan_experiment *px = &plan->experiments[e];
     if (px->points_in_parallel) {
         ar_batch batch;
-        if (ar_batch_init(&batch, x, px, (int)count, opt->threads) < 0)
+        if (ar_trials_batch_init(&batch, x, px, (int)count, opt->threads) < 0)
             return RESULT_FAILED;
         memcpy(batch.points, points, (size_t)count * sizeof *points);
         batch.count = (int)count;
-        ar_engine_compute_batch(spec, x, &batch);
+        ar_trials_compute_batch(spec, x, &batch);
         int outcome = RESULT_OK;
         for (long i = 0; i < count; ++i) {
             point_record *r = record_at(message, stride, i);
@@ -102,12 +102,12 @@ static int compute_chunk(const ar_run_plan *plan, const ar_run_options *opt, int
             if (batch.failed[i] < 0)
                 continue;
             memcpy(sums, batch.sums + (size_t)i * batch.widest, (size_t)px->widest * sizeof *sums);
-            ar_batch_histograms(&batch, x, (int)i, from);
+            ar_trials_batch_histograms(&batch, x, (int)i, from);
             for (int o = 0; o < x->sim->n_outputs; ++o)
                 if (hists[o])
                     memcpy(hists[o], from[o], (size_t)px->hist_width[o] * sizeof(long));
         }
-        ar_batch_free(&batch);
+        ar_trials_batch_free(&batch);
         return outcome;
     }
     double *values = malloc((size_t)x->trials * px->widest * sizeof *values);
@@ -117,7 +117,7 @@ static int compute_chunk(const ar_run_plan *plan, const ar_run_options *opt, int
     for (long i = 0; i < count && outcome == RESULT_OK; ++i) {
         point_record *r = record_at(message, stride, i);
         r->point = points[i];
-        r->failed = ar_engine_compute_point(spec, x, points[i], opt->threads, values, NULL);
+        r->failed = ar_trials_compute_point(spec, x, points[i], opt->threads, values, NULL);
         if (r->failed < 0) {
             outcome = RESULT_FAILED;
         } else if (ar_stop_signal) {
@@ -127,7 +127,7 @@ static int compute_chunk(const ar_run_plan *plan, const ar_run_options *opt, int
             ar_summary *sums;
             long *hists[AR_MAX_OUTPUTS];
             unpack_point(px, x, r, &sums, hists);
-            ar_engine_summarize_point(x, points[i], values, r->failed, sums, hists);
+            ar_trials_summarize_point(x, points[i], values, r->failed, sums, hists);
         }
         for (long k = i + 1; outcome != RESULT_OK && k < count; ++k)
             record_at(message, stride, k)->point = points[k], record_at(message, stride, k)->failed = -2;
@@ -333,7 +333,7 @@ static ar_status store_result(coordination *c, const char *buffer, int bytes, in
         unpack_point(px, x, r, &sums, hists);
         if (ar_store_write_point(c->store, h->experiment, r->point, sums, hists, err) < 0)
             return AR_ERR_IO;
-        c->marked += ar_engine_point_marked(x, r->failed);
+        c->marked += ar_trials_point_marked(x, r->failed);
         c->stored++;
         double point_work = c->plan->work[px->first + r->point];
         work += point_work;
@@ -373,7 +373,7 @@ static ar_status coordinator(const ar_run_plan *plan, const ar_run_options *opt,
         capacity = most > capacity ? most : capacity;
         for (long p = 0; p < spec->experiments[e].n_points; ++p) {
             long g = plan->experiments[e].first + p;
-            if (ar_engine_owns(opt, plan->points, g) && !ar_store_done(store, e, p)) {
+            if (ar_session_owns(opt, plan->points, g) && !ar_store_done(store, e, p)) {
                 q.experiment[q.n] = e, q.point[q.n] = p, q.work[q.n] = plan->work[g];
                 q.work_left += plan->work[g];
                 q.n++;
@@ -410,7 +410,7 @@ static ar_status coordinator(const ar_run_plan *plan, const ar_run_options *opt,
         return AR_ERR_IO;
     }
     ar_progress progress;
-    ar_engine_start_progress(plan, opt, store, &progress);
+    ar_session_start_progress(plan, opt, store, &progress);
     int remote = ar_mpi_size() - 1, status = AR_OK, local_busy = 0;
     coordination c = {plan, opt, store, &progress, &q, 0, 0, 0, 0, 0, 0};
     int more = q.next < q.n;
@@ -474,7 +474,7 @@ static ar_status coordinator(const ar_run_plan *plan, const ar_run_options *opt,
     pthread_mutex_destroy(&local.lock);
     pthread_cond_destroy(&local.wake);
     ar_progress_finish(&progress);
-    ar_engine_announce_marked(c.marked);
+    ar_trials_announce_marked(c.marked);
     /* ATTNRANK_COORDINATOR_STATS=1 (benchmarks): the coordinator's capacity, its own time
      * taking results in and storing them, beside the computing */
     if (getenv("ATTNRANK_COORDINATOR_STATS"))
@@ -484,7 +484,7 @@ static ar_status coordinator(const ar_run_plan *plan, const ar_run_options *opt,
     return status;
 }
 
-ar_status ar_engine_run_distributed(const ar_spec *spec, const ar_run_plan *plan, const ar_run_options *opt,
+ar_status ar_distributed_run(const ar_spec *spec, const ar_run_plan *plan, const ar_run_options *opt,
                                     ar_verdict_row **rows_out, int *n_rows, char *err)
 {
     int rank = ar_mpi_rank();
@@ -495,7 +495,7 @@ ar_status ar_engine_run_distributed(const ar_spec *spec, const ar_run_plan *plan
     if (rank == 0) {
         if (asprintf(&partial, "%s.partial", opt->output) < 0)
             partial = NULL;
-        store = partial ? ar_engine_start_store(spec, opt, partial, &lock, err, &status) : NULL;
+        store = partial ? ar_session_start_store(spec, opt, partial, &lock, err, &status) : NULL;
         if (store)
             status = AR_OK;
         else if (status == AR_OK)
@@ -517,7 +517,7 @@ ar_status ar_engine_run_distributed(const ar_spec *spec, const ar_run_plan *plan
         return final;
     }
     status = coordinator(plan, opt, store, err);
-    status = ar_engine_finish(plan, opt, store, lock, partial, status, rows_out, n_rows, err);
+    status = ar_session_finish(plan, opt, store, lock, partial, status, rows_out, n_rows, err);
     MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
     free(partial);
     return status;

@@ -19,34 +19,34 @@ static double experiment_seconds(const ar_spec *spec, const ar_experiment *x, do
     long costliest = 0, cheapest = 0;
     double total_cost = 0, memory = 0;
     for (long p = 0; p < x->n_points; ++p) {
-        double c = ar_engine_point_cost(x, p);
+        double c = ar_trials_point_cost(x, p);
         total_cost += c;
-        if (c > ar_engine_point_cost(x, costliest))
+        if (c > ar_trials_point_cost(x, costliest))
             costliest = p;
-        if (c < ar_engine_point_cost(x, cheapest))
+        if (c < ar_trials_point_cost(x, cheapest))
             cheapest = p;
         ar_point pt;
         ar_experiment_point(x, p, &pt);
-        double m = ar_engine_point_memory(x, &pt, 1);
+        double m = ar_trials_point_memory(x, &pt, 1);
         memory = m > memory ? m : memory;
     }
     *thread_memory = memory;
-    double c_hi = ar_engine_point_cost(x, costliest), c_lo = ar_engine_point_cost(x, cheapest);
-    double per_trial = ar_engine_trial_seconds(spec, x, costliest, budget), seconds = 0;
+    double c_hi = ar_trials_point_cost(x, costliest), c_lo = ar_trials_point_cost(x, cheapest);
+    double per_trial = ar_trials_trial_seconds(spec, x, costliest, budget), seconds = 0;
     *per_trial_max = per_trial;
     if (!(c_lo < c_hi))
         return per_trial / c_hi * total_cost * (double)x->trials;
     long middle = cheapest;
     double target = sqrt(c_lo * c_hi);
     for (long p = 0; p < x->n_points; ++p)
-        if (fabs(ar_engine_point_cost(x, p) - target) < fabs(ar_engine_point_cost(x, middle) - target))
+        if (fabs(ar_trials_point_cost(x, p) - target) < fabs(ar_trials_point_cost(x, middle) - target))
             middle = p;
-    double c_mid = ar_engine_point_cost(x, middle);
-    double t_lo = ar_engine_trial_seconds(spec, x, cheapest, budget / 4);
-    double t_mid = c_lo < c_mid && c_mid < c_hi ? ar_engine_trial_seconds(spec, x, middle, budget / 4)
+    double c_mid = ar_trials_point_cost(x, middle);
+    double t_lo = ar_trials_trial_seconds(spec, x, cheapest, budget / 4);
+    double t_mid = c_lo < c_mid && c_mid < c_hi ? ar_trials_trial_seconds(spec, x, middle, budget / 4)
                                                 : t_lo + (per_trial - t_lo) * (c_mid - c_lo) / (c_hi - c_lo);
     for (long p = 0; p < x->n_points; ++p) {
-        double c = ar_engine_point_cost(x, p);
+        double c = ar_trials_point_cost(x, p);
         double t = c <= c_mid ? t_lo + (t_mid - t_lo) * (c_mid > c_lo ? (c - c_lo) / (c_mid - c_lo) : 0)
                               : t_mid + (per_trial - t_mid) * (c - c_mid) / (c_hi - c_mid);
         seconds += (t > 0 ? t : 0) * (double)x->trials;
@@ -54,7 +54,7 @@ static double experiment_seconds(const ar_spec *spec, const ar_experiment *x, do
     return seconds;
 }
 
-int ar_plan_estimate(const ar_spec *spec, int threads, const char *label, ar_run_estimate *est, char *err)
+int ar_estimate_spec(const ar_spec *spec, int threads, const char *label, ar_run_estimate *est, char *err)
 {
     *est = (ar_run_estimate){0};
     /* the estimate times one thread: that one must fit under ulimit -v */
@@ -73,9 +73,9 @@ int ar_plan_estimate(const ar_spec *spec, int threads, const char *label, ar_run
         ar_plan_free(&plan);
         return -1;
     }
-    if (ar_engine_check_address_space(&timing, err) < 0) {
+    if (ar_preflight_address_space(&timing, err) < 0) {
         ar_plan_free(&plan);
-        ar_run_estimate_free(est);
+        ar_estimate_free(est);
         return -1;
     }
     /* about two seconds of timing in all, at least 5 ms an experiment */
@@ -102,7 +102,7 @@ int ar_plan_estimate(const ar_spec *spec, int threads, const char *label, ar_run
     return 0;
 }
 
-void ar_run_estimate_free(ar_run_estimate *est)
+void ar_estimate_free(ar_run_estimate *est)
 {
     free(est->experiments);
     est->experiments = NULL;

@@ -123,7 +123,7 @@ static int implies(const ar_claim *tight, const double *f_tight, const ar_claim 
     return shared > 0 && sharper > 0;
 }
 
-int ar_engine_verdicts(ar_store *store, const ar_spec *spec, ar_verdict_row *rows, char *err)
+int ar_judge_verdicts(ar_store *store, const ar_spec *spec, ar_verdict_row *rows, char *err)
 {
     int r = 0;
     for (int e = 0; e < spec->n_experiments; ++e) {
@@ -190,7 +190,7 @@ int ar_engine_verdicts(ar_store *store, const ar_spec *spec, ar_verdict_row *row
     return 0;
 }
 
-int ar_engine_mutants(ar_store *store, const ar_spec *spec, ar_mutant_row *rows, char *err)
+int ar_judge_mutants(ar_store *store, const ar_spec *spec, ar_mutant_row *rows, char *err)
 {
     int r = 0;
     for (int e = 0; e < spec->n_experiments; ++e) {
@@ -243,7 +243,7 @@ int ar_engine_mutants(ar_store *store, const ar_spec *spec, ar_mutant_row *rows,
     return 0;
 }
 
-int ar_engine_theory_changes(ar_store *store, long *changed, char *err)
+int ar_judge_theory_changes(ar_store *store, long *changed, char *err)
 {
     const ar_spec *spec = ar_store_spec(store);
     int r = 0;
@@ -272,7 +272,7 @@ int ar_engine_theory_changes(ar_store *store, long *changed, char *err)
     return 0;
 }
 
-int ar_engine_check_verdicts(ar_store *store, char *note, size_t note_len, char *err)
+int ar_judge_check_verdicts(ar_store *store, char *note, size_t note_len, char *err)
 {
     note[0] = '\0';
     const ar_spec *spec = ar_store_spec(store);
@@ -290,11 +290,11 @@ int ar_engine_check_verdicts(ar_store *store, char *note, size_t note_len, char 
     }
     int first = -1, differing = 0, moved = -1;
     char what[700] = "";
-    int status = ar_engine_verdicts(store, spec, fresh, err);
+    int status = ar_judge_verdicts(store, spec, fresh, err);
     if (status == 0 && (differing = ar_store_verdicts_differ(store, fresh, n_rows, &first, what, sizeof what, err)) < 0)
         status = -1;
     /* the theory/ datasets (what the figures draw) are this attnrank's predictions too */
-    if (status == 0 && ar_engine_theory_changes(store, changed, err) < 0)
+    if (status == 0 && ar_judge_theory_changes(store, changed, err) < 0)
         status = -1;
     for (int r = 0; status == 0 && r < n_rows && moved < 0; ++r)
         if (changed[r])

@@ -125,13 +125,13 @@ static int open_shards(const char *const *paths, int n, int judging, ar_store **
         long first = 0, missing = 0, points = ar_spec_points(spec);
         for (int e = 0; e < spec->n_experiments; ++e) {
             for (long p = 0; p < spec->experiments[e].n_points; ++p) {
-                if (!ar_engine_owns(&opt, points, first + p) && ar_store_done(stores[i], e, p)) {
+                if (!ar_session_owns(&opt, points, first + p) && ar_store_done(stores[i], e, p)) {
                     snprintf(err, AR_ERR_LEN, "%s: shard %d/%d marks point %ld of experiment %s done, which belongs "
                              "to shard %d/%d", paths[i], index, of, p, spec->experiments[e].name,
                              ar_shard_owner(first + p, points, of), of);
                     goto refused;
                 }
-                missing += ar_engine_owns(&opt, points, first + p) && !ar_store_done(stores[i], e, p);
+                missing += ar_session_owns(&opt, points, first + p) && !ar_store_done(stores[i], e, p);
             }
             first += spec->experiments[e].n_points;
         }
@@ -170,12 +170,12 @@ static const char *const *labels_of(const char *const *paths, int n, const char 
     return labels;
 }
 
-ar_status ar_engine_merge(const char *output, const char *const *paths, int n, const char *command_line, int force,
+ar_status ar_merge_shards(const char *output, const char *const *paths, int n, const char *command_line, int force,
                           const ar_spec *judged, ar_verdict_row **rows, int *n_rows, char *err)
 {
     *rows = NULL;
     *n_rows = 0;
-    if (ar_engine_check_output_path(output, err) || output_is_input(output, paths, n, judged != NULL, err))
+    if (ar_preflight_output_path(output, err) || output_is_input(output, paths, n, judged != NULL, err))
         return AR_ERR_INPUT;
     ar_store **shards = calloc((size_t)n, sizeof *shards);
     if (!shards) {
@@ -193,10 +193,10 @@ ar_status ar_engine_merge(const char *output, const char *const *paths, int n, c
         status = AR_ERR_IO;
     }
     /* as a run: refused before writing where the disk or ulimit -f cannot hold the file */
-    if (status == AR_OK && ar_engine_check_file_room(&plan, output, err) < 0)
+    if (status == AR_OK && ar_preflight_file_room(&plan, output, err) < 0)
         status = AR_ERR_INPUT;
     ar_output_lock *lock = NULL;
-    ar_store *store = status == AR_OK ? ar_engine_start_store(plan.spec, &opt, partial, &lock, err, &status) : NULL;
+    ar_store *store = status == AR_OK ? ar_session_start_store(plan.spec, &opt, partial, &lock, err, &status) : NULL;
     if (store) {
         status = AR_OK;
         for (int i = 0; status == AR_OK && i < n && !ar_stop_signal; ++i) {
@@ -209,7 +209,7 @@ ar_status ar_engine_merge(const char *output, const char *const *paths, int n, c
         if (status == AR_OK && (!labels || ar_store_join_provenance(store, shards, labels_of(paths, n, labels), n, err) < 0))
             status = AR_ERR_IO;
         free(labels);
-        status = ar_engine_finish(&plan, &opt, store, lock, partial, status, rows, n_rows, err);
+        status = ar_session_finish(&plan, &opt, store, lock, partial, status, rows, n_rows, err);
     }
     for (int i = 0; i < n; ++i)
         if (shards[i])

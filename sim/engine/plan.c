@@ -172,15 +172,6 @@ int ar_plan_team(int requested, char *err)
     return (int)team;
 }
 
-void ar_format_bytes(double bytes, char *buf, size_t len)
-{
-    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-    int u = 0;
-    while (bytes >= 1024 && u < 5)
-        bytes /= 1024, u++;
-    /* three significant digits, never an exponent: 1000 KiB, not 1e+03 KiB */
-    snprintf(buf, len, u == 0 || bytes >= 100 ? "%.0f %s" : "%.3g %s", bytes, units[u]);
-}
 
 /* The HDF5 layout's share of a run, measured with HDF5 1.10.8 here (10 to 3000
  * one-point experiments, grids of 10^3 to 10^6 points; the hostile_env plan case checks

@@ -5,7 +5,9 @@
 #define _GNU_SOURCE
 #include "engine_parts.h"
 
+#include "attnrank/format.h"
 #include "attnrank/linalg.h"
+#include "attnrank/openblas.h"
 
 #include <limits.h>
 #include <math.h>
@@ -17,7 +19,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-int ar_engine_check_output_path(const char *path, char *err)
+int ar_preflight_output_path(const char *path, char *err)
 {
     if (ar_output_check_name(path, ".partial.tmp", err) < 0) /* the longest name a run makes */
         return -1;
@@ -71,7 +73,7 @@ static double mapped_bytes(void)
  * space (HEAP_MAX_SIZE on 64 bits), up to 8 arenas per core. */
 static const double ARENA_BYTES = 64.0 * 1048576;
 
-int ar_engine_check_address_space(const ar_run_plan *plan, char *err)
+int ar_preflight_address_space(const ar_run_plan *plan, char *err)
 {
     struct rlimit as;
     if (getrlimit(RLIMIT_AS, &as) != 0 || as.rlim_cur == RLIM_INFINITY)
@@ -80,7 +82,7 @@ int ar_engine_check_address_space(const ar_run_plan *plan, char *err)
     long arena_cap = 8L * sysconf(_SC_NPROCESSORS_ONLN) - 1;
     double arenas = (double)(team - 1 < arena_cap ? team - 1 : arena_cap);
     double point = plan->largest >= 0 ? plan->memory[plan->largest] : 0, mapped = mapped_bytes();
-    double stack = ar_plan_thread_stack_bytes(), blas = ar_blas_buffer_bytes();
+    double stack = ar_plan_thread_stack_bytes(), blas = ar_openblas_buffer_bytes();
     /* the plan's layout memory (HDF5's caches, a margin for the libraries) comes on top
      * of what is mapped now */
     double need = mapped + team * blas + (team - 1) * stack + arenas * ARENA_BYTES + point + plan->layout_bytes;
@@ -165,15 +167,15 @@ static int check_disk(const ar_run_plan *plan, const char *output, int shards, c
     return status;
 }
 
-int ar_engine_check_file_room(const ar_run_plan *plan, const char *output, char *err)
+int ar_preflight_file_room(const ar_run_plan *plan, const char *output, char *err)
 {
     return check_disk(plan, output, 1, err);
 }
 
-int ar_engine_preflight(const ar_run_plan *plan, const ar_run_options *opt, char *err)
+int ar_preflight_run(const ar_run_plan *plan, const ar_run_options *opt, char *err)
 {
-    return ar_engine_check_output_path(opt->output, err) || ar_plan_team(opt->threads, err) < 0 ||
-                   check_memory(plan, opt, err) || ar_engine_check_address_space(plan, err) ||
+    return ar_preflight_output_path(opt->output, err) || ar_plan_team(opt->threads, err) < 0 ||
+                   check_memory(plan, opt, err) || ar_preflight_address_space(plan, err) ||
                    check_disk(plan, opt->output, opt->shards, err)
                ? -1
                : 0;

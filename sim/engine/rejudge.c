@@ -41,7 +41,7 @@ static ar_status theory_notes(ar_store *store, char **notes, char *err)
         snprintf(err, AR_ERR_LEN, "out of memory");
         return AR_ERR_INPUT;
     }
-    if (ar_engine_theory_changes(store, changed, err) < 0) {
+    if (ar_judge_theory_changes(store, changed, err) < 0) {
         free(changed);
         return AR_ERR_INPUT;
     }
@@ -75,7 +75,7 @@ static ar_status judge_store(const ar_judge_request *req, ar_store *store, ar_fi
     /* A file whose stored verdicts or theory its own revision would not give was edited:
      * judging it again (a copy with -o especially) would launder the edit. */
     char stale[AR_ERR_LEN];
-    if (ar_engine_check_verdicts(store, stale, sizeof stale, err) < 0)
+    if (ar_judge_check_verdicts(store, stale, sizeof stale, err) < 0)
         return AR_ERR_INPUT;
     /* A copy is written as this attnrank writes files, streams attribute included. */
     if (req->copy && ar_store_check_streams(store, path, "a copy", err) < 0) {
@@ -97,13 +97,13 @@ static ar_status judge_store(const ar_judge_request *req, ar_store *store, ar_fi
         snprintf(err, AR_ERR_LEN, "%s: out of memory", path);
         return AR_ERR_IO;
     }
-    if (ar_engine_verdicts(store, &out->spec, out->rows, err) < 0 ||
-        (req->mutants && ar_engine_mutants(store, &out->spec, out->mutants, err) < 0))
+    if (ar_judge_verdicts(store, &out->spec, out->rows, err) < 0 ||
+        (req->mutants && ar_judge_mutants(store, &out->spec, out->mutants, err) < 0))
         return AR_ERR_INPUT;
     return theory_notes(store, &out->notes, err);
 }
 
-ar_status ar_judge_file(const ar_judge_request *req, ar_file_judgement *out, char *err)
+ar_status ar_rejudge_file(const ar_judge_request *req, ar_file_judgement *out, char *err)
 {
     memset(out, 0, sizeof *out);
     /* FILE is never modified: a COPY that is FILE (by that name, another or a link) was
@@ -122,7 +122,7 @@ ar_status ar_judge_file(const ar_judge_request *req, ar_file_judgement *out, cha
         ar_verdict_row *copied;
         int n_copied;
         ar_install_signal_handlers();
-        status = ar_engine_merge(req->copy, &req->path, 1, req->command_line, req->force, &out->spec, &copied,
+        status = ar_merge_shards(req->copy, &req->path, 1, req->command_line, req->force, &out->spec, &copied,
                                  &n_copied, err);
         if (status == AR_OK)
             free(copied);

@@ -32,7 +32,7 @@ static ar_status run_batches(const ar_run_plan *plan, int e, const ar_run_option
         per_point += (double)px->hist_width[o] * sizeof(long);
     int capacity = AR_BATCH_BYTES / per_point > AR_BATCH_POINTS ? AR_BATCH_POINTS : (int)(AR_BATCH_BYTES / per_point) + 1;
     ar_batch batch;
-    if (ar_batch_init(&batch, x, px, capacity, opt->threads) < 0) {
+    if (ar_trials_batch_init(&batch, x, px, capacity, opt->threads) < 0) {
         snprintf(err, AR_ERR_LEN, "%s: out of memory at experiment %s", opt->output, x->name);
         return AR_ERR_IO;
     }
@@ -41,10 +41,10 @@ static ar_status run_batches(const ar_run_plan *plan, int e, const ar_run_option
     for (long p = 0; p < x->n_points && status == AR_OK && !ar_stop_signal;) {
         batch.count = 0;
         for (; p < x->n_points && batch.count < size; ++p)
-            if (!ar_store_done(store, e, p) && ar_engine_owns(opt, plan->points, px->first + p))
+            if (!ar_store_done(store, e, p) && ar_session_owns(opt, plan->points, px->first + p))
                 batch.points[batch.count++] = p;
         double start = omp_get_wtime();
-        ar_engine_compute_batch(plan->spec, x, &batch);
+        ar_trials_compute_batch(plan->spec, x, &batch);
         double took = omp_get_wtime() - start;
         if (took < BATCH_SECONDS && size < capacity)
             size = 2 * size < capacity ? 2 * size : capacity;
@@ -59,8 +59,8 @@ static ar_status run_batches(const ar_run_plan *plan, int e, const ar_run_option
                 break;
             }
             long *hists[AR_MAX_OUTPUTS];
-            ar_batch_histograms(&batch, x, i, hists);
-            *marked += ar_engine_point_marked(x, failed);
+            ar_trials_batch_histograms(&batch, x, i, hists);
+            *marked += ar_trials_point_marked(x, failed);
             if (ar_store_write_point(store, e, point, batch.sums + (size_t)i * batch.widest, hists, err) < 0) {
                 status = AR_ERR_IO;
                 break;
@@ -71,7 +71,7 @@ static ar_status run_batches(const ar_run_plan *plan, int e, const ar_run_option
         if (status == AR_OK && took >= LONG_WORK_SECONDS && ar_store_commit(store, err) < 0)
             status = AR_ERR_IO;
     }
-    ar_batch_free(&batch);
+    ar_trials_batch_free(&batch);
     return status;
 }
 
@@ -92,13 +92,13 @@ static ar_status run_experiment(const ar_run_plan *plan, int e, const ar_run_opt
         if (px->hist_width[o] && !(hists[o] = calloc((size_t)px->hist_width[o], sizeof(long))))
             ok = 0;
     for (long p = 0; p < x->n_points && status == AR_OK; ++p) {
-        if (ar_store_done(store, e, p) || !ar_engine_owns(opt, plan->points, px->first + p))
+        if (ar_store_done(store, e, p) || !ar_session_owns(opt, plan->points, px->first + p))
             continue;
         if (ar_stop_signal)
             break;
         ar_progress_point_begin(progress, plan->work[px->first + p] / x->trials, x->trials);
         double start = omp_get_wtime();
-        long failed = ok ? ar_engine_compute_point(plan->spec, x, p, opt->threads, values, progress) : -1;
+        long failed = ok ? ar_trials_compute_point(plan->spec, x, p, opt->threads, values, progress) : -1;
         double took = omp_get_wtime() - start;
         if (failed < 0) {
             snprintf(err, AR_ERR_LEN, "%s: out of memory at experiment %s point %ld", opt->output, x->name, p);
@@ -107,8 +107,8 @@ static ar_status run_experiment(const ar_run_plan *plan, int e, const ar_run_opt
         }
         if (ar_stop_signal)
             break; /* the point is incomplete: not written, recomputed on resume */
-        *marked += ar_engine_point_marked(x, failed);
-        ar_engine_summarize_point(x, p, values, failed, sums, hists);
+        *marked += ar_trials_point_marked(x, failed);
+        ar_trials_summarize_point(x, p, values, failed, sums, hists);
         if (ar_store_write_point(store, e, p, sums, hists, err) < 0 ||
             (took >= LONG_WORK_SECONDS && ar_store_commit(store, err) < 0))
             status = AR_ERR_IO;
@@ -122,7 +122,7 @@ static ar_status run_experiment(const ar_run_plan *plan, int e, const ar_run_opt
     return status;
 }
 
-ar_status ar_engine_run(const ar_spec *spec, const ar_run_options *opt, ar_verdict_row **rows_out, int *n_rows,
+ar_status ar_run_spec(const ar_spec *spec, const ar_run_options *opt, ar_verdict_row **rows_out, int *n_rows,
                         char *err)
 {
     *rows_out = NULL;
@@ -134,27 +134,27 @@ ar_status ar_engine_run(const ar_spec *spec, const ar_run_options *opt, ar_verdi
     }
     ar_status status = AR_OK;
     char *partial = NULL;
-    if (ar_engine_preflight(&plan, opt, err) < 0)
+    if (ar_preflight_run(&plan, opt, err) < 0)
         status = AR_ERR_INPUT;
 #ifdef ATTNRANK_MPI
     else if (ar_mpi_size() > 1)
-        status = ar_engine_run_distributed(spec, &plan, opt, rows_out, n_rows, err);
+        status = ar_distributed_run(spec, &plan, opt, rows_out, n_rows, err);
 #endif
     else if (asprintf(&partial, "%s.partial", opt->output) < 0)
         status = AR_ERR_IO, partial = NULL;
     else {
         ar_output_lock *lock;
-        ar_store *store = ar_engine_start_store(spec, opt, partial, &lock, err, &status);
+        ar_store *store = ar_session_start_store(spec, opt, partial, &lock, err, &status);
         if (store) {
             long marked = 0;
             ar_progress progress;
-            ar_engine_start_progress(&plan, opt, store, &progress);
+            ar_session_start_progress(&plan, opt, store, &progress);
             status = AR_OK;
             for (int e = 0; e < spec->n_experiments && status == AR_OK && !ar_stop_signal; ++e)
                 status = run_experiment(&plan, e, opt, store, &progress, &marked, err);
             ar_progress_finish(&progress);
-            ar_engine_announce_marked(marked);
-            status = ar_engine_finish(&plan, opt, store, lock, partial, status, rows_out, n_rows, err);
+            ar_trials_announce_marked(marked);
+            status = ar_session_finish(&plan, opt, store, lock, partial, status, rows_out, n_rows, err);
         }
     }
     free(partial);

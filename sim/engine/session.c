@@ -26,7 +26,7 @@ static void command_of(const char *line, char *word, size_t len)
     snprintf(word, len, "%.*s", (int)strcspn(c, " "), c);
 }
 
-int ar_engine_clear_stale_partial(const char *partial, char *err)
+int ar_session_clear_stale_partial(const char *partial, char *err)
 {
     char why[AR_ERR_LEN], word[32] = "";
     ar_store *store = ar_store_open(partial, 0, why);
@@ -58,7 +58,7 @@ static int file_exists(const char *path)
     return stat(path, &st) == 0;
 }
 
-/* The part of ar_engine_start_store after the lock is taken. */
+/* The part of ar_session_start_store after the lock is taken. */
 static ar_store *open_or_create(const ar_spec *spec, const ar_run_options *opt, const char *partial, char *err,
                                 ar_status *status)
 {
@@ -115,7 +115,7 @@ static ar_store *open_or_create(const ar_spec *spec, const ar_run_options *opt, 
         return store;
     }
     /* a merge's own partial that a kill left: cleared, with or without --force (merge.c) */
-    if (opt->no_resume && !opt->force && file_exists(partial) && ar_engine_clear_stale_partial(partial, err) < 0)
+    if (opt->no_resume && !opt->force && file_exists(partial) && ar_session_clear_stale_partial(partial, err) < 0)
         return NULL;
     if (file_exists(opt->output) && !opt->force) {
         snprintf(err, AR_ERR_LEN, "%s: exists; choose another -o or replace it with --force", opt->output);
@@ -158,7 +158,7 @@ static ar_store *open_or_create(const ar_spec *spec, const ar_run_options *opt, 
 
 /* The lock comes first: the checks of what is there and every file made beside the
  * output belong to the one writer that holds it. */
-ar_store *ar_engine_start_store(const ar_spec *spec, const ar_run_options *opt, const char *partial,
+ar_store *ar_session_start_store(const ar_spec *spec, const ar_run_options *opt, const char *partial,
                                 ar_output_lock **lock, char *err, ar_status *status)
 {
     *status = AR_ERR_INPUT;
@@ -173,13 +173,13 @@ ar_store *ar_engine_start_store(const ar_spec *spec, const ar_run_options *opt, 
     return store;
 }
 
-int ar_engine_owns(const ar_run_options *opt, long points, long global)
+int ar_session_owns(const ar_run_options *opt, long points, long global)
 {
     return opt->shards <= 1 || ar_shard_owner(global, points, opt->shards) == opt->shard;
 }
 
 /* Progress counts work (trials x cost), so the time left is right for mixed grids. */
-void ar_engine_start_progress(const ar_run_plan *plan, const ar_run_options *opt, ar_store *store,
+void ar_session_start_progress(const ar_run_plan *plan, const ar_run_options *opt, ar_store *store,
                               ar_progress *progress)
 {
     double total_work = 0, done_work = 0;
@@ -187,7 +187,7 @@ void ar_engine_start_progress(const ar_run_plan *plan, const ar_run_options *opt
     for (int e = 0; e < plan->spec->n_experiments; ++e) {
         long first = plan->experiments[e].first;
         for (long p = 0; p < plan->spec->experiments[e].n_points; ++p) {
-            if (!ar_engine_owns(opt, plan->points, first + p))
+            if (!ar_session_owns(opt, plan->points, first + p))
                 continue;
             total_work += plan->work[first + p];
             total_points++;
@@ -198,7 +198,7 @@ void ar_engine_start_progress(const ar_run_plan *plan, const ar_run_options *opt
     ar_progress_start(progress, opt->quiet, total_points, done_points, total_work, done_work);
 }
 
-ar_status ar_engine_finish(const ar_run_plan *plan, const ar_run_options *opt, ar_store *store,
+ar_status ar_session_finish(const ar_run_plan *plan, const ar_run_options *opt, ar_store *store,
                            ar_output_lock *lock, const char *partial, ar_status status, ar_verdict_row **rows_out,
                            int *n_rows, char *err)
 {
@@ -216,7 +216,7 @@ ar_status ar_engine_finish(const ar_run_plan *plan, const ar_run_options *opt, a
         long saved = 0, all = 0;
         for (int e = 0; e < spec->n_experiments; ++e)
             for (long p = 0; p < spec->experiments[e].n_points; ++p)
-                if (ar_engine_owns(opt, plan->points, plan->experiments[e].first + p))
+                if (ar_session_owns(opt, plan->points, plan->experiments[e].first + p))
                     saved += ar_store_done(store, e, p), all++;
         snprintf(err, AR_ERR_LEN, "%s: interrupted by %s; %ld of %ld points saved; continue with --resume",
                  partial, signal_name, saved, all);
@@ -225,7 +225,7 @@ ar_status ar_engine_finish(const ar_run_plan *plan, const ar_run_options *opt, a
     if (status == AR_OK && opt->shards <= 1) { /* a shard has no verdicts: its merge will */
         *n_rows = ar_store_verdict_count(spec);
         *rows_out = calloc((size_t)(*n_rows ? *n_rows : 1), sizeof **rows_out);
-        if (!*rows_out || ar_engine_verdicts(store, ar_store_spec(store), *rows_out, err) < 0 ||
+        if (!*rows_out || ar_judge_verdicts(store, ar_store_spec(store), *rows_out, err) < 0 ||
             ar_store_write_verdicts(store, *rows_out, *n_rows, err) < 0)
             status = AR_ERR_IO;
     }

@@ -10,6 +10,7 @@
 #include "engine_parts.h"
 
 #include "attnrank/linalg.h"
+#include "attnrank/openblas.h"
 
 #include <math.h>
 #include <omp.h>
@@ -17,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-double ar_engine_point_memory(const ar_experiment *exp, const ar_point *point, int threads)
+double ar_trials_point_memory(const ar_experiment *exp, const ar_point *point, int threads)
 {
     double workspace = (double)exp->sim->workspace_bytes(point) + 64;
     double values = (double)exp->trials * ar_values_per_trial(point) * sizeof(double);
@@ -52,7 +53,7 @@ static int run_trial(const ar_spec *spec, const ar_point *pt, uint64_t key, long
     return bad != 0;
 }
 
-long ar_engine_compute_point(const ar_spec *spec, const ar_experiment *exp, long point, int threads,
+long ar_trials_compute_point(const ar_spec *spec, const ar_experiment *exp, long point, int threads,
                              double *values, ar_progress *progress)
 {
     double inject_failures = injected_failure_rate();
@@ -68,7 +69,7 @@ long ar_engine_compute_point(const ar_spec *spec, const ar_experiment *exp, long
     if (chunk < 1)
         chunk = 1;
     /* BLAS inside a trial stays single-threaded: the parallelism is over trials. */
-    ar_blas_set_threads(1);
+    ar_openblas_set_threads(1);
 #pragma omp parallel num_threads(team) reduction(+ : failed)
     {
         /* Per thread, once per point: the workspace and the trial's output row. */
@@ -94,10 +95,10 @@ long ar_engine_compute_point(const ar_spec *spec, const ar_experiment *exp, long
     return out_of_memory ? -1 : failed;
 }
 
-long ar_engine_point_values(const ar_spec *spec, const ar_experiment *exp, long point, int threads,
+long ar_trials_point_values(const ar_spec *spec, const ar_experiment *exp, long point, int threads,
                             double *values)
 {
-    return ar_engine_compute_point(spec, exp, point, threads, values, NULL);
+    return ar_trials_compute_point(spec, exp, point, threads, values, NULL);
 }
 
 /* A thread's buffers for whole points, grown to the largest point it meets. */
@@ -146,7 +147,7 @@ static long compute_point_alone(const ar_spec *spec, const ar_experiment *exp, l
     return failed;
 }
 
-int ar_batch_init(ar_batch *b, const ar_experiment *x, const ar_plan_experiment *px, int capacity, int threads)
+int ar_trials_batch_init(ar_batch *b, const ar_experiment *x, const ar_plan_experiment *px, int capacity, int threads)
 {
     memset(b, 0, sizeof *b);
     b->capacity = capacity;
@@ -162,13 +163,13 @@ int ar_batch_init(ar_batch *b, const ar_experiment *x, const ar_plan_experiment 
     b->hists = malloc((size_t)capacity * b->hist_total * sizeof *b->hists + 1);
     b->buffers = calloc((size_t)b->team, sizeof *b->buffers);
     if (!b->points || !b->failed || !b->sums || !b->hists || !b->buffers) {
-        ar_batch_free(b);
+        ar_trials_batch_free(b);
         return -1;
     }
     return 0;
 }
 
-void ar_batch_free(ar_batch *b)
+void ar_trials_batch_free(ar_batch *b)
 {
     for (int i = 0; b->buffers && i < b->team; ++i) {
         free(b->buffers[i].workspace);
@@ -179,16 +180,16 @@ void ar_batch_free(ar_batch *b)
     memset(b, 0, sizeof *b);
 }
 
-void ar_batch_histograms(const ar_batch *b, const ar_experiment *x, int i, long **hists)
+void ar_trials_batch_histograms(const ar_batch *b, const ar_experiment *x, int i, long **hists)
 {
     for (int o = 0; o < x->sim->n_outputs; ++o)
         hists[o] = b->hist_at[o] < 0 ? NULL : b->hists + (size_t)i * b->hist_total + b->hist_at[o];
 }
 
-void ar_engine_compute_batch(const ar_spec *spec, const ar_experiment *x, ar_batch *b)
+void ar_trials_compute_batch(const ar_spec *spec, const ar_experiment *x, ar_batch *b)
 {
     double inject_failures = injected_failure_rate();
-    ar_blas_set_threads(1); /* BLAS inside a trial stays single-threaded */
+    ar_openblas_set_threads(1); /* BLAS inside a trial stays single-threaded */
     /* One point per thread, the next to the first thread free: costs vary along a batch. */
 #pragma omp parallel for num_threads(b->team) schedule(dynamic, 1)
     for (int i = 0; i < b->count; ++i) {
@@ -197,40 +198,40 @@ void ar_engine_compute_batch(const ar_spec *spec, const ar_experiment *x, ar_bat
         b->failed[i] = failed;
         if (failed >= 0) {
             long *hists[AR_MAX_OUTPUTS];
-            ar_batch_histograms(b, x, i, hists);
-            ar_engine_summarize_point(x, b->points[i], mine->values, failed, b->sums + (size_t)i * b->widest,
+            ar_trials_batch_histograms(b, x, i, hists);
+            ar_trials_summarize_point(x, b->points[i], mine->values, failed, b->sums + (size_t)i * b->widest,
                                       hists);
         }
     }
 }
 
-int ar_engine_values_per_trial(const ar_experiment *exp, long point)
+int ar_trials_values_per_trial(const ar_experiment *exp, long point)
 {
     ar_point pt;
     ar_experiment_point(exp, point, &pt);
     return ar_values_per_trial(&pt);
 }
 
-int ar_engine_point_marked(const ar_experiment *exp, long failed_trials)
+int ar_trials_point_marked(const ar_experiment *exp, long failed_trials)
 {
     return failed_trials > AR_FAILURE_LIMIT * (double)exp->trials;
 }
 
-void ar_engine_announce_marked(long marked)
+void ar_trials_announce_marked(long marked)
 {
     if (marked)
         fprintf(stderr, "attnrank: %ld point(s) had more than %g%% failed trials: marked (count 0, see failed), "
                         "not averaged\n", marked, 100 * AR_FAILURE_LIMIT);
 }
 
-void ar_engine_summarize_point(const ar_experiment *x, long point, const double *values, long failed_trials,
+void ar_trials_summarize_point(const ar_experiment *x, long point, const double *values, long failed_trials,
                                ar_summary *sums, long *const *hists)
 {
     ar_point pt;
     ar_experiment_point(x, point, &pt);
     /* Too many failed trials: the others may be a biased sample. The point is marked
      * (count 0, failed = the failed trials, statistics NaN), never averaged. */
-    if (ar_engine_point_marked(x, failed_trials)) {
+    if (ar_trials_point_marked(x, failed_trials)) {
         int width = ar_values_per_trial(&pt);
         for (int v = 0; v < width; ++v)
             sums[v] = (ar_summary){.count = 0, .failed = failed_trials, .mean = NAN, .sem = NAN, .std = NAN,
@@ -261,27 +262,27 @@ void ar_engine_summarize_point(const ar_experiment *x, long point, const double 
     }
 }
 
-double ar_engine_point_cost(const ar_experiment *exp, long point)
+double ar_trials_point_cost(const ar_experiment *exp, long point)
 {
     ar_point pt;
     ar_experiment_point(exp, point, &pt);
     return exp->sim->cost ? exp->sim->cost(&pt) : 1.0;
 }
 
-double ar_engine_trial_seconds(const ar_spec *spec, const ar_experiment *exp, long point, double budget)
+double ar_trials_trial_seconds(const ar_spec *spec, const ar_experiment *exp, long point, double budget)
 {
     ar_experiment probe = *exp; /* the same point, as many trials as the budget times */
     double seconds = 0;
-    int width = ar_engine_values_per_trial(exp, point);
+    int width = ar_trials_values_per_trial(exp, point);
     for (long trials = 1;; trials *= 4) {
         probe.trials = trials;
         double *values = malloc((size_t)trials * width * sizeof *values);
         if (!values)
             return NAN;
         /* untimed first: the first trial pays for the workspace's pages and OpenBLAS's start */
-        long failed = trials == 1 ? ar_engine_compute_point(spec, &probe, point, 1, values, NULL) : 0;
+        long failed = trials == 1 ? ar_trials_compute_point(spec, &probe, point, 1, values, NULL) : 0;
         double t0 = omp_get_wtime();
-        failed = failed < 0 ? failed : ar_engine_compute_point(spec, &probe, point, 1, values, NULL);
+        failed = failed < 0 ? failed : ar_trials_compute_point(spec, &probe, point, 1, values, NULL);
         seconds = (omp_get_wtime() - t0) / trials;
         free(values);
         if (failed < 0)

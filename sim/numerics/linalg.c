@@ -255,28 +255,3 @@ int ar_top_singular_values(int m, int n, const double *a, int want, const double
         sv[i] = sqrt(top[i] > 0 ? top[i] : 0.0);
     return steps;
 }
-
-void ar_blas_set_threads(int threads)
-{
-    openblas_set_num_threads(threads);
-}
-
-int ar_blas_pool_threads(void)
-{
-    return openblas_get_num_threads();
-}
-
-double ar_blas_buffer_bytes(void)
-{
-    return 32 << 22; /* BUFFER_SIZE in OpenBLAS 0.3's common_x86_64.h; test_linalg checks it */
-}
-
-const char *ar_blas_corename(void)
-{
-    return openblas_get_corename();
-}
-
-const char *ar_blas_config(void)
-{
-    return openblas_get_config();
-}

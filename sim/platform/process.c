@@ -4,6 +4,7 @@
 #include "attnrank/process.h"
 
 #include "attnrank/linalg.h"
+#include "attnrank/openblas.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,7 +38,7 @@ static int address_space_limited(void)
  * the same exec as the one for a self-checked BLAS core (blas_core.c). */
 int ar_process_blas_pool_must_go(void)
 {
-    if (ar_blas_pool_threads() <= 1 || !address_space_limited())
+    if (ar_openblas_pool_threads() <= 1 || !address_space_limited())
         return 0;
     const char *pinned = getenv("OPENBLAS_NUM_THREADS");
     return !(pinned && strcmp(pinned, "1") == 0); /* already started again: OpenBLAS ignored it; never loop */

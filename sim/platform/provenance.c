@@ -5,6 +5,7 @@
 
 #include "attnrank/blas_core.h"
 #include "attnrank/linalg.h"
+#include "attnrank/openblas.h"
 #include "attnrank/rng.h"
 
 #include <stdio.h>
@@ -15,5 +16,5 @@ void ar_provenance_of_process(ar_provenance *how)
     snprintf(kernels, sizeof kernels, "normals %s; S = Q K^T up to %dx%dx%d by %s", ar_rng_normals_isa(),
              AR_GEMM_SMALL_MAX_MN, AR_GEMM_SMALL_MAX_MN, AR_GEMM_SMALL_MAX_K,
              ar_gemm_small_has_avx2() ? "attnrank's AVX2+FMA kernel" : "OpenBLAS");
-    *how = (ar_provenance){ar_blas_config(), ar_blas_corename(), ar_blas_core_origin(), kernels};
+    *how = (ar_provenance){ar_openblas_config(), ar_openblas_corename(), ar_blas_core_origin(), kernels};
 }

@@ -2,6 +2,8 @@
  * axes, the last axis fastest), and which shard of a split run owns a point. */
 #include "attnrank/spec.h"
 
+#include <limits.h>
+
 int ar_experiment_axis_of(const ar_experiment *exp, int param)
 {
     for (int a = 0; a < exp->n_axes; ++a)
@@ -50,3 +52,24 @@ long ar_spec_points(const ar_spec *spec)
         points += spec->experiments[e].n_points;
     return points;
 }
+
+int ar_shard_parse(const char *text, int *index, int *count)
+{
+    long long parts[2] = {0, 0};
+    const char *c = text;
+    for (int k = 0; k < 2; ++k) {
+        if (*c < '0' || *c > '9')
+            return -1;
+        for (; *c >= '0' && *c <= '9'; ++c)
+            if ((parts[k] = parts[k] * 10 + (*c - '0')) > INT_MAX)
+                return -1;
+        if (*c++ != (k ? '\0' : '/'))
+            return -1;
+    }
+    if (parts[0] >= parts[1])
+        return -1;
+    *index = (int)parts[0];
+    *count = (int)parts[1];
+    return 0;
+}
+

@@ -210,25 +210,6 @@ int ar_store_check_streams(ar_store *store, const char *path, const char *what, 
     free(rng);
     return same ? 0 : -1;
 }
-int ar_shard_parse(const char *text, int *index, int *count)
-{
-    long long parts[2] = {0, 0};
-    const char *c = text;
-    for (int k = 0; k < 2; ++k) {
-        if (*c < '0' || *c > '9')
-            return -1;
-        for (; *c >= '0' && *c <= '9'; ++c)
-            if ((parts[k] = parts[k] * 10 + (*c - '0')) > INT_MAX)
-                return -1;
-        if (*c++ != (k ? '\0' : '/'))
-            return -1;
-    }
-    if (parts[0] >= parts[1])
-        return -1;
-    *index = (int)parts[0];
-    *count = (int)parts[1];
-    return 0;
-}
 
 int ar_store_shard(ar_store *store, int *index, int *count, char *err)
 {

@@ -446,7 +446,7 @@ int ar_store_write_point(ar_store *store, int experiment, long point, const ar_s
 }
 
 /* The values of one output at every point the ledger marks done, checked to be what
- * ar_engine_summarize_point can write: per value, 0 <= count, 0 <= failed and
+ * ar_trials_summarize_point can write: per value, 0 <= count, 0 <= failed and
  * count + failed <= trials (a marked point: count 0, failed its failed trials; an
  * output that does not apply: both 0); where count > 0, mean, min and max finite with
  * min <= mean <= max (to rounding); histogram entries >= 0 summing to at most the

@@ -47,7 +47,7 @@ static int name_index(const char *const *names, int count, const char *name)
     return -1;
 }
 
-void ar_note_describe(const ar_verdict_row *row, char *buf, size_t len)
+void ar_store_note_describe(const ar_verdict_row *row, char *buf, size_t len)
 {
     switch (row->note) {
     case AR_NOTE_IMPLIED: snprintf(buf, len, "implied by %s", row->implied_by); break;
@@ -57,7 +57,7 @@ void ar_note_describe(const ar_verdict_row *row, char *buf, size_t len)
     }
 }
 
-void ar_prediction_describe(const ar_verdict_row *row, char *buf, size_t len)
+void ar_store_prediction_describe(const ar_verdict_row *row, char *buf, size_t len)
 {
     if (ar_rules[row->rule].shown) /* a direction, not a value */
         snprintf(buf, len, "%s", ar_rules[row->rule].shown);
@@ -83,7 +83,7 @@ static void to_record(const ar_verdict_row *row, verdict_record *rec)
     snprintf(rec->rule, sizeof rec->rule, "%s", row->explanation);
     snprintf(rec->rule_kind, sizeof rec->rule_kind, "%s", ar_rule_name(row->rule));
     ar_resolution_describe(&row->resolution, rec->resolution, sizeof rec->resolution);
-    ar_note_describe(row, rec->note, sizeof rec->note);
+    ar_store_note_describe(row, rec->note, sizeof rec->note);
     snprintf(rec->note_kind, sizeof rec->note_kind, "%s", note_kinds[row->note]);
     snprintf(rec->implied_by, sizeof rec->implied_by, "%s", row->implied_by);
     rec->failed = row->failed, rec->empty_points = row->empty_points;

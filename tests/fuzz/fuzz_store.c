@@ -62,7 +62,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     ar_run_options opt = {.output = pristine, .command_line = "fuzz", .threads = 1, .quiet = 1};
     ar_verdict_row *rows = NULL;
     int n_rows;
-    if (ar_engine_run(&spec, &opt, &rows, &n_rows, err) != AR_OK)
+    if (ar_run_spec(&spec, &opt, &rows, &n_rows, err) != AR_OK)
         abort();
     free(rows);
     ar_spec_free(&spec);
@@ -289,7 +289,7 @@ static void read_everything(void)
     const char *const shards[1] = {path};
     rows = NULL;
     unlink(merged);
-    if (ar_engine_merge(merged, shards, 1, "fuzz", 1, NULL, &rows, &n, err) == AR_OK)
+    if (ar_merge_shards(merged, shards, 1, "fuzz", 1, NULL, &rows, &n, err) == AR_OK)
         free(rows);
     else if (strchr(err, '\n'))
         abort();

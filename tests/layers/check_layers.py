@@ -22,8 +22,8 @@ ALLOWED_CYCLES = [{"linalg", "gemm"}]
 
 # The public headers (include/attnrank/*.h) and the families' headers, by layer.
 HEADER_LAYER = {
-    "base": ["rng", "sim", "stats", "revision", "message"],
-    "numerics": ["attention", "convex", "dynamics", "equilibrium", "gradient", "layer", "linalg", "mask",
+    "base": ["rng", "sim", "stats", "revision", "message", "format"],
+    "numerics": ["openblas", "attention", "convex", "dynamics", "equilibrium", "gradient", "layer", "linalg", "mask",
                  "rank", "softmax_network"],
     "rules": ["theory", "expression"],
     "families": ["families/hardmax/hardmax", "families/markov/markov", "families/masks/masks",
