@@ -3,10 +3,16 @@
 #ifndef ATTNRANK_MESSAGE_H
 #define ATTNRANK_MESSAGE_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 /* Formats into err (len bytes); field may be NULL. Control characters (a name from a
  * hostile file) become blanks, so the message stays one line. */
 void ar_message(char *err, size_t len, const char *at, const char *field, const char *msg);
+/* The same with the message formatted (printf); returns -1, a refusal's status. Every
+ * module's refusal helper (the spec's, the conjectures', the store's) comes here. */
+int ar_message_fail(char *err, size_t len, const char *at, const char *field, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+int ar_message_vfail(char *err, size_t len, const char *at, const char *field, const char *fmt, va_list args);
 
 #endif

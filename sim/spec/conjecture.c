@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "spec_source.h"
+#include "attnrank/message.h"
 
 static const char *const field_names[AR_CONJ_FIELDS] = {
     "id", "output", "rule", "prediction", "where", "tolerance", "along",
@@ -59,14 +59,12 @@ static int fail(char *err, const char *at, const char *field, const char *fmt, .
     __attribute__((format(printf, 4, 5)));
 static int fail(char *err, const char *at, const char *field, const char *fmt, ...)
 {
-    char msg[AR_ERR_LEN / 2];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
     char where_field[40];
     snprintf(where_field, sizeof where_field, "conjectures: %.20s", field);
-    ar_message(err, AR_ERR_LEN, at, where_field, msg);
+    va_list ap;
+    va_start(ap, fmt);
+    ar_message_vfail(err, AR_ERR_LEN, at, where_field, fmt, ap);
+    va_end(ap);
     return -1;
 }
 

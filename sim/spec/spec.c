@@ -31,12 +31,10 @@ void ar_spec_where(const ar_spec_context *c, const config_setting_t *s, char *bu
 
 int ar_spec_fail(char *err, const char *at, const char *field, const char *fmt, ...)
 {
-    char msg[AR_ERR_LEN / 2];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    ar_message_vfail(err, AR_ERR_LEN, at, field, fmt, ap);
     va_end(ap);
-    ar_message(err, AR_ERR_LEN, at, field, msg);
     return -1;
 }
 

@@ -5,6 +5,8 @@
 #define _GNU_SOURCE
 #include "store_parts.h"
 
+#include "attnrank/message.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,13 +14,10 @@
 
 int store_fail(char *err, const char *path, const char *fmt, ...)
 {
-    char msg[AR_ERR_LEN / 2];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    ar_message_vfail(err, AR_ERR_LEN, path, NULL, fmt, ap);
     va_end(ap);
-    snprintf(err, AR_ERR_LEN, "%.400s: %s", path, msg);
-    ar_store_one_line(err);
     return -1;
 }
 
