@@ -12,7 +12,6 @@
 #endif
 #include <float.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -188,15 +187,6 @@ int ar_blas_check_compute(double *out)
     return status;
 }
 
-static void say_into(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void say_into(char *why, size_t len, const char *fmt, ...)
-{
-    va_list args;
-    va_start(args, fmt);
-    vsnprintf(why, len, fmt, args);
-    va_end(args);
-}
-
 /* The largest deviation of a step, in units of its scale (see the header), or +inf if
  * the candidate gave a NaN or an infinity. */
 static double step_deviation(int index, const double *ref, const double *got)
@@ -284,12 +274,12 @@ int ar_blas_check_compare(const double *reference, const double *got, char *why,
         char label[64];
         step_label(s, label, sizeof label);
         if (isinf(dev)) {
-            say_into(why, len, "%s gives a NaN or an infinity", label);
+            snprintf(why, len, "%s gives a NaN or an infinity", label);
             return -1;
         }
         if (!(dev <= tol)) {
             const char *unit = s->kind == STEP_GEMM ? "|a_i||b_j|" : s->kind == STEP_SVD ? "sigma_1" : "|A|_F";
-            say_into(why, len, "%s differs by %.2g %s, tolerance %.2g", label, dev, unit, tol);
+            snprintf(why, len, "%s differs by %.2g %s, tolerance %.2g", label, dev, unit, tol);
             return -1;
         }
         reference += step_length(s);
