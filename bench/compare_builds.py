@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Two builds of attnrank side by side: every command's output and every dataset, byte for byte.
 
-    bench/compare_builds.py OLD_BINARY NEW_BINARY [--work DIR] [--full-verify]
+    bench/compare_builds.py OLD_BINARY NEW_BINARY [--work DIR] [--full-verify] [--cluster]
 
 For a change that must not change results (a refactor): the text each command prints
 (help, every command's help, list, list --tsv and each simulator, plan of every runs/
@@ -93,6 +93,7 @@ def main():
     ap.add_argument("new")
     ap.add_argument("--work")
     ap.add_argument("--full-verify", action="store_true", help="verify at its own trials (default --quick)")
+    ap.add_argument("--cluster", action="store_true", help="also runs/cluster/*.cfg")
     args = ap.parse_args()
     work = args.work or tempfile.mkdtemp(prefix="compare-builds-")
     dirs = {}
@@ -136,7 +137,11 @@ def main():
             and ":" in l]
     for sim in sims:
         same_text(f"list {sim}", ["list", sim])
-    specs = sorted(glob.glob(os.path.join(ROOT, "runs", "*.cfg")) + glob.glob(os.path.join(ROOT, "runs", "cluster", "*.cfg")))
+    # runs/*.cfg; the showcase grids of runs/cluster/ too with --cluster (their plans time
+    # trials of minutes, their runs take hours even at 2 trials a point)
+    specs = sorted(glob.glob(os.path.join(ROOT, "runs", "*.cfg")))
+    if args.cluster:
+        specs += sorted(glob.glob(os.path.join(ROOT, "runs", "cluster", "*.cfg")))
     for spec in specs:
         rel = os.path.relpath(spec, ROOT)
         same_text(f"plan {rel}", ["plan", rel], timed=True)

@@ -22,7 +22,7 @@ static ar_summary at(double mean, double half, long count)
 static ar_verdict judge(const ar_claim *c, int n, const double *f, const ar_summary *est, const long *line,
                         const double *along, ar_judgement *j)
 {
-    ar_judge(c, n, f, est, 0, line, along, ws, j);
+    ar_rule_judge(c, n, f, est, 0, line, along, ws, j);
     return j->verdict;
 }
 
@@ -55,15 +55,15 @@ static void bounds(void)
     /* An upper bound every trial attains exactly (rank = n in all 400 trials) holds,
      * tight; one trial past it does not (the rule-of-three floor then counts). */
     ar_summary attained = {.count = 400, .mean = 10, .sem = 0, .ci_lo = 10, .ci_hi = 10, .min = 10, .max = 10};
-    ar_judge(&bound, 1, f2, &attained, 1, NULL, NULL, ws, &j);
+    ar_rule_judge(&bound, 1, f2, &attained, 1, NULL, NULL, ws, &j);
     CHECK(j.verdict == AR_HOLDS && j.resolution.kind == AR_RESOLUTION_TIGHTNESS);
     CHECK_NEAR(j.resolution.value, 1.0, 1e-12);
     attained.max = 11, attained.mean = 10 - 1.0 / 400;
-    ar_judge(&bound, 1, f2, &attained, 1, NULL, NULL, ws, &j);
+    ar_rule_judge(&bound, 1, f2, &attained, 1, NULL, NULL, ws, &j);
     CHECK(j.verdict == AR_INCONCLUSIVE);
     ar_claim lower_bound = {.id = "L", .rule = AR_RULE_LOWER_BOUND};
     ar_summary floor_attained = {.count = 400, .mean = 10, .ci_lo = 10, .ci_hi = 10, .min = 10, .max = 10};
-    ar_judge(&lower_bound, 1, f2, &floor_attained, 1, NULL, NULL, ws, &j);
+    ar_rule_judge(&lower_bound, 1, f2, &floor_attained, 1, NULL, NULL, ws, &j);
     CHECK(j.verdict == AR_HOLDS);
 
     /* Multiplicity: 1000 points of a true bound, one of them 2.5 standard errors above
@@ -419,18 +419,18 @@ static void steeper(void)
     const double t[4] = {1, 2, 1, 2}, v[4] = {1, 1, 2, 2}, zero[4] = {0, 0, 0, 0};
     ar_claim claim = {.id = "T", .rule = AR_RULE_STEEPER, .trend_axis = "t", .versus_axis = "v"};
     ar_summary est[4] = {at(6, 0.1, 100), at(32, 0.1, 100), at(19, 0.1, 100), at(32, 0.1, 100)};
-    ar_judge_steeper(&claim, 4, zero, est, 0, plane, t, v, 0, ws, &j);
+    ar_rule_judge_steeper(&claim, 4, zero, est, 0, plane, t, v, 0, ws, &j);
     CHECK(j.verdict == AR_HOLDS && j.resolution.kind == AR_RESOLUTION_RATIO);
     CHECK_NEAR(j.resolution.value, 26.0 / 13.0, 1e-12);
-    ar_judge_steeper(&claim, 4, zero, est, 0, plane, t, v, 1, ws, &j); /* the mirror: v steeper */
+    ar_rule_judge_steeper(&claim, 4, zero, est, 0, plane, t, v, 1, ws, &j); /* the mirror: v steeper */
     CHECK(j.verdict == AR_VIOLATED);
     est[2] = at(32.05, 0.1, 100); /* equal changes within the noise */
-    ar_judge_steeper(&claim, 4, zero, est, 0, plane, t, v, 0, ws, &j);
+    ar_rule_judge_steeper(&claim, 4, zero, est, 0, plane, t, v, 0, ws, &j);
     CHECK(j.verdict == AR_INCONCLUSIVE);
     const double silent[4] = {NAN, NAN, NAN, NAN};
-    ar_judge_steeper(&claim, 4, silent, est, 0, plane, t, v, 0, ws, &j);
+    ar_rule_judge_steeper(&claim, 4, silent, est, 0, plane, t, v, 0, ws, &j);
     CHECK(j.verdict == AR_NOT_RUN);
-    CHECK(judge(&claim, 4, zero, est, plane, t, &j) == AR_NOT_RUN); /* ar_judge: needs both axes */
+    CHECK(judge(&claim, 4, zero, est, plane, t, &j) == AR_NOT_RUN); /* ar_rule_judge: needs both axes */
 }
 
 static void mutants(void)
@@ -631,14 +631,14 @@ static void no_nan_in_descriptions(void)
     const double t[4] = {1, 2, 1, 2}, v[4] = {1, 1, 2, 2}, zero[4] = {0, 0, 0, 0};
     ar_claim st = {.id = "T", .rule = AR_RULE_STEEPER, .trend_axis = "t", .versus_axis = "v"};
     ar_summary flat[4] = {at(3, 0.1, 100), at(3, 0.1, 100), at(3, 0.1, 100), at(3, 0.1, 100)};
-    ar_judge_steeper(&st, 4, zero, flat, 0, plane, t, v, 0, ws, &j);
+    ar_rule_judge_steeper(&st, 4, zero, flat, 0, plane, t, v, 0, ws, &j);
     ar_resolution_describe(&j.resolution, buf, sizeof buf);
     CHECK(j.verdict == AR_INCONCLUSIVE);
     CHECK(finite_text(buf));
     CHECK_CONTAINS(buf, "changes 0 vs 0");
     ar_summary one_way[4] = {at(3, 0.1, 100), at(5, 0.1, 100), at(3, 0.1, 100), at(5, 0.1, 100)};
     one_way[2] = at(3, 0.1, 100);
-    ar_judge_steeper(&st, 4, zero, one_way, 0, plane, t, v, 0, ws, &j);
+    ar_rule_judge_steeper(&st, 4, zero, one_way, 0, plane, t, v, 0, ws, &j);
     ar_resolution_describe(&j.resolution, buf, sizeof buf);
     CHECK(j.verdict == AR_HOLDS && finite_text(buf));
     CHECK_CONTAINS(buf, "changes 2 vs 0");
@@ -753,12 +753,12 @@ static void workspace_too_small(void)
     double f[2] = {1, 1};
     ar_summary est[2] = {at(0.5, 0.1, 100), at(0.5, 0.1, 100)};
     ar_judgement j;
-    CHECK(small && ar_judge(&bound, 2, f, est, 0, NULL, NULL, small, &j) == -1 && j.verdict == AR_NOT_RUN);
-    CHECK(ar_judge(&bound, 2, f, est, 0, NULL, NULL, NULL, &j) == -1);
+    CHECK(small && ar_rule_judge(&bound, 2, f, est, 0, NULL, NULL, small, &j) == -1 && j.verdict == AR_NOT_RUN);
+    CHECK(ar_rule_judge(&bound, 2, f, est, 0, NULL, NULL, NULL, &j) == -1);
     ar_mutant m[AR_MAX_MUTANTS];
     const char *why;
     CHECK(ar_mutants(&bound, 2, f, est, 0, NULL, NULL, small, m, &why) == -1);
-    CHECK(small && ar_judge(&bound, 1, f, est, 0, NULL, NULL, small, &j) == 0 && j.verdict == AR_HOLDS);
+    CHECK(small && ar_rule_judge(&bound, 1, f, est, 0, NULL, NULL, small, &j) == 0 && j.verdict == AR_HOLDS);
     ar_rule_workspace_free(small);
 }
 

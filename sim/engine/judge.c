@@ -81,9 +81,9 @@ static int judge_claim(const ar_claim *claim, long n, const claim_data *d, int r
     const long *line = d->has_axis ? d->line : NULL;
     const double *along = d->has_axis ? d->along : NULL;
     int status = claim->rule == AR_RULE_STEEPER && d->has_axis
-                     ? ar_judge_steeper(claim, n, d->prediction, d->est, d->integer_output, line, along, d->versus,
+                     ? ar_rule_judge_steeper(claim, n, d->prediction, d->est, d->integer_output, line, along, d->versus,
                                         reversed, d->ws, j)
-                     : ar_judge(claim, n, d->prediction, d->est, d->integer_output, line, along, d->ws, j);
+                     : ar_rule_judge(claim, n, d->prediction, d->est, d->integer_output, line, along, d->ws, j);
     if (status < 0)
         snprintf(err, AR_ERR_LEN, "claim %s: %s", claim->id, j->rule);
     return status;

@@ -26,7 +26,7 @@ int ar_mutants(const ar_claim *claim, long n_points, const double *prediction, c
     case AR_MUTATE_REVERSED: {
         ar_claim reversed = *claim;
         reversed.rule = claim->rule == AR_RULE_INCREASING ? AR_RULE_DECREASING : AR_RULE_INCREASING;
-        if (ar_judge(&reversed, n_points, prediction, est, integer_output, line, along, ws, &j) < 0)
+        if (ar_rule_judge(&reversed, n_points, prediction, est, integer_output, line, along, ws, &j) < 0)
             return -1;
         mutants[0] = (ar_mutant){1, 1, j.verdict};
         return 1;
@@ -48,7 +48,7 @@ int ar_mutants(const ar_claim *claim, long n_points, const double *prediction, c
         /* By a fraction of |f|: a bound tightened stays tightened where f < 0. */
         for (long p = 0; p < n_points; ++p)
             moved[p] = prediction[p] > 0 ? prediction[p] * factor : prediction[p] + (factor - 1) * fabs(prediction[p]);
-        if (ar_judge(claim, n_points, moved, est, integer_output, line, along, ws, &j) < 0)
+        if (ar_rule_judge(claim, n_points, moved, est, integer_output, line, along, ws, &j) < 0)
             return -1;
         mutants[m] = (ar_mutant){factor, 0, j.verdict};
     }

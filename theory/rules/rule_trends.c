@@ -130,7 +130,7 @@ void ar_rule_judge_trend(const ar_claim *claim, long n, const double *f, const a
              along[worst_lo], est[worst_lo].mean);
 }
 
-int ar_judge_steeper(const ar_claim *claim, long n, const double *f, const ar_summary *est, int integer_output,
+int ar_rule_judge_steeper(const ar_claim *claim, long n, const double *f, const ar_summary *est, int integer_output,
                      const long *plane, const double *along, const double *versus, int reversed, ar_rule_workspace *ws,
                      ar_judgement *j)
 {

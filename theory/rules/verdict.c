@@ -62,7 +62,7 @@ void ar_rule_workspace_free(ar_rule_workspace *ws)
     free(ws);
 }
 
-int ar_judge(const ar_claim *claim, long n_points, const double *prediction, const ar_summary *est,
+int ar_rule_judge(const ar_claim *claim, long n_points, const double *prediction, const ar_summary *est,
              int integer_output, const long *line, const double *along, ar_rule_workspace *ws, ar_judgement *out)
 {
     memset(out, 0, sizeof *out);
@@ -86,7 +86,7 @@ int ar_judge(const ar_claim *claim, long n_points, const double *prediction, con
     case AR_RULE_MEASURE: ar_rule_judge_measure(n_points, prediction, est, out); break;
     case AR_RULE_REFERENCE: break;
     case AR_RULE_STEEPER:
-        snprintf(out->rule, sizeof out->rule, "a steeper claim is judged on two axes (ar_judge_steeper)");
+        snprintf(out->rule, sizeof out->rule, "a steeper claim is judged on two axes (ar_rule_judge_steeper)");
         break;
     case AR_RULE_LIMIT:
     case AR_RULE_LOG_SLOPE:
