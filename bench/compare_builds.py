@@ -13,6 +13,7 @@ difference and a summary; exit 1 if anything differs.
 """
 import argparse
 import glob
+import json
 import os
 import re
 import subprocess
@@ -48,6 +49,21 @@ def walk(f):
     return items
 
 
+def by_name(value, f):
+    """An attribute with object references (dimension scales' DIMENSION_LIST and
+    REFERENCE_LIST) as the names they point to: the addresses move with anything
+    written before them (a longer command line), the names must not."""
+    if isinstance(value, h5py.Reference):
+        return f[value].name if value else None
+    if isinstance(value, np.void):
+        return tuple(by_name(value[k], f) for k in value.dtype.names)
+    if isinstance(value, np.ndarray) and (value.dtype.kind in "OV"):
+        return [by_name(v, f) for v in value.ravel()]
+    if isinstance(value, (list, tuple)):
+        return [by_name(v, f) for v in value]
+    return value
+
+
 def attrs_differ(a, b, where, masks, out):
     keys = set(a.attrs) | set(b.attrs)
     for k in sorted(keys):
@@ -65,6 +81,12 @@ def attrs_differ(a, b, where, masks, out):
             va, vb = masks[0](va), masks[1](vb)
             if va != vb:
                 out.append(f"{where}: attribute {k}: {va[:80]!r} != {vb[:80]!r}")
+        elif k in ("DIMENSION_LIST", "REFERENCE_LIST"):
+            if repr(by_name(va, a.file)) != repr(by_name(vb, b.file)):
+                out.append(f"{where}: attribute {k} names other objects")
+        elif np.asarray(va).dtype.kind == "O":  # variable-length strings: by value
+            if [str(x) for x in np.asarray(va).ravel()] != [str(x) for x in np.asarray(vb).ravel()]:
+                out.append(f"{where}: attribute {k} differs")
         elif np.asarray(va).tobytes() != np.asarray(vb).tobytes():
             out.append(f"{where}: attribute {k} differs")
 
@@ -94,6 +116,8 @@ def main():
     ap.add_argument("--work")
     ap.add_argument("--full-verify", action="store_true", help="verify at its own trials (default --quick)")
     ap.add_argument("--cluster", action="store_true", help="also runs/cluster/*.cfg")
+    ap.add_argument("--reuse-old", action="store_true",
+                    help="take the old build's outputs from an earlier run in the same --work (its results.json)")
     args = ap.parse_args()
     work = args.work or tempfile.mkdtemp(prefix="compare-builds-")
     dirs = {}
@@ -103,13 +127,23 @@ def main():
     bins = {"old": os.path.abspath(args.old), "new": os.path.abspath(args.new)}
     mask = {s: (lambda t, s=s: masked(t, bins[s], dirs[s])) for s in bins}
     diffs, compared = [], 0
+    cache_path = os.path.join(dirs["old"], "results.json")
+    cache = json.load(open(cache_path)) if args.reuse_old and os.path.exists(cache_path) else {}
+    if not args.reuse_old:
+        cache = {}
 
     def same_text(label, cmd_args, output=None, timed=False):
         nonlocal compared
         res = {}
         for s in bins:
             a = [x.replace("OUT", os.path.join(dirs[s], output)) if output else x for x in cmd_args]
-            code, so, se = run(bins[s], a, cwd=ROOT)
+            if s == "old" and label in cache:
+                code, so, se = cache[label]
+            else:
+                code, so, se = run(bins[s], a, cwd=ROOT)
+                if s == "old":
+                    cache[label] = (code, so, se)
+                    json.dump(cache, open(cache_path, "w"))
             if timed:  # plan's numbers come from timings: compare its text and layout
                 so = re.sub(r"\d+(\.\d+)?(e[+-]?\d+)?", "N", so)
             res[s] = (code, mask[s](so), mask[s](se))

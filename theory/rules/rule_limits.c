@@ -105,7 +105,7 @@ static int extrapolate(const ar_claim *claim, const ar_summary *est, const doubl
             if (claim->second_order)
                 gsl_matrix_set(design, (size_t)i, (size_t)columns - 1, pow(at, -2 * b));
         }
-        gsl_multifit_wlinear(design, weights, ys, coef, cov, &chi2s[t], ws->fit);
+        gsl_multifit_wlinear(design, weights, ys, coef, cov, &chi2s[t], ws->fit[columns]);
         cs[t] = gsl_vector_get(coef, (size_t)judged);
         vars[t] = gsl_matrix_get(cov, (size_t)judged, (size_t)judged);
         if (chi2s[t] < best)

@@ -54,7 +54,10 @@ struct ar_rule_workspace {
     long *members, *start;      /* the lines found (ar_line_groups points into them) */
     gsl_matrix *design, *cov;   /* capacity x AR_RULE_MAX_COLUMNS, its square */
     gsl_vector *weights, *values, *coef;
-    gsl_multifit_linear_workspace *fit;
+    /* GSL's least squares, one workspace per column count (fit[c], c = 2..MAX): a
+     * workspace wider than the fit would change its rounding (its rows are views of
+     * stride pmax), and verdicts must not move with how scratch was allocated */
+    gsl_multifit_linear_workspace *fit[AR_RULE_MAX_COLUMNS + 1];
 };
 
 /* rule_statistics.c: the statistics every rule decides with. */

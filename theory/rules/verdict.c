@@ -32,9 +32,11 @@ ar_rule_workspace *ar_rule_workspace_new(long points)
     ws->weights = gsl_vector_alloc(rows);
     ws->values = gsl_vector_alloc(rows);
     ws->coef = gsl_vector_alloc(AR_RULE_MAX_COLUMNS);
-    ws->fit = gsl_multifit_linear_alloc(rows, AR_RULE_MAX_COLUMNS);
+    int fits = 1;
+    for (int c = 2; c <= AR_RULE_MAX_COLUMNS; ++c)
+        fits &= (ws->fit[c] = gsl_multifit_linear_alloc(rows, (size_t)c)) != NULL;
     if (!ws->pvalues || !ws->moved || !ws->fit_x || !ws->fit_y || !ws->fit_w || !ws->entries || !ws->ranges ||
-        !ws->members || !ws->start || !ws->design || !ws->cov || !ws->weights || !ws->values || !ws->coef || !ws->fit) {
+        !ws->members || !ws->start || !ws->design || !ws->cov || !ws->weights || !ws->values || !ws->coef || !fits) {
         ar_rule_workspace_free(ws);
         return NULL;
     }
@@ -57,8 +59,9 @@ void ar_rule_workspace_free(ar_rule_workspace *ws)
         gsl_vector_free(ws->values);
     if (ws->coef)
         gsl_vector_free(ws->coef);
-    if (ws->fit)
-        gsl_multifit_linear_free(ws->fit);
+    for (int c = 2; c <= AR_RULE_MAX_COLUMNS; ++c)
+        if (ws->fit[c])
+            gsl_multifit_linear_free(ws->fit[c]);
     free(ws);
 }
 
