@@ -5,6 +5,7 @@
 #include "attnrank/theory.h"
 #include "check.h"
 
+#include <gsl/gsl_multifit.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -762,6 +763,40 @@ static void workspace_too_small(void)
     ar_rule_workspace_free(small);
 }
 
+/* A limit's extrapolated constant is GSL's weighted least squares on exactly its design
+ * (c + a/n, rate stated): bitwise, whatever scratch the rules were given. A workspace of
+ * four columns made a two-column fit run on stride-4 views, an ulp off. */
+static void limit_fit_as_gsl_fits(void)
+{
+    enum { K = 6 };
+    const double n[K] = {64, 96, 128, 256, 512, 1024};
+    double f[K];
+    ar_summary est[K];
+    long line[K] = {0};
+    gsl_matrix *x = gsl_matrix_alloc(K, 2), *cov = gsl_matrix_alloc(2, 2);
+    gsl_vector *w = gsl_vector_alloc(K), *y = gsl_vector_alloc(K), *c = gsl_vector_alloc(2);
+    gsl_multifit_linear_workspace *work = gsl_multifit_linear_alloc(K, 2);
+    for (int i = 0; i < K; ++i) {
+        double mean = 2.0 - 1.7 / n[i] + 1e-4 * sin(3.0 * i), half = 2e-4 * (1 + 0.1 * i);
+        est[i] = at(mean, half, 400);
+        f[i] = 2.0;
+        double se = est[i].sem; /* as the rule weights it: 400 trials, a real output */
+        gsl_matrix_set(x, i, 0, 1), gsl_matrix_set(x, i, 1, pow(n[i], -1.0));
+        gsl_vector_set(y, i, mean), gsl_vector_set(w, i, 1 / (se * se));
+    }
+    double chi2;
+    gsl_multifit_wlinear(x, w, y, c, cov, &chi2, work);
+    ar_claim limit = {.id = "L", .rule = AR_RULE_LIMIT, .rel_tol = 0.01, .trend_axis = "n", .rate_lo = 1, .rate_hi = 1};
+    ar_judgement j;
+    CHECK(ar_rule_judge(&limit, K, f, est, 0, line, n, ws, &j) == 0);
+    CHECK(j.estimate == gsl_vector_get(c, 0) && j.fit.chi2 == chi2);
+    if (j.estimate != gsl_vector_get(c, 0))
+        fprintf(stderr, "limit fit: %.17g, GSL alone %.17g\n", j.estimate, gsl_vector_get(c, 0));
+    gsl_multifit_linear_free(work);
+    gsl_vector_free(c), gsl_vector_free(y), gsl_vector_free(w);
+    gsl_matrix_free(cov), gsl_matrix_free(x);
+}
+
 /* Every rule has its row in the table the spec, the conjectures, the mutants and the
  * store read, and every name reads back as its rule. */
 static void rule_table_complete(void)
@@ -782,6 +817,7 @@ int main(void)
     CHECK(ws != NULL);
     workspace_too_small();
     rule_table_complete();
+    limit_fit_as_gsl_fits();
     bounds();
     every_trial_and_witness();
     equalities();
