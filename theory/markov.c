@@ -234,7 +234,7 @@ const ar_claim ar_markov_claims[] = {
      .formula = "0 (the limit)", .rule = AR_RULE_DECREASING, .predict = s3_ks, .trend_axis = "n"},
     {.id = "S4", .sim = &ar_sim_markov_spectrum, .output = AR_SPECTRUM_OUT_STABLE_RANK,
      .statement = "stable_rank(A) -> 1 + s^2/m^2", .formula = "1 + (s / m)^2", .rule = AR_RULE_LIMIT,
-     .predict = s4_stable, .rel_tol = 0.01, .trend_axis = "n", .rate_lo = 1, .rate_hi = 1},
+     .predict = s4_stable, .rel_tol = 0.01, .trend_axis = "n", .rate_lo = 1, .rate_hi = 1, .second_order = 1},
     {.id = "S4perp", .sim = &ar_sim_markov_spectrum, .output = AR_SPECTRUM_OUT_STABLE_RANK_PER_N,
      .statement = "without the gap, stable_rank(A - 11^T/n) grows like n/4: stable_rank / n -> 1/4",
      .formula = "1/4", .rule = AR_RULE_LIMIT, .predict = s4_perp, .rel_tol = 0.01, .trend_axis = "n",
