@@ -248,8 +248,8 @@ const char ar_cli_judge_help[] =
     "weights_tied, 1 where weights is tied; e, pi, sqrt, exp, ln, log, log2, log10, abs,\n"
     "sign, floor, ceil, round, min, max, ^, comparisons, && || and ?:), tolerance\n"
     "(relative: equality, limit, log_slope), along (the trend's or limit's axis), versus\n"
-    "(steeper), rate (limit's exponent b, or [lo, hi]), element (per-layer outputs),\n"
-    "statement, expect, experiment.\n";
+    "(steeper), rate (limit's exponent b, or [lo, hi]), next_order (1: fit the limit's\n"
+    "next order a2 n^-2b too), element (per-layer outputs), statement, expect, experiment.\n";
 
 /* Judge a finished file again: its claims and the conjectures given (ar_cli_judge_help). */
 int ar_cli_cmd_judge(int argc, char **argv, char *command_line)

@@ -14,7 +14,7 @@
 
 static const char *const field_names[AR_CONJ_FIELDS] = {
     "id", "output", "rule", "prediction", "where", "tolerance", "along",
-    "versus", "rate", "element", "statement", "expect", "experiment"};
+    "versus", "rate", "next_order", "element", "statement", "expect", "experiment"};
 
 const char *ar_conjecture_field_name(ar_conjecture_field field)
 {
@@ -309,9 +309,11 @@ static int check_fields(const ar_conjecture_input *in, ar_rule rule, const ar_ou
     } only[] = {{AR_CONJ_TOLERANCE, "equality, limit and log_slope"},
                 {AR_CONJ_ALONG, "limit, log_slope, decreasing, increasing and steeper"},
                 {AR_CONJ_VERSUS, "steeper"},
-                {AR_CONJ_RATE, "limit"}};
-    int wanted[] = {needs_tolerance(rule), needs_axis(rule), ar_rules[rule].needs_versus, rule == AR_RULE_LIMIT};
-    int required[] = {needs_tolerance(rule), needs_axis(rule), ar_rules[rule].needs_versus, 0};
+                {AR_CONJ_RATE, "limit"},
+                {AR_CONJ_NEXT_ORDER, "limit and log_slope"}};
+    int wanted[] = {needs_tolerance(rule), needs_axis(rule), ar_rules[rule].needs_versus, rule == AR_RULE_LIMIT,
+                    ar_rules[rule].extrapolates};
+    int required[] = {needs_tolerance(rule), needs_axis(rule), ar_rules[rule].needs_versus, 0, 0};
     const char *rname = rule_spec_name(rule);
     for (size_t i = 0; i < sizeof only / sizeof only[0]; ++i) {
         ar_conjecture_field f = only[i].field;
@@ -362,6 +364,14 @@ static int read_numbers(const ar_conjecture_input *in, ar_claim *k, char *err)
             return fail(err, in->at[AR_CONJ_RATE], "rate", "'%s' must be the exponent b of c + a n^-b, 0 < b <= 10, "
                         "or a range [lo, hi] with 0 < lo < hi <= 10", t);
         k->rate_lo = a, k->rate_hi = b;
+    }
+    /* the finite-size model's next order, a2 n^-2b, as the built-in claims whose data
+     * need it (S1, S4, S8, S8rank) */
+    if ((t = in->value[AR_CONJ_NEXT_ORDER])) {
+        if (parse_number(t, &v) || (v != 0 && v != 1))
+            return fail(err, in->at[AR_CONJ_NEXT_ORDER], "next_order", "'%s' must be 1 (fit c + a n^-b + a2 n^-2b) "
+                        "or 0", t);
+        k->second_order = (int)v;
     }
     return 0;
 }
@@ -547,7 +557,7 @@ int ar_conjecture_parse_line(char *text, const char *label, ar_conjecture_input 
         int f = ar_conjecture_field_parse(key);
         if (f < 0)
             return fail(err, label, "field", "unknown field '%s' (id, output, rule, prediction, where, tolerance, "
-                        "along, versus, rate, element, statement, expect, experiment)", key);
+                        "along, versus, rate, next_order, element, statement, expect, experiment)", key);
         if (in->value[f])
             return fail(err, label, key, "given twice");
         size_t len = strlen(value);
@@ -606,6 +616,8 @@ void ar_conjecture_write(FILE *f, const ar_claim *claim)
         }
         fprintf(f, ";");
     }
+    if (claim->second_order)
+        fprintf(f, " next_order = 1;");
     if (claim->sim->outputs[claim->output].length)
         fprintf(f, " element = %d;", claim->element);
     fprintf(f, " statement = \"%s\"; }", claim->statement);

@@ -30,11 +30,11 @@ static int conjecture_input(const ar_spec_context *c, const config_setting_t *g,
         int f = ar_conjecture_field_parse(key);
         if (f < 0 || (f == AR_CONJ_EXPERIMENT && !allow_experiment))
             return ar_spec_fail(c->err, at, "conjectures", "unknown field '%s' (id, output, rule, prediction, where, "
-                        "tolerance, along, versus, rate, element, statement, expect%s)", key,
+                        "tolerance, along, versus, rate, next_order, element, statement, expect%s)", key,
                         allow_experiment ? ", experiment" : "");
         snprintf(in->at[f], sizeof in->at[f], "%s", at);
         int type = config_setting_type(s);
-        int numeric = f == AR_CONJ_TOLERANCE || f == AR_CONJ_ELEMENT || f == AR_CONJ_RATE;
+        int numeric = f == AR_CONJ_TOLERANCE || f == AR_CONJ_ELEMENT || f == AR_CONJ_RATE || f == AR_CONJ_NEXT_ORDER;
         if (type == CONFIG_TYPE_STRING && !numeric) {
             in->value[f] = config_setting_get_string(s);
         } else if (numeric && ar_spec_is_number(s)) {

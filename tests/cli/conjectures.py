@@ -155,11 +155,11 @@ RESTATED_EXPERIMENTS = [
     ('name = "spec"; simulator = "markov_spectrum"; trials = 60; entries = "exponential"; '
      'n = [16, 32, 64, 128]; claims = ["S4"];',
      [("S4", {"id": "cS4", "output": "stable_rank", "rule": "limit", "prediction": "2", "tolerance": 0.01,
-              "along": "n", "rate": 1})]),
+              "along": "n", "rate": 1, "next_order": 1})]),
     ('name = "spec_u"; simulator = "markov_spectrum"; trials = 60; entries = "uniform"; '
      'n = [16, 32, 64, 128]; claims = ["S4"];',
      [("S4", {"id": "cS4u", "output": "stable_rank", "rule": "limit", "prediction": "4/3", "tolerance": 0.01,
-              "along": "n", "rate": 1})]),
+              "along": "n", "rate": 1, "next_order": 1})]),
     ('name = "masks"; simulator = "mask_dynamics"; trials = 30; mask = "window"; value = "identity"; norm = "none"; '
      'layers = 30; n = [8, 16]; w = [1, 2]; claims = ["M2bound"];',
      [("M2bound", {"id": "cM2", "output": "bound_ratio", "rule": "every_trial", "prediction": "1"})]),
@@ -342,6 +342,9 @@ BAD_CASES = [
     ("rate out of range", "h", ub(rule="limit", along="n", tolerance=0.5, rate=20), "rate", ["20"], "both"),
     ("rate the wrong way round", "h", ub(rule="limit", along="n", tolerance=0.5, rate=[2.0, 0.5]), "rate",
      ["2", "0.5"], "both"),
+    ("next_order 2", "h", ub(rule="limit", along="n", tolerance=0.5, next_order=2), "next_order", ["'2'", "must be 1"],
+     "both"),
+    ("next_order to a bound", "h", ub(next_order=1), "next_order", ["limit and log_slope", "upper_bound"], "both"),
     ("along not swept", "h", ub(rule="increasing", prediction=None, along="d"), "along", ["'d'", "not swept"],
      "both"),
     ("along unknown", "h", ub(rule="increasing", prediction=None, along="zz"), "along", ["'zz'"], "both"),
@@ -843,11 +846,11 @@ def case_undecided_limit_shown(tmp):
     """A limit with too few sizes (S4 with --set making n two values, and a conjecture
     restating it) is INCONCLUSIVE with no estimate and no resolution: '-' in the table,
     NaN and kind none in /verdicts. Before: '0 [0, 0]' and 'no prediction would hold'.
-    (S4, not S1: S1's model has an n^-2 term a conjecture cannot state.)"""
+    (S4 and its conjecture both with the model's next order, next_order = 1.)"""
     body = ('name = "m"; simulator = "markov_spectrum"; trials = 10; spectrum = "top2"; entries = "exponential"; '
             'n = [8, 16, 32, 64]; claims = ["S4"];')
     conj = {"id": "cS4", "output": "stable_rank", "rule": "limit", "prediction": "2", "tolerance": 0.01, "along": "n",
-            "rate": 1}
+            "rate": 1, "next_order": 1}
     spec = write(f"{tmp}/s4.cfg", one_experiment(body, [conj]))
     out = f"{tmp}/s4.h5"
     proc = run(["run", spec, "-o", out, "-q", "--set", "m.n=[8,16]"], expect=4)
