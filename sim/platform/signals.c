@@ -1,5 +1,6 @@
 /* signals: SIGINT, SIGTERM and SIGHUP set a flag the loops read; SIGXFSZ and SIGPIPE
  * become failed writes. */
+#define _GNU_SOURCE
 #include "attnrank/signals.h"
 
 #include <string.h>
