@@ -749,7 +749,7 @@ static void stated_rates(void)
 /* A workspace made for fewer points than the claim's is refused, never written past. */
 static void workspace_too_small(void)
 {
-    ar_rule_workspace *small = ar_rule_workspace_new(1);
+    ar_rule_workspace *small = ar_rule_workspace_new(1, 1);
     ar_claim bound = {.id = "B", .rule = AR_RULE_UPPER_BOUND};
     double f[2] = {1, 1};
     ar_summary est[2] = {at(0.5, 0.1, 100), at(0.5, 0.1, 100)};
@@ -813,7 +813,7 @@ static void rule_table_complete(void)
 int main(void)
 {
     check_register_families();
-    ws = ar_rule_workspace_new(1 << 16);
+    ws = ar_rule_workspace_new(1 << 16, 1 << 16);
     CHECK(ws != NULL);
     workspace_too_small();
     rule_table_complete();

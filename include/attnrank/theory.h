@@ -187,10 +187,12 @@ int ar_claims_check(const ar_claim *claims, int count, char *why, size_t why_len
 /* What a spec expects of a claim it does not mention: HOLDS, or MEASURED for a measure. */
 ar_verdict ar_claim_default_expectation(const ar_claim *claim);
 
-/* The scratch the rules need, allocated once by the judge for the largest experiment
- * (points: its grid points): the rules allocate nothing. NULL: out of memory. */
+/* The scratch the rules need, allocated once by the judge for an experiment: points, its
+ * grid points; line, the most points a line along one axis can hold (its longest axis):
+ * a fit is sized by a line, the rest by the grid. The rules allocate nothing. NULL: out
+ * of memory. */
 typedef struct ar_rule_workspace ar_rule_workspace;
-ar_rule_workspace *ar_rule_workspace_new(long points);
+ar_rule_workspace *ar_rule_workspace_new(long points, long line);
 void ar_rule_workspace_free(ar_rule_workspace *ws);
 
 /* Judge a claim over n_points points: prediction[p] and est[p] (NaN/empty where the

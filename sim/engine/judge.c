@@ -57,14 +57,18 @@ static int load_claim(ar_store *store, const ar_spec *spec, int e, const ar_clai
     return 0;
 }
 
-static int alloc_claim_data(long n, claim_data *d)
+static int alloc_claim_data(const ar_experiment *x, claim_data *d)
 {
+    long n = x->n_points;
     d->est = calloc((size_t)n, sizeof *d->est);
     d->prediction = malloc((size_t)n * sizeof *d->prediction);
     d->along = malloc((size_t)n * sizeof *d->along);
     d->versus = malloc((size_t)n * sizeof *d->versus);
     d->line = malloc((size_t)n * sizeof *d->line);
-    d->ws = ar_rule_workspace_new(n);
+    long line = 1; /* a line along one axis holds at most its longest axis's values */
+    for (int a = 0; a < x->n_axes; ++a)
+        line = x->axes[a].count > line ? x->axes[a].count : line;
+    d->ws = ar_rule_workspace_new(n, line);
     return d->est && d->prediction && d->along && d->versus && d->line && d->ws ? 0 : -1;
 }
 
@@ -130,7 +134,7 @@ int ar_judge_verdicts(ar_store *store, const ar_spec *spec, ar_verdict_row *rows
         const ar_experiment *x = &spec->experiments[e];
         claim_data d;
         double *predictions = malloc((size_t)(x->n_claims ? x->n_claims : 1) * (size_t)x->n_points * sizeof *predictions);
-        if (alloc_claim_data(x->n_points, &d) < 0 || !predictions) {
+        if (alloc_claim_data(x, &d) < 0 || !predictions) {
             free_claim_data(&d), free(predictions);
             snprintf(err, AR_ERR_LEN, "out of memory judging experiment %s", x->name);
             return -1;
@@ -196,7 +200,7 @@ int ar_judge_mutants(ar_store *store, const ar_spec *spec, ar_mutant_row *rows, 
     for (int e = 0; e < spec->n_experiments; ++e) {
         const ar_experiment *x = &spec->experiments[e];
         claim_data d;
-        if (alloc_claim_data(x->n_points, &d) < 0) {
+        if (alloc_claim_data(x, &d) < 0) {
             free_claim_data(&d);
             snprintf(err, AR_ERR_LEN, "out of memory judging experiment %s", x->name);
             return -1;

@@ -50,7 +50,8 @@ static int extrapolate(const ar_claim *claim, const ar_summary *est, const doubl
     x->sizes = k;
     x->dof = k - columns - free_rate;
     x->refused = AR_UNDECIDED_NONE;
-    if (x->dof < 1)
+    /* (a line longer than the workspace's cannot come from a grid it was made for) */
+    if (x->dof < 1 || k > ws->line_capacity)
         return -1;
     for (int i = 0; i < k; ++i)
         if (!(along[members[i]] > 0)) { /* the model is undefined there: nothing to fit */

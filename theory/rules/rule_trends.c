@@ -18,6 +18,8 @@ static int fit_exponent(const ar_summary *est, const double *along, const long *
                         double *b, double *se, double *chi2_out)
 {
     double *xs = w->fit_x, *ys = w->fit_y, *ws = w->fit_w;
+    if (k > w->line_capacity) /* cannot come from a grid the workspace was made for */
+        return 0;
     int m = 0;
     for (int i = 0; i < k; ++i) {
         const ar_summary *s = &est[members[i]];

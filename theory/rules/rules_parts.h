@@ -45,7 +45,8 @@ typedef struct {
 /* The rules' scratch (theory.h), for `capacity` points: every rule's buffers, and the
  * least-squares pieces of a limit's fits on lines of up to that many sizes. */
 struct ar_rule_workspace {
-    long capacity;
+    long capacity;              /* points */
+    long line_capacity;         /* sizes on one line: the fits' rows */
     double *pvalues;            /* a bound's p-values */
     double *moved;              /* a mutant's predictions */
     double *fit_x, *fit_y, *fit_w; /* a trend's power-law fit */

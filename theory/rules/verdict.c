@@ -9,24 +9,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-ar_rule_workspace *ar_rule_workspace_new(long points)
+ar_rule_workspace *ar_rule_workspace_new(long points, long line)
 {
     ar_rule_workspace *ws = calloc(1, sizeof *ws);
     if (!ws)
         return NULL;
-    size_t n = (size_t)(points > 0 ? points : 1);
+    size_t n = (size_t)(points > 0 ? points : 1), l = line > 0 && line < points ? (size_t)line : n;
     ws->capacity = (long)n;
+    ws->line_capacity = (long)l;
     ws->pvalues = malloc(n * sizeof *ws->pvalues);
     ws->moved = malloc(n * sizeof *ws->moved);
-    ws->fit_x = malloc(n * sizeof *ws->fit_x);
-    ws->fit_y = malloc(n * sizeof *ws->fit_y);
-    ws->fit_w = malloc(n * sizeof *ws->fit_w);
+    ws->fit_x = malloc(l * sizeof *ws->fit_x);
+    ws->fit_y = malloc(l * sizeof *ws->fit_y);
+    ws->fit_w = malloc(l * sizeof *ws->fit_w);
     ws->entries = malloc(n * sizeof *ws->entries);
     ws->ranges = malloc(n * sizeof *ws->ranges);
     ws->members = malloc(n * sizeof *ws->members);
     ws->start = malloc((n + 1) * sizeof *ws->start);
-    /* a fit has one more size than coefficients: at least AR_RULE_MAX_COLUMNS + 1 rows */
-    size_t rows = n > AR_RULE_MAX_COLUMNS ? n : AR_RULE_MAX_COLUMNS + 1;
+    /* a fit has a line's sizes as rows, at least AR_RULE_MAX_COLUMNS + 1 */
+    size_t rows = l > AR_RULE_MAX_COLUMNS ? l : AR_RULE_MAX_COLUMNS + 1;
     ws->design = gsl_matrix_alloc(rows, AR_RULE_MAX_COLUMNS);
     ws->cov = gsl_matrix_alloc(AR_RULE_MAX_COLUMNS, AR_RULE_MAX_COLUMNS);
     ws->weights = gsl_vector_alloc(rows);
