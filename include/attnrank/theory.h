@@ -201,14 +201,15 @@ void ar_rule_workspace_free(ar_rule_workspace *ws);
  * value along the axis; NULL if the grid does not sweep that axis. Returns 0, or -1
  * when ws was made for fewer points (out is then NOT RUN and says so). */
 int ar_rule_judge(const ar_claim *claim, long n_points, const double *prediction, const ar_summary *est,
-             int integer_output, const long *line, const double *along, ar_rule_workspace *ws, ar_judgement *out);
+                  int integer_output, const long *line, const double *along, ar_rule_workspace *ws,
+                  ar_judgement *out);
 
 /* A steeper claim over n_points points: per point its plane (points equal but for the
  * two axes) and its values along the claim's axis and the versus axis; `reversed`
  * judges the mirror claim (the versus axis steeper), its mutant. Returns as ar_rule_judge. */
 int ar_rule_judge_steeper(const ar_claim *claim, long n_points, const double *prediction, const ar_summary *est,
-                     int integer_output, const long *plane, const double *along, const double *versus, int reversed,
-                     ar_rule_workspace *ws, ar_judgement *out);
+                          int integer_output, const long *plane, const double *along, const double *versus,
+                          int reversed, ar_rule_workspace *ws, ar_judgement *out);
 
 /* Mutants: the claim re-judged on the same data against perturbed predictions. */
 enum { AR_MAX_MUTANTS = 8 };

@@ -329,11 +329,20 @@ static const struct command {
     int (*run)(int argc, char **argv, char *command_line);
     const char *help;
 } commands[] = {
-    {"run", ar_cli_cmd_run, ar_cli_run_help},           {"verify", ar_cli_cmd_verify, ar_cli_verify_help}, {"merge", ar_cli_cmd_merge, ar_cli_merge_help},
-    {"plan", ar_cli_cmd_plan, ar_cli_plan_help},        {"report", ar_cli_cmd_report, ar_cli_report_help}, {"list", ar_cli_cmd_list, ar_cli_list_help},
-    {"info", ar_cli_cmd_info, ar_cli_info_help},        {"mutants", ar_cli_cmd_mutants, ar_cli_mutants_help},
-    {"judge", ar_cli_cmd_judge, ar_cli_judge_help},     {"--version", cmd_version, NULL},    {"version", cmd_version, NULL},
-    {"help", cmd_help, NULL},             {"--help", cmd_help, NULL},          {"-h", cmd_help, NULL},
+    {"run", ar_cli_cmd_run, ar_cli_run_help},
+    {"verify", ar_cli_cmd_verify, ar_cli_verify_help},
+    {"merge", ar_cli_cmd_merge, ar_cli_merge_help},
+    {"plan", ar_cli_cmd_plan, ar_cli_plan_help},
+    {"report", ar_cli_cmd_report, ar_cli_report_help},
+    {"list", ar_cli_cmd_list, ar_cli_list_help},
+    {"info", ar_cli_cmd_info, ar_cli_info_help},
+    {"mutants", ar_cli_cmd_mutants, ar_cli_mutants_help},
+    {"judge", ar_cli_cmd_judge, ar_cli_judge_help},
+    {"--version", cmd_version, NULL},
+    {"version", cmd_version, NULL},
+    {"help", cmd_help, NULL},
+    {"--help", cmd_help, NULL},
+    {"-h", cmd_help, NULL},
 };
 
 static const struct command *command_named(const char *name)

@@ -133,8 +133,8 @@ void ar_rule_judge_trend(const ar_claim *claim, long n, const double *f, const a
 }
 
 int ar_rule_judge_steeper(const ar_claim *claim, long n, const double *f, const ar_summary *est, int integer_output,
-                     const long *plane, const double *along, const double *versus, int reversed, ar_rule_workspace *ws,
-                     ar_judgement *j)
+                          const long *plane, const double *along, const double *versus, int reversed,
+                          ar_rule_workspace *ws, ar_judgement *j)
 {
     memset(j, 0, sizeof *j);
     j->verdict = AR_NOT_RUN;

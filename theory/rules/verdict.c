@@ -67,7 +67,8 @@ void ar_rule_workspace_free(ar_rule_workspace *ws)
 }
 
 int ar_rule_judge(const ar_claim *claim, long n_points, const double *prediction, const ar_summary *est,
-             int integer_output, const long *line, const double *along, ar_rule_workspace *ws, ar_judgement *out)
+                  int integer_output, const long *line, const double *along, ar_rule_workspace *ws,
+                  ar_judgement *out)
 {
     memset(out, 0, sizeof *out);
     out->verdict = AR_NOT_RUN;
@@ -82,7 +83,8 @@ int ar_rule_judge(const ar_claim *claim, long n_points, const double *prediction
     switch (claim->rule) {
     case AR_RULE_UPPER_BOUND:
     case AR_RULE_LOWER_BOUND:
-        ar_rule_judge_bound(claim->rule == AR_RULE_UPPER_BOUND ? 1 : -1, n_points, prediction, est, integer_output, ws, out);
+        ar_rule_judge_bound(claim->rule == AR_RULE_UPPER_BOUND ? 1 : -1, n_points, prediction, est, integer_output, ws,
+                            out);
         break;
     case AR_RULE_EVERY_TRIAL: ar_rule_judge_every_trial(n_points, prediction, est, out); break;
     case AR_RULE_WITNESS: ar_rule_judge_witness(n_points, prediction, est, out); break;
