@@ -1,9 +1,6 @@
 /* rule_bounds: upper and lower bounds on the mean, every trial below a bound, a witness. */
 #include "rules_parts.h"
 
-#include <gsl/gsl_cdf.h>
-#include <gsl/gsl_fit.h>
-#include <gsl/gsl_multifit.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,9 +1,6 @@
 /* rule_equality: equality at every point, and measurements (no verdict). */
 #include "rules_parts.h"
 
-#include <gsl/gsl_cdf.h>
-#include <gsl/gsl_fit.h>
-#include <gsl/gsl_multifit.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,9 +1,6 @@
 /* rule_lines: the lines of a trend or limit claim, found by two sorts. */
 #include "rules_parts.h"
 
-#include <gsl/gsl_cdf.h>
-#include <gsl/gsl_fit.h>
-#include <gsl/gsl_multifit.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

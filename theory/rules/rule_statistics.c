@@ -3,8 +3,6 @@
 #include "rules_parts.h"
 
 #include <gsl/gsl_cdf.h>
-#include <gsl/gsl_fit.h>
-#include <gsl/gsl_multifit.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

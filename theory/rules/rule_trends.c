@@ -4,7 +4,6 @@
 
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_fit.h>
-#include <gsl/gsl_multifit.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,8 +1,6 @@
 /* verdict: a claim judged by its rule (theory.h), and resolutions in words. */
 #include "rules_parts.h"
 
-#include <gsl/gsl_cdf.h>
-#include <gsl/gsl_fit.h>
 #include <gsl/gsl_multifit.h>
 #include <math.h>
 #include <stdio.h>
