@@ -91,6 +91,24 @@ ar_status ar_rejudge_file(const ar_judge_request *req, ar_file_judgement *out, c
 void ar_file_judgement_free(ar_file_judgement *judgement);
 
 
+/* `attnrank attack`: one of the spec's attacks (attack.h; sim/engine/attack.c says how
+ * it searches). The outcome: what the file keeps, and the verdict of the confirmation. */
+typedef struct ar_attack_outcome {
+    const ar_attack *attack;
+    ar_attack_record record;
+    ar_judgement judgement;      /* the claim's rule over the confirmed points */
+    long deciding;               /* the confirmation row behind the verdict, -1 none */
+} ar_attack_outcome;
+/* Search and confirm spec->attacks[index]: AR_OK with *out filled (ar_attack_outcome_free),
+ * AR_ERR_INTERRUPTED on a signal, AR_ERR_IO out of memory, with err. Deterministic for
+ * the spec's seed at any thread count (unless max_seconds ends the search). */
+ar_status ar_attack_run(const ar_spec *spec, int index, int threads, ar_attack_outcome *out, char *err);
+void ar_attack_outcome_free(ar_attack_outcome *out);
+/* The verdict from a record's confirmation rows alone, as the run judged it (judge
+ * re-derives a stored attack's verdict with it). 0, or -1 out of memory. */
+int ar_attack_judge(const ar_spec *spec, const ar_attack *a, const ar_attack_record *r, ar_judgement *j,
+                    long *deciding);
+
 /* `attnrank plan`: what a spec will take, before it runs (a few points of each
  * experiment timed here, the others scaled by the simulator's cost model). */
 typedef struct ar_experiment_estimate {

@@ -26,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "attnrank/attack.h"
 #include "attnrank/sim.h"
 #include "attnrank/theory.h"
 
@@ -63,6 +64,8 @@ typedef struct ar_spec {
     char *title;
     int n_experiments;
     ar_experiment *experiments;
+    int n_attacks;       /* the experiments' attacks (attack.h), in spec order */
+    ar_attack *attacks;
 } ar_spec;
 
 /* Read, override and validate. Returns 0, or -1 with a one-line message in err. */

@@ -338,6 +338,7 @@ static const struct command {
     {"info", ar_cli_cmd_info, ar_cli_info_help},
     {"mutants", ar_cli_cmd_mutants, ar_cli_mutants_help},
     {"judge", ar_cli_cmd_judge, ar_cli_judge_help},
+    {"attack", ar_cli_cmd_attack, ar_cli_attack_help},
     {"--version", cmd_version, NULL},
     {"version", cmd_version, NULL},
     {"help", cmd_help, NULL},

@@ -58,6 +58,11 @@ extern const char ar_cli_mutants_help[];
 extern const char ar_cli_judge_help[];
 extern const char ar_cli_plan_help[];
 
+/* cli_attack.c: attack, and judge on an attack file. */
+int ar_cli_cmd_attack(int argc, char **argv, char *command_line);
+int ar_cli_judge_attack_file(const char *path);
+extern const char ar_cli_attack_help[];
+
 /* cli_list.c: list and info. */
 int ar_cli_cmd_list(int argc, char **argv, char *command_line);
 int ar_cli_cmd_info(int argc, char **argv, char *command_line);

@@ -289,6 +289,13 @@ int ar_cli_cmd_judge(int argc, char **argv, char *command_line)
         free(lines);
         return ar_cli_bad_usage("%s", "judge: give one result FILE");
     }
+    if (ar_store_is_attack_file(argv[optind])) {
+        free(lines);
+        if (output || file || n_lines || mutants)
+            return ar_cli_bad_usage("judge: %s is an attack file: its verdicts are re-derived from its "
+                                    "confirmations; it takes no conjectures, mutants or copy", argv[optind]);
+        return ar_cli_judge_attack_file(argv[optind]);
+    }
     ar_judge_request req = {.path = argv[optind], .copy = output, .command_line = command_line,
                             .conjecture_file = file, .conjectures = lines, .n_conjectures = n_lines,
                             .force = force, .mutants = mutants};

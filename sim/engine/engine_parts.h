@@ -14,6 +14,12 @@
 long ar_trials_compute_point(const ar_spec *spec, const ar_experiment *exp, long point, int threads,
                              double *values, ar_progress *progress);
 
+/* Trials first .. first + count - 1 of point pt on the streams of (seed, key) into
+ * values[v * count + t - first]: what ar_trials_compute_point does for a grid point
+ * (seed the spec's, key the point's), for the attacks' own streams. */
+long ar_trials_compute_stream(const ar_point *pt, uint64_t seed, uint64_t key, long first, long count, int threads,
+                              double *values, ar_progress *progress);
+
 /* A batch of cheap points of one experiment, computed one per thread (each thread
  * keeps its buffers across the batch's points and the batches), each summarized. */
 typedef struct ar_thread_buffers ar_thread_buffers;

@@ -39,33 +39,30 @@ static double injected_failure_rate(void)
     return f > 0 && f <= 1 ? f : 0;
 }
 
-/* Trial t of point pt into values[v * trials + t] (NaN where it failed); 1 if it failed. */
-static int run_trial(const ar_spec *spec, const ar_point *pt, uint64_t key, long t, long trials, int width,
+/* Trial t of point pt into values[v * count + t - first] (NaN where it failed); 1 if it failed. */
+static int run_trial(const ar_point *pt, uint64_t seed, uint64_t key, long t, long first, long count, int width,
                      void *workspace, double *out, double *values, double inject_failures)
 {
     ar_rng rng;
-    ar_rng_init(&rng, spec->seed, key, (uint64_t)t, 0);
+    ar_rng_init(&rng, seed, key, (uint64_t)t, 0);
     int bad = pt->sim->trial(pt, &rng, workspace, out);
     if (inject_failures > 0 && (double)(ar_mix64(key ^ ar_mix64((uint64_t)t)) >> 11) * 0x1.0p-53 < inject_failures)
         bad = 1; /* a test hook: see injected_failure_rate() */
     for (int v = 0; v < width; ++v)
-        values[(size_t)v * trials + t] = bad ? NAN : out[v];
+        values[(size_t)v * count + (t - first)] = bad ? NAN : out[v];
     return bad != 0;
 }
 
-long ar_trials_compute_point(const ar_spec *spec, const ar_experiment *exp, long point, int threads,
-                             double *values, ar_progress *progress)
+long ar_trials_compute_stream(const ar_point *pt, uint64_t seed, uint64_t key, long first, long count, int threads,
+                              double *values, ar_progress *progress)
 {
     double inject_failures = injected_failure_rate();
-    const ar_sim *sim = exp->sim;
-    ar_point pt;
-    ar_experiment_point(exp, point, &pt);
-    uint64_t key = ar_point_key(&pt);
-    long trials = exp->trials, failed = 0;
-    int width = ar_values_per_trial(&pt), out_of_memory = 0;
-    size_t bytes = (sim->workspace_bytes(&pt) + 63) & ~(size_t)63;
+    const ar_sim *sim = pt->sim;
+    long failed = 0;
+    int width = ar_values_per_trial(pt), out_of_memory = 0;
+    size_t bytes = (sim->workspace_bytes(pt) + 63) & ~(size_t)63;
     int team = ar_plan_threads(threads);
-    long chunk = trials / (16L * team);
+    long chunk = count / (16L * team);
     if (chunk < 1)
         chunk = 1;
     /* BLAS inside a trial stays single-threaded: the parallelism is over trials. */
@@ -79,13 +76,13 @@ long ar_trials_compute_point(const ar_spec *spec, const ar_experiment *exp, long
 #pragma omp atomic write
             out_of_memory = 1;
         } else if (sim->prepare) {
-            sim->prepare(&pt, workspace);
+            sim->prepare(pt, workspace);
         }
 #pragma omp for schedule(dynamic, chunk)
-        for (long t = 0; t < trials; ++t) {
+        for (long t = first; t < first + count; ++t) {
             if (!workspace || !out || ar_stop_signal)
                 continue;
-            failed += run_trial(spec, &pt, key, t, trials, width, workspace, out, values, inject_failures);
+            failed += run_trial(pt, seed, key, t, first, count, width, workspace, out, values, inject_failures);
             if (progress)
                 ar_progress_trial_done(progress);
         }
@@ -93,6 +90,14 @@ long ar_trials_compute_point(const ar_spec *spec, const ar_experiment *exp, long
         free(out);
     }
     return out_of_memory ? -1 : failed;
+}
+
+long ar_trials_compute_point(const ar_spec *spec, const ar_experiment *exp, long point, int threads,
+                             double *values, ar_progress *progress)
+{
+    ar_point pt;
+    ar_experiment_point(exp, point, &pt);
+    return ar_trials_compute_stream(&pt, spec->seed, ar_point_key(&pt), 0, exp->trials, threads, values, progress);
 }
 
 long ar_trials_point_values(const ar_spec *spec, const ar_experiment *exp, long point, int threads,
@@ -142,7 +147,7 @@ static long compute_point_alone(const ar_spec *spec, const ar_experiment *exp, l
     for (long t = 0; t < trials; ++t) {
         if (ar_stop_signal)
             return -2;
-        failed += run_trial(spec, &pt, key, t, trials, width, b->workspace, b->out, b->values, inject_failures);
+        failed += run_trial(&pt, spec->seed, key, t, 0, trials, width, b->workspace, b->out, b->values, inject_failures);
     }
     return failed;
 }

@@ -75,8 +75,8 @@ double ar_spec_number(const config_setting_t *s)
 /* ---- overrides --------------------------------------------------------------- */
 
 /* -1 when libconfig cannot add the setting (out of memory). */
-static int read_param_value(const ar_spec_context *c, const ar_param *p, const config_setting_t *s,
-                            const char *at, double *out)
+int ar_spec_read_param_value(const ar_spec_context *c, const ar_param *p, const config_setting_t *s,
+                             const char *at, double *out)
 {
     if (p->type == AR_PARAM_CHOICE) {
         if (config_setting_type(s) != CONFIG_TYPE_STRING)
@@ -273,7 +273,7 @@ static int read_axis(const ar_spec_context *c, ar_experiment *exp, int param, co
         return ar_spec_fail(c->err, at, p->name, "out of memory");
     exp->n_axes++;
     for (int i = 0; i < n; ++i)
-        if (read_param_value(c, p, config_setting_get_elem(s, (unsigned)i), at, &axis->values[i]))
+        if (ar_spec_read_param_value(c, p, config_setting_get_elem(s, (unsigned)i), at, &axis->values[i]))
             return -1;
     int first = 0, repeat = first_repeat(axis->values, n, &first);
     if (repeat == -2)
@@ -332,7 +332,7 @@ static int read_experiment(const ar_spec_context *c, const config_setting_t *g, 
         const char *key = config_setting_name(s);
         ar_spec_where(c, s, at, sizeof at);
         if (strcmp(key, "name") == 0 || strcmp(key, "simulator") == 0 || strcmp(key, "expect") == 0 ||
-            strcmp(key, "conjectures") == 0) /* read once the grid is known */
+            strcmp(key, "conjectures") == 0 || strcmp(key, "attacks") == 0) /* read once the grid is known */
             continue;
         if (strcmp(key, "trials") == 0) {
             if (config_setting_type(s) != CONFIG_TYPE_INT && config_setting_type(s) != CONFIG_TYPE_INT64)
@@ -360,7 +360,7 @@ static int read_experiment(const ar_spec_context *c, const config_setting_t *g, 
                 return -1;
         } else if (type == CONFIG_TYPE_GROUP) {
             return ar_spec_fail(c->err, at, key, "must be a value or an array of values, not a group");
-        } else if (read_param_value(c, &exp->sim->params[param], s, at, &exp->base.value[param])) {
+        } else if (ar_spec_read_param_value(c, &exp->sim->params[param], s, at, &exp->base.value[param])) {
             return -1;
         }
     }
@@ -448,12 +448,17 @@ static int read_root(const ar_spec_context *c, config_t *cfg, ar_spec *spec)
     if (!spec->experiments)
         return ar_spec_fail(c->err, c->label, NULL, "out of memory");
     for (int e = 0; e < spec->n_experiments; ++e) {
-        if (read_experiment(c, config_setting_get_elem(experiments, (unsigned)e), &spec->experiments[e]))
+        const config_setting_t *g = config_setting_get_elem(experiments, (unsigned)e);
+        if (read_experiment(c, g, &spec->experiments[e]))
             return -1;
         for (int k = 0; k < e; ++k)
             if (strcmp(spec->experiments[k].name, spec->experiments[e].name) == 0)
                 return ar_spec_fail(c->err, spec->experiments[e].where, "name", "experiment '%s' is defined twice",
                             spec->experiments[e].name);
+        /* Attacks speak about the experiment's claims and conjectures: read after them. */
+        const config_setting_t *attacks = config_setting_get_member(g, "attacks");
+        if (attacks && ar_spec_read_attacks(c, spec, e, attacks))
+            return -1;
     }
     return 0;
 }
@@ -588,6 +593,9 @@ void ar_spec_free(ar_spec *spec)
             free(x->axes[a].values);
     }
     free(spec->experiments);
+    for (int a = 0; spec->attacks && a < spec->n_attacks; ++a)
+        free(spec->attacks[a].id);
+    free(spec->attacks);
     free(spec->source);
     free(spec->source_text);
     free(spec->canonical);

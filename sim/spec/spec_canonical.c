@@ -30,7 +30,7 @@ void ar_spec_shortest(double v, char *buf, size_t len)
 
 /* One conjecture group as text fields with their places (conjecture.h builds it).
  * `experiment` is a field only in judge's conjecture files. */
-static void write_value(FILE *f, const ar_param *p, double v)
+void ar_spec_write_value(FILE *f, const ar_param *p, double v)
 {
     if (p->type == AR_PARAM_CHOICE)
         fprintf(f, "\"%s\"", p->choices[(int)v]);
@@ -78,7 +78,7 @@ char *ar_spec_canonical_text(const ar_spec *spec)
             fprintf(f, "    %s = (", p->name);
             for (int i = 0; i < x->axes[a].count; ++i) {
                 fputs(i ? ", " : "", f);
-                write_value(f, p, x->axes[a].values[i]);
+                ar_spec_write_value(f, p, x->axes[a].values[i]);
             }
             fprintf(f, ");\n");
         }
@@ -86,9 +86,10 @@ char *ar_spec_canonical_text(const ar_spec *spec)
             if (ar_experiment_axis_of(x, i) >= 0)
                 continue;
             fprintf(f, "    %s = ", x->sim->params[i].name);
-            write_value(f, &x->sim->params[i], x->base.value[i]);
+            ar_spec_write_value(f, &x->sim->params[i], x->base.value[i]);
             fprintf(f, ";\n");
         }
+        ar_spec_write_attacks(f, spec, e);
         fprintf(f, "  }%s\n", e + 1 < spec->n_experiments ? "," : "");
     }
     fprintf(f, ");\n");

@@ -5,6 +5,7 @@
 
 #include <libconfig.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "attnrank/conjecture.h"
 #include "attnrank/spec.h"
@@ -35,6 +36,9 @@ int ar_spec_fail(char *err, const char *at, const char *field, const char *fmt, 
 int ar_spec_fail_source(char *err, const ar_spec_source *src);
 const char *ar_spec_type_name(int type);
 int ar_spec_is_number(const config_setting_t *s);
+/* One parameter's value as the spec wrote it, checked against its type and range. */
+int ar_spec_read_param_value(const ar_spec_context *c, const ar_param *p, const config_setting_t *s,
+                             const char *at, double *out);
 double ar_spec_number(const config_setting_t *s);
 
 /* spec_override.c: --set, applied to the parsed text, each override's setting hooked. */
@@ -49,8 +53,15 @@ int ar_spec_valid_name(const char *s);
 char *ar_spec_canonical_text(const ar_spec *spec);
 int ar_spec_recompute_canonical(ar_spec *spec);
 void ar_spec_shortest(double v, char *buf, size_t len);
+/* A parameter's value as a spec writes it: a choice by name, an integer whole, a real
+ * at full precision. */
+void ar_spec_write_value(FILE *f, const ar_param *p, double v);
 
 /* spec_conjectures.c: the conjectures of a spec's experiment (its `conjectures` list). */
 int ar_spec_read_conjectures(const ar_spec_context *c, ar_experiment *exp, const config_setting_t *list);
+
+/* spec_attacks.c: the attacks of experiment e (its `attacks` list), after its claims. */
+int ar_spec_read_attacks(const ar_spec_context *c, ar_spec *spec, int e, const config_setting_t *list);
+void ar_spec_write_attacks(FILE *f, const ar_spec *spec, int e);
 
 #endif

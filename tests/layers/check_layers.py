@@ -29,7 +29,7 @@ HEADER_LAYER = {
     "families": ["families/hardmax/hardmax", "families/markov/markov", "families/masks/masks",
                  "families/convex/convex"],
     "theory": [],
-    "spec": ["registry", "spec", "conjecture"],
+    "spec": ["registry", "spec", "conjecture", "attack"],
     "store": ["store"],
     "platform": ["process", "signals", "blas_core", "mpi_world", "output", "provenance"],
     "engine": ["engine", "judge", "plan", "progress"],

@@ -1,0 +1,95 @@
+/* attack: a spec's search for the point where a claim fares worst, read with the spec.
+ *
+ * An experiment may carry attacks: each names one of its claims (built-in or a
+ * conjecture) and a search space over the simulator's parameters; the parameters left
+ * out keep the experiment's fixed values.
+ *
+ *   { name = "bound"; simulator = "hardmax_rank"; trials = 400; n = 64; d_h = 16;
+ *     claims = ["H1"];
+ *     attacks = (
+ *       { id = "h1_weights"; claim = "H1"; budget = 200000;
+ *         space = { rho = { range = [-1.0, 1.0]; };              # a real range, linear
+ *                   d_h = { range = [1, 256]; scale = "log"; };  # an integer range
+ *                   inputs = ["orthonormal", "gaussian"]; };    # a set of choices
+ *       } ); }
+ *
+ * Fields: id (1-15 letters, digits, '_' or '-', starting with a letter; unique in the
+ * spec), claim, space, budget (trials, search and confirmation together: a seed gives
+ * one answer), and optionally first_trials (a candidate's first trials, default 16),
+ * confirm (how many of the search's best are re-run, default 4), confirm_trials (each
+ * one's trials on fresh streams, default the experiment's trials), max_seconds (a
+ * wall-clock cap on the search: 0, the default, for none; a capped search says so),
+ * strategy ("adaptive", the default; "random": uniform candidates of 4 x first_trials
+ * each, the baseline the benchmark compares with).
+ *
+ * The claim's rule sets the objective, larger meaning worse for the claim, relative to
+ * the prediction f (absolute where f = 0): an upper bound (E[X] - f) / |f|; a lower
+ * bound (f - E[X]) / |f|; an equality |E[X] - f| / |f|; an every-trial bound
+ * (max X - f) / |f|; a limit along an axis |E[X] - f| / |f| at the axis's largest value,
+ * where the confirmation judges the whole line of the experiment's sizes. Trends are not
+ * attacked (refused when the spec is read). */
+#ifndef ATTNRANK_ATTACK_H
+#define ATTNRANK_ATTACK_H
+
+#include "attnrank/sim.h"
+
+enum { AR_ATTACK_MAX_SET = 64 };
+
+/* One dimension of the space: a range of a real or integer parameter, or a set of
+ * values (choices by index, numbers as given). */
+typedef struct ar_attack_dim {
+    int param;
+    int is_set;
+    double lo, hi;          /* range, inclusive */
+    int log_scale;          /* range: searched uniformly in log (lo > 0) */
+    int n_values;           /* set */
+    double values[AR_ATTACK_MAX_SET];
+    char where[128];
+} ar_attack_dim;
+
+typedef struct ar_attack {
+    char *id;
+    int experiment;         /* index into the spec's experiments */
+    int claim;              /* index into that experiment's claims */
+    int n_dims;
+    ar_attack_dim dims[AR_MAX_PARAMS];
+    long budget, first_trials, confirm_trials;
+    int confirm;
+    double max_seconds;
+    int random_search;      /* strategy = "random": uniform candidates, equal trials (a baseline) */
+    char where[128];
+} ar_attack;
+
+/* Trials a confirmation takes: confirm candidates, each a point (a line of the
+ * experiment's sizes for a limit) of confirm_trials. */
+long ar_attack_confirmation_trials(const ar_attack *a, int line_points);
+/* Points a candidate is confirmed on: 1, or for a limit the experiment's sizes. */
+struct ar_spec;
+int ar_attack_line_points(const struct ar_spec *spec, const ar_attack *a);
+
+/* What an attack found, as its file keeps it (/attacks/<id>, store.h). Rows are
+ * doubles: the columns below, then one per dimension of the space, the parameter's value
+ * (a choice by its index). */
+#define AR_ATTACK_EVALUATION_COLUMNS                                                                  \
+    "evaluation", "candidate", "stage", "round", "trials", "failed", "mean", "stderr", "max", "prediction", \
+        "objective"
+enum { AR_ATTACK_EVALUATION_FIXED = 11 };
+#define AR_ATTACK_CONFIRMATION_COLUMNS                                                                \
+    "rank", "candidate", "along", "prediction", "count", "failed", "mean", "std", "stderr", "ci_lo", "ci_hi", \
+        "min", "max"
+enum { AR_ATTACK_CONFIRMATION_FIXED = 13 };
+/* Stages of the search, in the evaluations' "stage" column. */
+enum { AR_ATTACK_STAGE_HALVING = 0, AR_ATTACK_STAGE_LOCAL = 1, AR_ATTACK_STAGE_RACE = 2 };
+
+typedef struct ar_attack_record {
+    int columns_evaluation, columns_confirmation; /* fixed ones plus the space's dimensions */
+    long n_evaluations, cap_evaluations;
+    double *evaluations;        /* [n_evaluations][columns_evaluation] */
+    long n_confirmations;
+    double *confirmations;      /* [n_confirmations][columns_confirmation] */
+    long search_trials, confirm_trials, candidates;
+    int stopped_early;          /* max_seconds ended the search */
+    double seconds;
+} ar_attack_record;
+
+#endif

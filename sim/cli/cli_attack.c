@@ -1,0 +1,299 @@
+/* cli_attack: `attnrank attack`, and judge's re-judging of an attack file. */
+#define _GNU_SOURCE
+#include "cli_parts.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "attnrank/output.h"
+#include "attnrank/provenance.h"
+#include "attnrank/signals.h"
+#include "attnrank/store.h"
+
+const char ar_cli_attack_help[] =
+    "usage: attnrank attack SPEC [-o FILE] [--set KEY=VALUE]... [--threads N] [--force] [--quiet]\n"
+    "\n"
+    "Runs the attacks of SPEC's experiments (an experiment's `attacks` list; see\n"
+    "docs/attacks.md): for each, a search over its space for the point where the claim\n"
+    "fares worst (a shifted Sobol design thinned by successive halving, then Nelder-Mead\n"
+    "over the ranges, on common random numbers), then the search's best candidates re-run\n"
+    "on fresh streams and judged by the claim's rule over them, with its multiplicity\n"
+    "correction. Prints a row per attack: VIOLATED with the counterexample, HOLDS with the\n"
+    "tightest point and how close the claim comes there, or INCONCLUSIVE.\n"
+    "Writes FILE (default: SPEC's name with .attacks.h5): the spec and provenance, and per\n"
+    "attack /attacks/<id> with its space, every evaluation, the confirmations and the\n"
+    "verdict. The same spec and seed give the same file bit for bit at any thread count\n"
+    "(unless an attack's max_seconds stops its search: the row says so).\n"
+    "Exits 0 when every verdict is the claim's expected one, 1 when one contradicts it,\n"
+    "4 when one is undecided, 2 bad input, 3 an I/O error. `attnrank judge FILE`\n"
+    "re-derives the verdicts from the stored confirmations; `attnrank report FILE` draws\n"
+    "the searches.\n"
+    "\n"
+    "  -o, --output FILE   the attack file; --force replaces an existing one\n"
+    "  --set KEY=VALUE     as for run (seed=7, EXPERIMENT.PARAM=VALUE)\n"
+    "  -t, --threads N     OpenMP threads (default: all)\n"
+    "  -q, --quiet         no line per attack while it runs\n";
+
+static char *default_attack_output(const char *spec_path)
+{
+    const char *base = strrchr(spec_path, '/');
+    base = base ? base + 1 : spec_path;
+    char *out = malloc(strlen(base) + 16);
+    if (!out)
+        return NULL;
+    strcpy(out, base);
+    char *dot = strrchr(out, '.');
+    if (dot && dot != out)
+        *dot = '\0';
+    strcat(out, ".attacks.h5");
+    return out;
+}
+
+/* One row a stored or fresh attack, and its search and rule underneath. */
+static void print_attack(const ar_spec *spec, const ar_attack *a, const ar_attack_record *r, const ar_judgement *j,
+                         long deciding)
+{
+    const ar_experiment *x = &spec->experiments[a->experiment];
+    const ar_claim *claim = x->claims[a->claim];
+    char point[512] = "-", resolution[256] = "";
+    if (deciding >= 0 && deciding < r->n_confirmations) {
+        const double *row = r->confirmations + (size_t)deciding * r->columns_confirmation;
+        ar_point p = x->base;
+        int which[AR_MAX_PARAMS + 1], n = 0;
+        for (int i = 0; i < a->n_dims; ++i) {
+            p.value[a->dims[i].param] = row[AR_ATTACK_CONFIRMATION_FIXED + i];
+            which[n++] = a->dims[i].param;
+        }
+        if (isfinite(row[2])) {
+            which[n] = ar_sim_param_index(x->sim, claim->trend_axis);
+            p.value[which[n++]] = row[2];
+        }
+        ar_point_describe(&p, which, n, point, sizeof point);
+    }
+    ar_resolution_describe(&j->resolution, resolution, sizeof resolution);
+    printf("%-15s %-10s %-12s %-12s %s\n", a->id, claim->id, ar_verdict_name(j->verdict), ar_rules[claim->rule].name,
+           point);
+    if (isfinite(j->estimate))
+        printf("    estimate %.6g [%.6g, %.6g] against %.6g; %s\n", j->estimate, j->ci_lo, j->ci_hi, j->prediction,
+               resolution);
+    printf("    search: %ld candidates, %ld evaluations, %ld trials%s; confirmation: %ld point%s x %ld trials on "
+           "fresh streams\n",
+           r->candidates, r->n_evaluations, r->search_trials,
+           r->stopped_early ? " (stopped early by max_seconds: not reproducible)" : "", r->n_confirmations,
+           r->n_confirmations == 1 ? "" : "s", a->confirm_trials);
+    if (j->rule[0])
+        printf("    rule: %s\n", j->rule);
+}
+
+static void print_header(void)
+{
+    printf("%-15s %-10s %-12s %-12s %s\n", "attack", "claim", "verdict", "rule", "deciding point");
+}
+
+/* 0, 1 (a verdict contradicts the claim's expectation), 4 (one undecided). */
+static int attack_status(const ar_spec *spec, const ar_attack *a, ar_verdict v, int *undecided)
+{
+    ar_verdict want = spec->experiments[a->experiment].expect[a->claim];
+    if (v == want)
+        return 0;
+    if (v == AR_INCONCLUSIVE || v == AR_NOT_RUN) {
+        ++*undecided;
+        return 0;
+    }
+    return 1;
+}
+
+static int file_exists(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0 || errno != ENOENT;
+}
+
+static int run_attacks(const ar_spec *spec, const char *output, const char *command_line, int threads, int force,
+                       int quiet)
+{
+    char err[AR_ERR_LEN];
+    if (spec->n_attacks == 0) {
+        ar_cli_say("%s: no attacks: give an experiment attacks = ( { id = ...; claim = ...; space = { ... }; "
+                   "budget = ...; } ); (docs/attacks.md)", spec->source);
+        return AR_EXIT_BAD_INPUT;
+    }
+    if (ar_output_check_name(output, ".tmp", err) != 0) {
+        ar_cli_say("%s", err);
+        return AR_EXIT_BAD_INPUT;
+    }
+    ar_output_lock *lock = ar_output_lock_take(output, err);
+    if (!lock) {
+        ar_cli_say("%s", err);
+        return AR_EXIT_BAD_INPUT;
+    }
+    if (file_exists(output) && !force) {
+        ar_output_lock_release(lock);
+        ar_cli_say("%s: exists; --force replaces it", output);
+        return AR_EXIT_BAD_INPUT;
+    }
+    ar_attack_outcome *outs = calloc((size_t)spec->n_attacks, sizeof *outs);
+    ar_attack_record *records = calloc((size_t)spec->n_attacks, sizeof *records);
+    ar_judgement *judgements = calloc((size_t)spec->n_attacks, sizeof *judgements);
+    long *deciding = calloc((size_t)spec->n_attacks, sizeof *deciding);
+    int status = outs && records && judgements && deciding ? AR_EXIT_OK : AR_EXIT_IO, undecided = 0, contradicted = 0;
+    if (status)
+        ar_cli_say("%s: out of memory", output);
+    ar_install_signal_handlers();
+    for (int k = 0; status == AR_EXIT_OK && k < spec->n_attacks; ++k) {
+        if (!quiet)
+            fprintf(stderr, "attack %s: searching (budget %ld trials)\n", spec->attacks[k].id, spec->attacks[k].budget);
+        ar_status st = ar_attack_run(spec, k, threads, &outs[k], err);
+        if (st != AR_OK) {
+            ar_cli_say("%s", err);
+            status = ar_cli_exit_status(st);
+            break;
+        }
+        records[k] = outs[k].record;
+        judgements[k] = outs[k].judgement;
+        deciding[k] = outs[k].deciding;
+        if (!quiet)
+            fprintf(stderr, "attack %s: %s after %ld trials (%.1f s)\n", spec->attacks[k].id,
+                    ar_verdict_name(outs[k].judgement.verdict),
+                    outs[k].record.search_trials + outs[k].record.confirm_trials, outs[k].record.seconds);
+    }
+    if (status == AR_EXIT_OK) {
+        char tmp[PATH_MAX];
+        snprintf(tmp, sizeof tmp, "%s.tmp", output);
+        unlink(tmp); /* a killed writer's, under the lock we hold */
+        ar_provenance how;
+        ar_provenance_of_process(&how);
+        if (ar_store_write_attacks(tmp, spec, command_line, &how, records, judgements, deciding, err) != 0 ||
+            rename(tmp, output) != 0) {
+            if (!err[0] || errno)
+                snprintf(err, sizeof err, "%s: cannot write the attack file: %s", output, strerror(errno));
+            unlink(tmp);
+            ar_cli_say("%s", err);
+            status = AR_EXIT_IO;
+        }
+    }
+    if (status == AR_EXIT_OK) {
+        print_header();
+        for (int k = 0; k < spec->n_attacks; ++k) {
+            print_attack(spec, &spec->attacks[k], &records[k], &judgements[k], deciding[k]);
+            contradicted |= attack_status(spec, &spec->attacks[k], judgements[k].verdict, &undecided);
+        }
+        printf("attacks written to %s\n", output);
+        status = contradicted ? AR_EXIT_VERIFY_FAILED : undecided ? AR_EXIT_UNDECIDED : AR_EXIT_OK;
+    }
+    for (int k = 0; outs && k < spec->n_attacks; ++k)
+        ar_attack_outcome_free(&outs[k]);
+    free(outs);
+    free(records);
+    free(judgements);
+    free(deciding);
+    ar_output_lock_release(lock);
+    return status;
+}
+
+int ar_cli_cmd_attack(int argc, char **argv, char *command_line)
+{
+    static const struct option longs[] = {
+        {"output", required_argument, 0, 'o'}, {"set", required_argument, 0, 's'},
+        {"threads", required_argument, 0, 't'}, {"force", no_argument, 0, 'f'},
+        {"quiet", no_argument, 0, 'q'},        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
+    };
+    const char *output = NULL;
+    int force = 0, quiet = 0, threads = 0, n_sets = 0, c;
+    const char **sets = calloc((size_t)argc, sizeof *sets);
+    if (!sets)
+        return AR_EXIT_IO;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":o:s:t:fqh", longs, NULL)) != -1) {
+        switch (c) {
+        case 'o': output = optarg; break;
+        case 's': sets[n_sets++] = optarg; break;
+        case 't': {
+            char *end;
+            errno = 0;
+            long t = strtol(optarg, &end, 10);
+            if (errno || *end || end == optarg || t < 1 || t > 4096) {
+                free(sets);
+                return ar_cli_bad_usage("attack: --threads must be an integer in [1, 4096], not '%s'", optarg);
+            }
+            threads = (int)t;
+            break;
+        }
+        case 'f': force = 1; break;
+        case 'q': quiet = 1; break;
+        case 'h': fputs(ar_cli_attack_help, stdout); free(sets); return 0;
+        default: free(sets); return ar_cli_option_error("attack: ", c, argv, longs);
+        }
+    }
+    if (optind != argc - 1) {
+        free(sets);
+        return ar_cli_bad_usage("%s", "attack: give one SPEC");
+    }
+    const char *spec_path = argv[optind];
+    char *fallback = output ? NULL : default_attack_output(spec_path);
+    ar_spec spec;
+    char err[AR_ERR_LEN];
+    int status;
+    if (!output && !fallback) {
+        status = AR_EXIT_IO;
+    } else if (ar_spec_load(spec_path, sets, n_sets, &spec, err) != 0) {
+        ar_cli_say("%s", err);
+        status = AR_EXIT_BAD_INPUT;
+    } else {
+        status = run_attacks(&spec, output ? output : fallback, command_line, threads, force, quiet);
+        ar_spec_free(&spec);
+    }
+    free(fallback);
+    free(sets);
+    return status;
+}
+
+int ar_cli_judge_attack_file(const char *path)
+{
+    ar_spec spec;
+    ar_attack_record *records;
+    ar_verdict *stored;
+    char err[AR_ERR_LEN];
+    int status = AR_EXIT_OK, undecided = 0, contradicted = 0;
+    if (ar_store_read_attacks(path, &spec, &records, &stored, err) != 0) {
+        ar_cli_say("%s", err);
+        status = AR_EXIT_BAD_INPUT;
+    }
+    for (int k = 0; status == AR_EXIT_OK && k < spec.n_attacks; ++k) {
+        ar_judgement j;
+        long deciding;
+        if (ar_attack_judge(&spec, &spec.attacks[k], &records[k], &j, &deciding) != 0) {
+            ar_cli_say("%s: out of memory", path);
+            status = AR_EXIT_IO;
+            break;
+        }
+        if (j.verdict != stored[k]) {
+            ar_cli_say("%s: damaged: attack %s's stored verdict is %s, its stored confirmations give %s", path,
+                       spec.attacks[k].id, ar_verdict_name(stored[k]), ar_verdict_name(j.verdict));
+            status = AR_EXIT_BAD_INPUT;
+            break;
+        }
+        if (k == 0)
+            print_header();
+        print_attack(&spec, &spec.attacks[k], &records[k], &j, deciding);
+        contradicted |= attack_status(&spec, &spec.attacks[k], j.verdict, &undecided);
+    }
+    if (status == AR_EXIT_OK)
+        status = contradicted ? AR_EXIT_VERIFY_FAILED : undecided ? AR_EXIT_UNDECIDED : AR_EXIT_OK;
+    for (int k = 0; records && k < spec.n_attacks; ++k) {
+        free(records[k].evaluations);
+        free(records[k].confirmations);
+    }
+    free(records);
+    free(stored);
+    ar_spec_free(&spec);
+    return status;
+}

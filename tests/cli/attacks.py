@@ -1,0 +1,211 @@
+#!/usr/bin/python3
+"""CLI tests of attacks: a search over a claim's assumptions for its worst case, then a
+confirmation on fresh streams (docs/attacks.md).
+
+usage: attacks.py ATTNRANK CASE     (meson registers one test per case)
+"""
+import os
+import sys
+
+import h5py
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import test_cli  # noqa: E402
+from test_cli import check, one_line_error, run, write  # noqa: E402
+
+# A planted wrong conjecture: E[rank] <= 0.6 n + 2 holds on the experiment's corner
+# (n = 16, d_h = 2) but not where d_h >> n and n > 62 (the rank nears 0.632 n there).
+PLANTED = """seed = 1;
+experiments = (
+  { name = "rank"; simulator = "hardmax_rank"; trials = 400; n = 16; d_h = 2; claims = [];
+    conjectures = ( { id = "rank_06"; output = "argmax_rank"; rule = "upper_bound";
+                      prediction = "0.6 * n + 2"; expect = "VIOLATED"; } );
+    attacks = ( { id = "corner"; claim = "rank_06"; budget = 20000;
+                  space = { n = { range = [4, 128]; scale = "log"; };
+                            d_h = { range = [1, 512]; scale = "log"; }; }; } ); }
+);
+"""
+
+# A true claim, attacked over its own assumptions: H1 on orthonormal inputs, independent weights.
+TRUE_H1 = """seed = 1;
+experiments = (
+  { name = "h1"; simulator = "hardmax_rank"; trials = 300; n = 16; d_h = 16; claims = ["H1"];
+    attacks = ( { id = "h1"; claim = "H1"; budget = 30000;
+                  space = { n = { range = [2, 64]; scale = "log"; };
+                            d_h = { range = [1, 512]; scale = "log"; }; }; } ); }
+);
+"""
+
+
+def attack(tmp, text, name="spec", args=(), expect=None):
+    spec = write(f"{tmp}/{name}.cfg", text)
+    out = f"{tmp}/{name}.attacks.h5"
+    # one thread unless asked: tests run side by side, and OpenMP teams spinning on two
+    # shared cores would cost more than they give
+    threads = [] if "--threads" in args else ["--threads", "1"]
+    proc = run(["attack", spec, "-o", out, "--force", "-q", *threads, *args], expect=expect, timeout=300)
+    return proc, out
+
+
+def row_of(stdout, attack_id):
+    for line in stdout.splitlines():
+        if line.split()[:1] == [attack_id]:
+            return line.split()
+    raise test_cli.Failure(f"no row for {attack_id}: {stdout}")
+
+
+# ---- cases ------------------------------------------------------------------------
+
+
+def case_planted_found(tmp):
+    """The planted counterexample is found and confirmed: VIOLATED, as the spec expects."""
+    proc, out = attack(tmp, PLANTED, expect=0)
+    words = row_of(proc.stdout, "corner")
+    check(words[2] == "VIOLATED", f"row: {words}")
+    point = dict(w.split("=") for w in words[4:])
+    check(int(point["n"]) > 62 and int(point["d_h"]) >= 64, f"counterexample outside the false region: {point}")
+    with h5py.File(out, "r") as f:
+        check(f.attrs["kind"] == b"attacks" or f.attrs["kind"] == "attacks", "kind attribute")
+        g = f["attacks/corner"]
+        ev, conf = g["evaluations"], g["confirmations"]
+        cols = ev.attrs["columns"]
+        cols = (cols.decode() if isinstance(cols, bytes) else cols).split(",")
+        check(cols[-2:] == ["n", "d_h"], f"evaluation columns {cols}")
+        # every trial accounted for: the search's, then the confirmation's, within the budget
+        search = int(g.attrs["search_trials"])
+        confirm = int(g.attrs["confirm_trials"])
+        check(search + confirm <= 20000, f"spent {search} + {confirm} > budget")
+        check(confirm == conf.shape[0] * 400, f"confirmation trials {confirm} for {conf.shape[0]} rows")
+        # the confirmation's counts are its own trials, not the search's
+        check(np.all(conf[:, cols.index("trials") if "trials" in cols else 4] == 400), "confirmation counts")
+
+
+def case_true_claim_holds(tmp):
+    """H1 over its own assumptions: not VIOLATED; the tightest point and its closeness shown."""
+    proc, _ = attack(tmp, TRUE_H1)
+    check(proc.returncode in (0, 4), f"exit {proc.returncode}: {proc.stdout}{proc.stderr}")
+    words = row_of(proc.stdout, "h1")
+    check(words[2] in ("HOLDS", "INCONCLUSIVE"), f"row: {words}")
+    check("of the bound" in proc.stdout, f"no closeness: {proc.stdout}")
+
+
+def case_threads_identical(tmp):
+    """Same spec and seed, one thread or two: the same datasets bit for bit."""
+    _, one = attack(tmp, PLANTED, name="one", args=["--threads", "1"])
+    _, two = attack(tmp, PLANTED, name="two", args=["--threads", "2"])
+    with h5py.File(one, "r") as a, h5py.File(two, "r") as b:
+        for name in ["evaluations", "confirmations"]:
+            x, y = a["attacks/corner"][name][()], b["attacks/corner"][name][()]
+            check(x.shape == y.shape and x.tobytes() == y.tobytes(), f"{name} differ between thread counts")
+        check(a["attacks/corner"].attrs["verdict"] == b["attacks/corner"].attrs["verdict"], "verdicts differ")
+
+
+def case_seed_changes_search(tmp):
+    """Another seed: another design and other draws (the search is not one fixed sequence)."""
+    _, one = attack(tmp, PLANTED, name="s1")
+    _, two = attack(tmp, PLANTED, name="s2", args=["--set", "seed=2"])
+    with h5py.File(one, "r") as a, h5py.File(two, "r") as b:
+        check(a["attacks/corner/evaluations"][()].tobytes() != b["attacks/corner/evaluations"][()].tobytes(),
+              "seed 2 gave seed 1's search")
+
+
+def case_judge_rederives(tmp):
+    """judge re-derives each stored verdict from the stored confirmations; an edited one is refused."""
+    proc, out = attack(tmp, PLANTED)
+    again = run(["judge", out], expect=0)
+    check(row_of(again.stdout, "corner")[2] == "VIOLATED", again.stdout)
+    with h5py.File(out, "r+") as f:
+        conf = f["attacks/corner/confirmations"]
+        data = conf[()]
+        cols = conf.attrs["columns"]
+        cols = (cols.decode() if isinstance(cols, bytes) else cols).split(",")
+        data[:, cols.index("mean")] = 1.0  # far below every bound
+        data[:, cols.index("ci_hi")] = 1.5
+        data[:, cols.index("ci_lo")] = 0.5
+        conf[...] = data
+    bad = run(["judge", out], expect=2)
+    one_line_error(bad, out, "damaged", "corner")
+    refused = run(["judge", out, "--mutants"], expect=2)
+    one_line_error(refused, "attack file")
+
+
+def case_damaged_tables_refused(tmp):
+    """A confirmations table of the wrong shape is refused in one line before it is read."""
+    _, out = attack(tmp, PLANTED)
+    with h5py.File(out, "r+") as f:
+        g = f["attacks/corner"]
+        del g["confirmations"]
+        g.create_dataset("confirmations", data=np.zeros((3, 5)))
+    one_line_error(run(["judge", out], expect=2), out, "confirmations", "damaged")
+
+
+BAD_BLOCKS = {
+    "empty range": ('d_h = { range = [1, 512]; scale = "log"; }', 'd_h = { range = [8, 8]; }', "empty"),
+    "unknown parameter": ('d_h = { range = [1, 512]; scale = "log"; }', 'dh = { range = [1, 8]; }',
+                          "unknown parameter"),
+    "one choice": ('d_h = { range = [1, 512]; scale = "log"; }', 'inputs = ["gaussian"]', "two or more"),
+    "budget too small": ("budget = 20000;", "budget = 1500;", "too few"),
+    "log of zero": ('d_h = { range = [1, 512]; scale = "log"; }', 'rho = { range = [0.0, 0.5]; scale = "log"; }',
+                    "lo > 0"),
+    "range of a choice": ('d_h = { range = [1, 512]; scale = "log"; }', 'weights = { range = [0, 1]; }',
+                          "is a choice"),
+    "unknown claim": ('claim = "rank_06";', 'claim = "H9";', "not among the claims"),
+    "trend claim": None,
+    "unknown field": ("budget = 20000;", "budget = 20000; budjet = 3;", "unknown field"),
+    "out of range": ('d_h = { range = [1, 512]; scale = "log"; }', 'd_h = { range = [1, 99999]; }',
+                     "out of range"),
+    "swept axis left out": ("n = 16;", "n = 16; rho = [0.1, 0.2];", "sweeps rho"),
+}
+
+
+def case_bad_blocks_refused(tmp):
+    """Each bad attack block: exit 2 and one line naming the file, line and field."""
+    for name, edit in BAD_BLOCKS.items():
+        if edit is None:
+            text = PLANTED.replace('rule = "upper_bound";', 'rule = "increasing"; along = "n";')
+            text = text.replace('prediction = "0.6 * n + 2";', '').replace('n = 16;', 'n = [16, 32];')
+            text = text.replace('space = { n = { range = [4, 128]; scale = "log"; };', 'space = {')
+            part = "increasing claim"
+        else:
+            old, new, part = edit
+            check(old in PLANTED, f"{name}: {old!r} not in the spec")
+            text = PLANTED.replace(old, new)
+        spec = write(f"{tmp}/bad.cfg", text)
+        proc = run(["attack", spec, "-o", f"{tmp}/bad.h5", "--force"])
+        check(proc.returncode == 2, f"{name}: exit {proc.returncode}, want 2")
+        one_line_error(proc, "bad.cfg:", part)
+        check(not os.path.exists(f"{tmp}/bad.h5"), f"{name}: an output was written")
+
+
+def case_no_attacks_refused(tmp):
+    spec = write(f"{tmp}/plain.cfg", PLANTED.split("    attacks")[0] + "}\n);\n")
+    one_line_error(run(["attack", spec, "-o", f"{tmp}/x.h5"], expect=2), "no attacks")
+
+
+def case_existing_output_kept(tmp):
+    """An existing output is not replaced without --force, and is not touched."""
+    spec = write(f"{tmp}/p.cfg", PLANTED)
+    out = write(f"{tmp}/keep.h5", "precious")
+    one_line_error(run(["attack", spec, "-o", out], expect=2), "exists")
+    check(open(out).read() == "precious", "the existing output was modified")
+
+
+def case_canonical_roundtrip(tmp):
+    """The stored spec reads back with the same attacks (judge rebuilds from it)."""
+    _, out = attack(tmp, PLANTED)
+    with h5py.File(out, "r") as f:
+        canonical = f.attrs["spec_canonical"]
+        canonical = canonical.decode() if isinstance(canonical, bytes) else canonical
+    check('attacks = (' in canonical and 'scale = "log"' in canonical and "budget = 20000L" in canonical, canonical)
+    again = write(f"{tmp}/again.cfg", canonical)
+    _, out2 = attack(tmp, open(again).read(), name="again")
+    with h5py.File(out, "r") as a, h5py.File(out2, "r") as b:
+        check(a["attacks/corner/evaluations"][()].tobytes() == b["attacks/corner/evaluations"][()].tobytes(),
+              "the canonical spec searched differently")
+
+
+CASES = test_cli.cases_of(globals())
+
+if __name__ == "__main__":
+    test_cli.main(CASES)
