@@ -13,6 +13,7 @@ import os
 import re
 import sys
 
+import attacks
 import claims
 import common
 import conjectures
@@ -44,7 +45,9 @@ def run(argv):
     entries = []
     try:
         with common.open_result(path) as f:
-            for name in f.keys():
+            if common.text(f.attrs.get("kind", "")) == "attacks":  # `attnrank attack`'s file
+                entries = attacks.figures_for_file(f, outdir)
+            for name in [] if entries else f.keys():
                 if isinstance(f[name], common.h5py.Group):
                     entries += figures_for(common.Experiment(path, f, name), outdir)
     except common.PlotError as e:

@@ -93,18 +93,20 @@ typedef struct ar_provenance {
 ar_store *ar_store_create(const char *path, const ar_spec *spec, const char *command_line, const ar_provenance *how,
                           int shard_file, char *err);
 /* Attack files (`attnrank attack`): the spec's provenance at the root, kind =
- * "attacks", and per attack /attacks/<id> (docs/file-format.md). Written whole to path,
- * which must not exist; removed if the write fails. */
+ * "attacks", attacks_done, and per attack done so far (the first `done` of the spec's)
+ * /attacks/<id> (docs/attacks.md). Written whole to path, which must not exist; removed
+ * if the write fails. */
 int ar_store_write_attacks(const char *path, const ar_spec *spec, const char *command_line, const ar_provenance *how,
                            const ar_attack_record *records, const ar_judgement *judgements, const long *deciding,
-                           char *err);
+                           int done, char *err);
 /* Whether path is an attack file (its root says kind = "attacks"). */
 int ar_store_is_attack_file(const char *path);
-/* Reads an attack file back: its spec (rebuilt from the stored canonical text), each
- * attack's record and stored verdict, every table checked first. 0, or -1 with err; the
+/* Reads an attack file back: its spec (rebuilt from the stored canonical text), *done
+ * (the attacks it holds: all in a finished file, the first few in a FILE.partial), each
+ * one's record and stored verdict, every table checked first. 0, or -1 with err; the
  * caller frees spec (ar_spec_free) and each record's tables and the arrays. */
 int ar_store_read_attacks(const char *path, ar_spec *spec, ar_attack_record **records, ar_verdict **verdicts,
-                          char *err);
+                          int *done, char *err);
 
 /* Open an existing result file. The spec is rebuilt from the file's canonical spec. */
 ar_store *ar_store_open(const char *path, int writable, char *err);

@@ -17,7 +17,7 @@
 #include "attnrank/store.h"
 
 const char ar_cli_attack_help[] =
-    "usage: attnrank attack SPEC [-o FILE] [--set KEY=VALUE]... [--threads N] [--force] [--quiet]\n"
+    "usage: attnrank attack SPEC [-o FILE] [--set KEY=VALUE]... [--threads N] [--resume] [--force] [--quiet]\n"
     "\n"
     "Runs the attacks of SPEC's experiments (an experiment's `attacks` list; see\n"
     "docs/attacks.md): for each, a search over its space for the point where the claim\n"
@@ -38,6 +38,8 @@ const char ar_cli_attack_help[] =
     "  -o, --output FILE   the attack file; --force replaces an existing one\n"
     "  --set KEY=VALUE     as for run (seed=7, EXPERIMENT.PARAM=VALUE)\n"
     "  -t, --threads N     OpenMP threads (default: all)\n"
+    "  -r, --resume        continue FILE.partial, which an interrupted attack run leaves with the\n"
+    "                      attacks it finished (the one cut short runs again: the same bits)\n"
     "  -q, --quiet         no line per attack while it runs\n";
 
 static char *default_attack_output(const char *spec_path)
@@ -77,7 +79,7 @@ static void print_attack(const ar_spec *spec, const ar_attack *a, const ar_attac
         ar_point_describe(&p, which, n, point, sizeof point);
     }
     ar_resolution_describe(&j->resolution, resolution, sizeof resolution);
-    printf("%-15s %-10s %-12s %-12s %s\n", a->id, claim->id, ar_verdict_name(j->verdict), ar_rules[claim->rule].name,
+    printf("%-15s %-10s %-12s %-12s %s\n", a->id, claim->id, ar_verdict_name(j->verdict), ar_rules[claim->rule].spec_name,
            point);
     if (isfinite(j->estimate))
         printf("    estimate %.6g [%.6g, %.6g] against %.6g; %s\n", j->estimate, j->ci_lo, j->ci_hi, j->prediction,
@@ -115,27 +117,87 @@ static int file_exists(const char *path)
     return lstat(path, &st) == 0 || errno != ENOENT;
 }
 
-static int run_attacks(const ar_spec *spec, const char *output, const char *command_line, int threads, int force,
-                       int quiet)
+/* The attacks a FILE.partial finished, taken over by a resumed run: the same spec's
+ * (its hash), else refused. Returns how many, or -1 with err. */
+static int resume_from(const ar_spec *spec, const char *partial, ar_attack_record *records, ar_judgement *judgements,
+                       long *deciding, char *err)
 {
-    char err[AR_ERR_LEN];
+    ar_spec old;
+    ar_attack_record *stored = NULL;
+    ar_verdict *verdicts = NULL;
+    int done = 0, status = 0;
+    if (ar_store_read_attacks(partial, &old, &stored, &verdicts, &done, err) != 0) {
+        status = -1;
+    } else if (old.hash != spec->hash) {
+        snprintf(err, AR_ERR_LEN, "%.400s: made by another spec (hash %016llx, this one %016llx): --force starts over",
+                 partial, (unsigned long long)old.hash, (unsigned long long)spec->hash);
+        status = -1;
+    }
+    for (int k = 0; k < (stored ? old.n_attacks : 0); ++k) {
+        if (status == 0 && k < done) {
+            records[k] = stored[k];
+            if (ar_attack_judge(spec, &spec->attacks[k], &records[k], &judgements[k], &deciding[k]) != 0) {
+                snprintf(err, AR_ERR_LEN, "%.400s: out of memory", partial);
+                status = -1;
+            }
+        } else {
+            free(stored[k].evaluations), free(stored[k].confirmations);
+        }
+    }
+    free(stored);
+    free(verdicts);
+    ar_spec_free(&old);
+    return status ? -1 : done;
+}
+
+/* FILE.partial rewritten with the first `done` attacks: through FILE.partial.tmp, renamed. */
+static int checkpoint(const ar_spec *spec, const char *partial, const char *command_line,
+                      const ar_attack_record *records, const ar_judgement *judgements, const long *deciding, int done,
+                      char *err)
+{
+    char tmp[PATH_MAX + 32];
+    snprintf(tmp, sizeof tmp, "%s.tmp", partial);
+    unlink(tmp); /* a killed writer's, under the lock we hold */
+    ar_provenance how;
+    ar_provenance_of_process(&how);
+    err[0] = '\0';
+    if (ar_store_write_attacks(tmp, spec, command_line, &how, records, judgements, deciding, done, err) != 0)
+        return -1;
+    if (rename(tmp, partial) != 0) {
+        snprintf(err, AR_ERR_LEN, "%.400s: cannot rename its .tmp into place: %s", partial, strerror(errno));
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+static int run_attacks(const ar_spec *spec, const char *output, const char *command_line, int threads, int force,
+                       int resume, int quiet)
+{
+    char err[AR_ERR_LEN], partial[PATH_MAX + 16];
     if (spec->n_attacks == 0) {
         ar_cli_say("%s: no attacks: give an experiment attacks = ( { id = ...; claim = ...; space = { ... }; "
                    "budget = ...; } ); (docs/attacks.md)", spec->source);
         return AR_EXIT_BAD_INPUT;
     }
-    if (ar_output_check_name(output, ".tmp", err) != 0) {
+    if (ar_output_check_name(output, ".partial.tmp", err) != 0) {
         ar_cli_say("%s", err);
         return AR_EXIT_BAD_INPUT;
     }
+    snprintf(partial, sizeof partial, "%s.partial", output);
     ar_output_lock *lock = ar_output_lock_take(output, err);
     if (!lock) {
         ar_cli_say("%s", err);
         return AR_EXIT_BAD_INPUT;
     }
-    if (file_exists(output) && !force) {
+    const char *refusal = file_exists(output) && !force      ? "exists; --force replaces it"
+                          : resume && !file_exists(partial)  ? "has no .partial to resume"
+                          : !resume && !force && file_exists(partial) ? "has a .partial of an interrupted attack: "
+                                                                        "--resume continues it, --force starts over"
+                                                              : NULL;
+    if (refusal) {
         ar_output_lock_release(lock);
-        ar_cli_say("%s: exists; --force replaces it", output);
+        ar_cli_say("%s: %s", output, refusal);
         return AR_EXIT_BAD_INPUT;
     }
     ar_attack_outcome *outs = calloc((size_t)spec->n_attacks, sizeof *outs);
@@ -143,40 +205,46 @@ static int run_attacks(const ar_spec *spec, const char *output, const char *comm
     ar_judgement *judgements = calloc((size_t)spec->n_attacks, sizeof *judgements);
     long *deciding = calloc((size_t)spec->n_attacks, sizeof *deciding);
     int status = outs && records && judgements && deciding ? AR_EXIT_OK : AR_EXIT_IO, undecided = 0, contradicted = 0;
+    int done = 0;
     if (status)
         ar_cli_say("%s: out of memory", output);
+    if (status == AR_EXIT_OK && resume && (done = resume_from(spec, partial, records, judgements, deciding, err)) < 0) {
+        ar_cli_say("%s", err);
+        status = AR_EXIT_BAD_INPUT;
+        done = 0;
+    }
+    if (status == AR_EXIT_OK && resume && !quiet)
+        fprintf(stderr, "%s: resuming after %d of %d attacks\n", partial, done, spec->n_attacks);
     ar_install_signal_handlers();
-    for (int k = 0; status == AR_EXIT_OK && k < spec->n_attacks; ++k) {
+    for (int k = done; status == AR_EXIT_OK && k < spec->n_attacks; ++k) {
         if (!quiet)
             fprintf(stderr, "attack %s: searching (budget %ld trials)\n", spec->attacks[k].id, spec->attacks[k].budget);
         ar_status st = ar_attack_run(spec, k, threads, &outs[k], err);
         if (st != AR_OK) {
             ar_cli_say("%s", err);
+            if (st == AR_ERR_INTERRUPTED && done > 0)
+                ar_cli_say("%s keeps the %d attack%s finished; --resume continues", partial, done,
+                           done == 1 ? "" : "s");
+            ar_attack_outcome_free(&outs[k]);
             status = ar_cli_exit_status(st);
             break;
         }
         records[k] = outs[k].record;
         judgements[k] = outs[k].judgement;
         deciding[k] = outs[k].deciding;
+        done = k + 1;
         if (!quiet)
             fprintf(stderr, "attack %s: %s after %ld trials (%.1f s)\n", spec->attacks[k].id,
                     ar_verdict_name(outs[k].judgement.verdict),
                     outs[k].record.search_trials + outs[k].record.confirm_trials, outs[k].record.seconds);
-    }
-    if (status == AR_EXIT_OK) {
-        char tmp[PATH_MAX];
-        snprintf(tmp, sizeof tmp, "%s.tmp", output);
-        unlink(tmp); /* a killed writer's, under the lock we hold */
-        ar_provenance how;
-        ar_provenance_of_process(&how);
-        if (ar_store_write_attacks(tmp, spec, command_line, &how, records, judgements, deciding, err) != 0 ||
-            rename(tmp, output) != 0) {
-            if (!err[0] || errno)
-                snprintf(err, sizeof err, "%s: cannot write the attack file: %s", output, strerror(errno));
-            unlink(tmp);
+        if (checkpoint(spec, partial, command_line, records, judgements, deciding, done, err) != 0) {
             ar_cli_say("%s", err);
             status = AR_EXIT_IO;
         }
+    }
+    if (status == AR_EXIT_OK && rename(partial, output) != 0) {
+        ar_cli_say("%s: cannot rename %s into place: %s", output, partial, strerror(errno));
+        status = AR_EXIT_IO;
     }
     if (status == AR_EXIT_OK) {
         print_header();
@@ -187,8 +255,8 @@ static int run_attacks(const ar_spec *spec, const char *output, const char *comm
         printf("attacks written to %s\n", output);
         status = contradicted ? AR_EXIT_VERIFY_FAILED : undecided ? AR_EXIT_UNDECIDED : AR_EXIT_OK;
     }
-    for (int k = 0; outs && k < spec->n_attacks; ++k)
-        ar_attack_outcome_free(&outs[k]);
+    for (int k = 0; records && k < spec->n_attacks; ++k)
+        free(records[k].evaluations), free(records[k].confirmations);
     free(outs);
     free(records);
     free(judgements);
@@ -203,16 +271,16 @@ int ar_cli_cmd_attack(int argc, char **argv, char *command_line)
         {"output", required_argument, 0, 'o'}, {"set", required_argument, 0, 's'},
         {"threads", required_argument, 0, 't'}, {"force", no_argument, 0, 'f'},
         {"quiet", no_argument, 0, 'q'},        {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0},
+        {"resume", no_argument, 0, 'r'},       {0, 0, 0, 0},
     };
     const char *output = NULL;
-    int force = 0, quiet = 0, threads = 0, n_sets = 0, c;
+    int force = 0, quiet = 0, resume = 0, threads = 0, n_sets = 0, c;
     const char **sets = calloc((size_t)argc, sizeof *sets);
     if (!sets)
         return AR_EXIT_IO;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":o:s:t:fqh", longs, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":o:s:t:fqrh", longs, NULL)) != -1) {
         switch (c) {
         case 'o': output = optarg; break;
         case 's': sets[n_sets++] = optarg; break;
@@ -229,6 +297,7 @@ int ar_cli_cmd_attack(int argc, char **argv, char *command_line)
         }
         case 'f': force = 1; break;
         case 'q': quiet = 1; break;
+        case 'r': resume = 1; break;
         case 'h': fputs(ar_cli_attack_help, stdout); free(sets); return 0;
         default: free(sets); return ar_cli_option_error("attack: ", c, argv, longs);
         }
@@ -248,7 +317,7 @@ int ar_cli_cmd_attack(int argc, char **argv, char *command_line)
         ar_cli_say("%s", err);
         status = AR_EXIT_BAD_INPUT;
     } else {
-        status = run_attacks(&spec, output ? output : fallback, command_line, threads, force, quiet);
+        status = run_attacks(&spec, output ? output : fallback, command_line, threads, force, resume, quiet);
         ar_spec_free(&spec);
     }
     free(fallback);
@@ -262,9 +331,13 @@ int ar_cli_judge_attack_file(const char *path)
     ar_attack_record *records;
     ar_verdict *stored;
     char err[AR_ERR_LEN];
-    int status = AR_EXIT_OK, undecided = 0, contradicted = 0;
-    if (ar_store_read_attacks(path, &spec, &records, &stored, err) != 0) {
+    int status = AR_EXIT_OK, undecided = 0, contradicted = 0, done = 0;
+    if (ar_store_read_attacks(path, &spec, &records, &stored, &done, err) != 0) {
         ar_cli_say("%s", err);
+        status = AR_EXIT_BAD_INPUT;
+    } else if (done < spec.n_attacks) {
+        ar_cli_say("%s: incomplete: it holds %d of its spec's %d attacks (an interrupted run's; attack --resume "
+                   "finishes it)", path, done, spec.n_attacks);
         status = AR_EXIT_BAD_INPUT;
     }
     for (int k = 0; status == AR_EXIT_OK && k < spec.n_attacks; ++k) {

@@ -456,6 +456,130 @@ static int write_page(const char *result, ar_store *store, const ar_verdict_row 
     return 0;
 }
 
+/* The page of an attack file: per attack its verdict, deciding point and search, its
+ * figure, then the spec. The verdicts shown are re-derived from the stored confirmations
+ * (ar_attack_judge) and must agree with the stored ones. */
+static int write_attack_page(const char *result, const char *figures_dir, const char *page, const char *note,
+                             char *err)
+{
+    ar_spec spec;
+    ar_attack_record *records = NULL;
+    ar_verdict *stored = NULL;
+    int done = 0;
+    if (ar_store_read_attacks(result, &spec, &records, &stored, &done, err) != 0 ||
+        (done < spec.n_attacks && snprintf(err, AR_ERR_LEN, "%s: incomplete: it holds %d of its spec's %d attacks",
+                                           result, done, spec.n_attacks) > 0)) {
+        for (int k = 0; records && k < spec.n_attacks; ++k)
+            free(records[k].evaluations), free(records[k].confirmations);
+        free(records), free(stored);
+        ar_spec_free(&spec);
+        return -1;
+    }
+    figure *figs;
+    int n_figs = read_figures(figures_dir, &figs), status = 0;
+    FILE *out = fopen(page, "w");
+    if (!out) {
+        snprintf(err, AR_ERR_LEN, "%s: cannot write: %s", page, strerror(errno));
+        status = -1;
+    }
+    if (out) {
+        fputs("<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8><title>attnrank attacks</title>\n<style>\n"
+              "body{font-family:Georgia,serif;max-width:1100px;margin:2em auto;color:#222;line-height:1.4}\n"
+              "table{border-collapse:collapse;font-size:13px;width:100%}td,th{border-bottom:1px solid #ddd;"
+              "padding:4px 6px;text-align:left;vertical-align:top}th{background:#f3f3f3}\n"
+              ".holds{background:#d9f2d9}.violated{background:#f7d4d4}.other{background:#fbeec5}\n"
+              ".missing{color:#a00}figure svg{max-width:100%;height:auto}figcaption{font-size:12px;color:#555}\n"
+              "pre{background:#f7f7f7;padding:1em;overflow:auto;font-size:12px}\n</style></head><body>\n"
+              "<h1>attnrank attack report</h1>\n<p>",
+              out);
+        html(out, spec.title ? spec.title : result);
+        fputs("<br><small>", out);
+        html(out, result);
+        fputs("</small></p>\n", out);
+        if (note && note[0]) {
+            fputs("<p class=missing>", out);
+            html(out, note);
+            fputs("</p>\n", out);
+        }
+        fputs("<table><tr><th>attack</th><th>claim</th><th>verdict</th><th>deciding point</th><th>estimate "
+              "[95% interval]</th><th>prediction</th><th>search trials</th><th>confirmation trials</th></tr>\n", out);
+    }
+    ar_judgement *js = calloc((size_t)spec.n_attacks + 1, sizeof *js);
+    long *deciding = calloc((size_t)spec.n_attacks + 1, sizeof *deciding);
+    for (int k = 0; out && status == 0 && k < spec.n_attacks; ++k) {
+        const ar_attack *a = &spec.attacks[k];
+        const ar_experiment *x = &spec.experiments[a->experiment];
+        if (!js || !deciding || ar_attack_judge(&spec, a, &records[k], &js[k], &deciding[k]) != 0) {
+            snprintf(err, AR_ERR_LEN, "%s: out of memory", result);
+            status = -1;
+            break;
+        }
+        if (js[k].verdict != stored[k]) {
+            snprintf(err, AR_ERR_LEN, "%s: damaged: attack %s's stored verdict is %s, its stored confirmations give %s",
+                     result, a->id, ar_verdict_name(stored[k]), ar_verdict_name(js[k].verdict));
+            status = -1;
+            break;
+        }
+        char point[512] = "-";
+        if (deciding[k] >= 0 && deciding[k] < records[k].n_confirmations) {
+            const double *row = records[k].confirmations + (size_t)deciding[k] * records[k].columns_confirmation;
+            ar_point p = x->base;
+            int which[AR_MAX_PARAMS + 1], n = 0;
+            for (int i = 0; i < a->n_dims; ++i)
+                p.value[which[n++] = a->dims[i].param] = row[AR_ATTACK_CONFIRMATION_FIXED + i];
+            if (row[2] == row[2]) /* a limit's line: the size */
+                p.value[which[n++] = ar_sim_param_index(x->sim, x->claims[a->claim]->trend_axis)] = row[2];
+            ar_point_describe(&p, which, n, point, sizeof point);
+        }
+        fprintf(out, "<tr class=%s><td><a href=\"#attack-%s\">%s</a></td><td>", verdict_class(js[k].verdict), a->id,
+                a->id);
+        html(out, x->claims[a->claim]->id);
+        fprintf(out, "</td><td>%s</td><td>", ar_verdict_name(js[k].verdict));
+        html(out, point);
+        fprintf(out, "</td><td>%.6g [%.6g, %.6g]</td><td>%.6g</td><td>%ld</td><td>%ld</td></tr>\n", js[k].estimate,
+                js[k].ci_lo, js[k].ci_hi, js[k].prediction, records[k].search_trials, records[k].confirm_trials);
+    }
+    if (out && status == 0) {
+        fputs("</table>\n", out);
+        for (int k = 0; k < spec.n_attacks; ++k) {
+            const ar_attack *a = &spec.attacks[k];
+            char resolution[256];
+            ar_resolution_describe(&js[k].resolution, resolution, sizeof resolution);
+            fprintf(out, "<h2 id=\"attack-%s\">%s</h2>\n<p>", a->id, a->id);
+            html(out, spec.experiments[a->experiment].claims[a->claim]->statement);
+            fputs("<br>", out);
+            html(out, js[k].rule);
+            fputs("; ", out);
+            html(out, resolution);
+            fputs("</p>\n", out);
+            for (int f = 0; f < n_figs; ++f)
+                if (strcmp(figs[f].experiment, a->id) == 0) {
+                    fputs("<figure>", out);
+                    embed_svg(out, figs[f].svg);
+                    fputs("<figcaption>", out);
+                    html(out, figs[f].caption);
+                    fputs("</figcaption></figure>\n", out);
+                }
+        }
+        fputs("<h2>Spec</h2>\n<pre>", out);
+        html(out, spec.canonical);
+        fputs("</pre>\n</body></html>\n", out);
+    }
+    if (out && fclose(out) != 0 && status == 0) {
+        snprintf(err, AR_ERR_LEN, "%s: cannot write: %s", page, strerror(errno));
+        status = -1;
+    }
+    free(js);
+    free(deciding);
+    free_figures(figs, n_figs);
+    for (int k = 0; k < spec.n_attacks; ++k)
+        free(records[k].evaluations), free(records[k].confirmations);
+    free(records);
+    free(stored);
+    ar_spec_free(&spec);
+    return status;
+}
+
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *at)
 {
     (void)st, (void)flag, (void)at;
@@ -567,9 +691,31 @@ ar_status ar_report_write(const char *result, const char *dir_given, const char 
     int n_rows = 0;
     ar_output_lock *lock = NULL;
     char stale[AR_ERR_LEN] = ""; /* stored verdicts another revision judged differently */
+    int attacks = ar_store_is_attack_file(result);
     if (!dir)
         snprintf(err, AR_ERR_LEN, "%s: out of memory", dir_given);
-    else if (ar_output_check_name(dir, ".partial", err) == 0 && (store = ar_store_open(result, 0, err)) &&
+    else if (ar_output_check_name(dir, ".partial", err) == 0 && attacks && (lock = ar_output_lock_take(dir, err)) &&
+             replaceable(dir, err) == 0) {
+        status = AR_ERR_IO;
+        building = joined(dir, ".partial");
+        figures_dir = building ? joined(building, "/figures") : NULL;
+        page = building ? joined(building, "/report.html") : NULL;
+        if (!figures_dir || !page)
+            snprintf(err, AR_ERR_LEN, "%s: out of memory", dir);
+        else if (remove_tree(building), mkdir(building, 0777) != 0 || mkdir(figures_dir, 0777) != 0)
+            snprintf(err, AR_ERR_LEN, "%s: cannot create the report folder: %s", building, strerror(errno));
+        else {
+            err[0] = '\0';
+            draw_figures(result, figures_dir, plots, note, note_len);
+            if (write_attack_page(result, figures_dir, page, note, err) == 0 && !ar_stop_signal &&
+                put_in_place(building, dir, err) == 0)
+                status = AR_OK;
+            else if (status != AR_OK && strstr(err, "damaged"))
+                status = AR_ERR_INPUT;
+        }
+        if (status != AR_OK && building)
+            remove_tree(building);
+    } else if (!attacks && ar_output_check_name(dir, ".partial", err) == 0 && (store = ar_store_open(result, 0, err)) &&
              ar_store_read_verdicts(store, &rows, &n_rows, err) == 0 &&
              ar_judge_check_verdicts(store, stale, sizeof stale, err) == 0 &&
              (lock = ar_output_lock_take(dir, err)) &&

@@ -29,7 +29,7 @@
 #include "attnrank/signals.h"
 
 enum { LOCAL_TRIALS_FACTOR = 4, MAX_CANDIDATES_FIRST = 1 << 20 };
-static const double LOCAL_SHARE = 0.4; /* of the search's trials, when there are ranges */
+static const double LOCAL_SHARE = 0.25; /* of the search's trials, when there are ranges */
 
 typedef struct candidate {
     double u[AR_MAX_PARAMS]; /* coordinates in [0, 1] per dimension */

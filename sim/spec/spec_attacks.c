@@ -10,7 +10,7 @@
 #include "spec_parts.h"
 
 enum {
-    DEFAULT_FIRST_TRIALS = 16,
+    DEFAULT_FIRST_TRIALS = 8,
     DEFAULT_CONFIRM = 4,
     MAX_CONFIRM = 32,
     /* the least search worth the name: this many candidates at their first trials */

@@ -112,7 +112,7 @@ static int write_attack(hid_t attacks, const ar_spec *spec, const ar_attack *a, 
 
 int ar_store_write_attacks(const char *path, const ar_spec *spec, const char *command_line, const ar_provenance *how,
                            const ar_attack_record *records, const ar_judgement *judgements, const long *deciding,
-                           char *err)
+                           int done, char *err)
 {
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
@@ -121,10 +121,13 @@ int ar_store_write_attacks(const char *path, const ar_spec *spec, const char *co
     H5Pclose(fcpl);
     if (file < 0)
         return store_fail(err, path, "cannot create the HDF5 file (does it exist already, or is the directory unwritable?)");
-    int ok = store_write_provenance(file, spec, command_line, how) == 0 && store_attr_string(file, "kind", "attacks") == 0;
+    long long attacks_done = done;
+    int ok = store_write_provenance(file, spec, command_line, how) == 0 &&
+             store_attr_string(file, "kind", "attacks") == 0 &&
+             store_attr_number(file, "attacks_done", H5T_NATIVE_LLONG, &attacks_done) == 0;
     hid_t attacks = ok ? H5Gcreate2(file, "attacks", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) : -1;
     ok = attacks >= 0;
-    for (int k = 0; ok && k < spec->n_attacks; ++k)
+    for (int k = 0; ok && k < done; ++k)
         ok = write_attack(attacks, spec, &spec->attacks[k], &records[k], &judgements[k], deciding[k]) == 0;
     if (attacks >= 0)
         H5Gclose(attacks);
@@ -193,7 +196,7 @@ static int read_table(hid_t g, const char *path, const char *id, const char *nam
 }
 
 int ar_store_read_attacks(const char *path, ar_spec *spec, ar_attack_record **records, ar_verdict **verdicts,
-                          char *err)
+                          int *done, char *err)
 {
     *records = NULL;
     *verdicts = NULL;
@@ -218,12 +221,20 @@ int ar_store_read_attacks(const char *path, ar_spec *spec, ar_attack_record **re
         return store_fail(err, path, "damaged: its stored spec does not read back (%s)", spec_err);
     }
     free(canonical);
+    long long stored_done = -1;
+    if (store_read_attr_integer(file, "attacks_done", H5T_NATIVE_LLONG, &stored_done, NULL) != ATTR_OK ||
+        stored_done < 0 || stored_done > spec->n_attacks) {
+        H5Fclose(file);
+        return store_fail(err, path, "damaged: no attacks_done attribute between 0 and its %d attacks",
+                          spec->n_attacks);
+    }
+    *done = (int)stored_done;
     *records = calloc((size_t)spec->n_attacks + 1, sizeof **records);
     *verdicts = calloc((size_t)spec->n_attacks + 1, sizeof **verdicts);
     int status = *records && *verdicts ? 0 : store_fail(err, path, "out of memory");
     if (status == 0 && spec->n_attacks == 0)
         status = store_fail(err, path, "damaged: its spec has no attacks");
-    for (int k = 0; status == 0 && k < spec->n_attacks; ++k) {
+    for (int k = 0; status == 0 && k < *done; ++k) {
         const ar_attack *a = &spec->attacks[k];
         const ar_experiment *x = &spec->experiments[a->experiment];
         char group[64], names[2048], *verdict = NULL;

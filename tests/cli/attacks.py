@@ -5,7 +5,10 @@ confirmation on fresh streams (docs/attacks.md).
 usage: attacks.py ATTNRANK CASE     (meson registers one test per case)
 """
 import os
+import signal
+import subprocess
 import sys
+import time
 
 import h5py
 import numpy as np
@@ -203,6 +206,59 @@ def case_canonical_roundtrip(tmp):
     with h5py.File(out, "r") as a, h5py.File(out2, "r") as b:
         check(a["attacks/corner/evaluations"][()].tobytes() == b["attacks/corner/evaluations"][()].tobytes(),
               "the canonical spec searched differently")
+
+
+TWO = PLANTED.replace('claims = [];', 'claims = ["H1"];').replace(
+    '} ); }\n);', '},\n                { id = "second"; claim = "H1"; budget = 60000;\n'
+    '                  space = { n = { range = [4, 128]; scale = "log"; }; d_h = { range = [1, 512]; }; }; } ); }\n);')
+
+
+def case_resume_identical(tmp):
+    """Interrupted after the first attack, resumed: the same datasets as a run left alone."""
+    check('id = "second"' in TWO, "the two-attack spec was not built")
+    spec = write(f"{tmp}/two.cfg", TWO)
+    whole = f"{tmp}/whole.h5"
+    run(["attack", spec, "-o", whole, "-q", "--threads", "1"], expect=0)
+    cut = f"{tmp}/cut.h5"
+    proc = subprocess.Popen([test_cli.EXE, "attack", spec, "-o", cut, "--threads", "1"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    # wait for the second attack to start, then interrupt it
+    deadline = time.time() + 120
+    line = ""
+    while "second: searching" not in line and time.time() < deadline:
+        line = proc.stderr.readline()
+        check(line or proc.poll() is None, "the run ended before its second attack")
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    check(proc.returncode == 130 or proc.returncode != 0, f"interrupted run exit {proc.returncode}")
+    check(os.path.exists(cut + ".partial") and not os.path.exists(cut), "no .partial left, or a final file made")
+    one_line_error(run(["attack", spec, "-o", cut, "-q"], expect=2), ".partial", "--resume")
+    run(["attack", spec, "-o", cut, "--resume", "-q", "--threads", "1"], expect=0)
+    with h5py.File(whole, "r") as a, h5py.File(cut, "r") as b:
+        for attack_id in ["corner", "second"]:
+            for name in ["evaluations", "confirmations"]:
+                x, y = a[f"attacks/{attack_id}/{name}"][()], b[f"attacks/{attack_id}/{name}"][()]
+                check(x.tobytes() == y.tobytes(), f"{attack_id}/{name} differ after resuming")
+    other = write(f"{tmp}/other.cfg", TWO.replace("seed = 1;", "seed = 2;"))
+    proc = subprocess.Popen([test_cli.EXE, "attack", other, "-o", f"{tmp}/o.h5", "--threads", "1"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    line = ""
+    while "second: searching" not in line and time.time() < deadline + 120:
+        line = proc.stderr.readline()
+        check(line or proc.poll() is None, "the run ended before its second attack")
+    proc.send_signal(signal.SIGINT)
+    proc.communicate(timeout=120)
+    one_line_error(run(["attack", spec, "-o", f"{tmp}/o.h5", "--resume"], expect=2), "another spec")
+
+
+def case_report_draws(tmp):
+    """The report of an attack file: the verdict table, the search's figure, the spec."""
+    _, out = attack(tmp, PLANTED)
+    proc = run(["report", out, "-o", f"{tmp}/rep"], expect=0)
+    page = open(f"{tmp}/rep/report.html").read()
+    check("attack report" in page and "corner" in page and "VIOLATED" in page, "table missing")
+    if "figures not drawn" not in proc.stderr:
+        check("<svg" in page, f"no figure embedded: {proc.stderr}")
 
 
 CASES = test_cli.cases_of(globals())
