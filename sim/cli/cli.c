@@ -72,6 +72,8 @@ static const char usage_text[] =
     "                            sharply its verdict could have failed\n"
     "  judge FILE [--conjecture TEXT]...  a finished file judged again without simulating:\n"
     "                            its claims, and conjectures of your own\n"
+    "  attack SPEC [options]     search each attack's space for the point where its claim\n"
+    "                            fares worst, confirm the best on fresh streams\n"
     "  report FILE [-o DIR]      an HTML page with the verdicts and every claim's figure\n"
     "  help [COMMAND]            this text, or a command's options\n"
     "  --version                 version and libraries\n"

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "attnrank/mpi_world.h"
 #include "attnrank/output.h"
 #include "attnrank/provenance.h"
 #include "attnrank/signals.h"
@@ -307,6 +308,9 @@ int ar_cli_cmd_attack(int argc, char **argv, char *command_line)
         return ar_cli_bad_usage("%s", "attack: give one SPEC");
     }
     const char *spec_path = argv[optind];
+    if (ar_mpi_size() > 1) /* the other ranks have left (cli.c): the attack is this rank's */
+        ar_cli_say("attack: runs on rank 0 alone, with its threads; the other %d MPI ranks are not used",
+                   ar_mpi_size() - 1);
     char *fallback = output ? NULL : default_attack_output(spec_path);
     ar_spec spec;
     char err[AR_ERR_LEN];

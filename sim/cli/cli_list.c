@@ -159,6 +159,11 @@ int ar_cli_cmd_info(int argc, char **argv, char *command_line)
     }
     if (files != 1)
         return ar_cli_bad_usage("%s", "info: give one result file, or none for the BLAS core");
+    if (ar_store_is_attack_file(file)) { /* `attnrank attack`'s: its attacks, re-derived */
+        printf("%s: an attack file (attnrank attack; docs/attacks.md)\n", file);
+        int status = ar_cli_judge_attack_file(file);
+        return status == AR_EXIT_BAD_INPUT || status == AR_EXIT_IO ? status : AR_EXIT_OK;
+    }
     char err[AR_ERR_LEN];
     ar_store *store = ar_store_open(file, 0, err);
     /* the stored verdicts agree with the data before anything is shown */

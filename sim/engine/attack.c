@@ -545,29 +545,20 @@ static int confirm(search *s, const long *chosen, int n_chosen)
     int line = ar_attack_line_points(s->spec, s->a);
     int axis = s->axis_param >= 0 ? ar_experiment_axis_of(x, s->axis_param) : -1;
     r->confirmations = calloc((size_t)n_chosen * line * r->columns_confirmation + 1, sizeof(double));
-    ar_summary *sums = malloc(sizeof(ar_summary) * 4096);
-    if (!r->confirmations || !sums) {
-        free(sums);
+    if (!r->confirmations)
         return s->out_of_memory = 1, -1;
-    }
     uint64_t seed = stream_seed(s->spec->seed, "confirm", s->a->id);
     for (int k = 0; k < n_chosen; ++k)
         for (int i = 0; i < line; ++i) {
             ar_point p = s->cands[chosen[k]].point;
             if (axis >= 0)
                 p.value[s->axis_param] = x->axes[axis].values[i];
-            if (ar_values_per_trial(&p) > 4096) {
+            /* every value's summary, as a run stores them: sized by this point */
+            ar_summary *sums = malloc((size_t)ar_values_per_trial(&p) * sizeof *sums);
+            long failed = sums ? confirm_point(s->spec, seed, x, &p, s->a->confirm_trials, s->threads, sums) : -1;
+            if (failed < 0 || ar_stop_signal) {
                 free(sums);
-                return s->out_of_memory = 1, -1;
-            }
-            long failed = confirm_point(s->spec, seed, x, &p, s->a->confirm_trials, s->threads, sums);
-            if (failed < 0) {
-                free(sums);
-                return s->out_of_memory = 1, -1;
-            }
-            if (ar_stop_signal) {
-                free(sums);
-                return s->interrupted = 1, -1;
+                return failed < 0 ? (s->out_of_memory = 1, -1) : (s->interrupted = 1, -1);
             }
             const ar_summary *e = &sums[claim_value_offset(s->claim, &p)];
             double *row = r->confirmations + (size_t)r->n_confirmations++ * r->columns_confirmation;
@@ -578,8 +569,8 @@ static int confirm(search *s, const long *chosen, int n_chosen)
             for (int d = 0; d < s->a->n_dims; ++d)
                 row[AR_ATTACK_CONFIRMATION_FIXED + d] = p.value[s->a->dims[d].param];
             r->confirm_trials += s->a->confirm_trials;
+            free(sums);
         }
-    free(sums);
     return 0;
 }
 
