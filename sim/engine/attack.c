@@ -339,7 +339,7 @@ static void random_search(search *s)
 
 typedef struct local_problem {
     search *s;
-    const candidate *start;
+    double start[AR_MAX_PARAMS]; /* the finalist's coordinates: a copy, as candidates move when they grow */
     int map[AR_MAX_PARAMS]; /* simplex coordinate -> dimension */
     int n;
     long trials;
@@ -352,7 +352,7 @@ static double local_value(const gsl_vector *v, void *arg)
     if (lp->stop)
         return GSL_POSINF;
     double u[AR_MAX_PARAMS];
-    memcpy(u, lp->start->u, sizeof u);
+    memcpy(u, lp->start, sizeof u);
     for (int i = 0; i < lp->n; ++i)
         u[lp->map[i]] = gsl_vector_get(v, (size_t)i);
     long c = candidate_at(lp->s, u);
@@ -385,9 +385,9 @@ static void local_refinement(search *s, const long *finalists, long n_finalists)
     } else {
         /* from each finalist in turn, until the search's trials are spent */
         for (long f = 0; f < n_finalists && !lp.stop; ++f) {
-            lp.start = &s->cands[finalists[f]];
+            memcpy(lp.start, s->cands[finalists[f]].u, sizeof lp.start);
             for (int i = 0; i < lp.n; ++i) {
-                gsl_vector_set(x, (size_t)i, lp.start->u[lp.map[i]]);
+                gsl_vector_set(x, (size_t)i, lp.start[lp.map[i]]);
                 gsl_vector_set(step, (size_t)i, 0.15);
             }
             gsl_multimin_function fn = {.f = local_value, .n = (size_t)lp.n, .params = &lp};
