@@ -73,7 +73,7 @@ static void print_attack(const ar_spec *spec, const ar_attack *a, const ar_attac
             p.value[a->dims[i].param] = row[AR_ATTACK_CONFIRMATION_FIXED + i];
             which[n++] = a->dims[i].param;
         }
-        if (isfinite(row[2])) {
+        if (isfinite(row[2]) && claim->trend_axis) {
             which[n] = ar_sim_param_index(x->sim, claim->trend_axis);
             p.value[which[n++]] = row[2];
         }
@@ -191,7 +191,11 @@ static int run_attacks(const ar_spec *spec, const char *output, const char *comm
         ar_cli_say("%s", err);
         return AR_EXIT_BAD_INPUT;
     }
-    const char *refusal = file_exists(output) && !force      ? "exists; --force replaces it"
+    struct stat st;
+    const char *refusal = (stat(output, &st) == 0 && S_ISDIR(st.st_mode)) ||
+                                  (stat(partial, &st) == 0 && S_ISDIR(st.st_mode))
+                              ? "is a directory (or its .partial is): not an output --force can replace"
+                          : file_exists(output) && !force      ? "exists; --force replaces it"
                           : resume && !file_exists(partial)  ? "has no .partial to resume"
                           : !resume && !force && file_exists(partial) ? "has a .partial of an interrupted attack: "
                                                                         "--resume continues it, --force starts over"
@@ -226,6 +230,8 @@ static int run_attacks(const ar_spec *spec, const char *output, const char *comm
             if (st == AR_ERR_INTERRUPTED && done > 0)
                 ar_cli_say("%s keeps the %d attack%s finished; --resume continues", partial, done,
                            done == 1 ? "" : "s");
+            else if (st == AR_ERR_INTERRUPTED)
+                ar_cli_say("%s: no attack had finished: nothing kept (run it again)", output);
             ar_attack_outcome_free(&outs[k]);
             status = ar_cli_exit_status(st);
             break;

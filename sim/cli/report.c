@@ -527,7 +527,7 @@ static int write_attack_page(const char *result, const char *figures_dir, const 
             int which[AR_MAX_PARAMS + 1], n = 0;
             for (int i = 0; i < a->n_dims; ++i)
                 p.value[which[n++] = a->dims[i].param] = row[AR_ATTACK_CONFIRMATION_FIXED + i];
-            if (row[2] == row[2]) /* a limit's line: the size */
+            if (row[2] == row[2] && x->claims[a->claim]->trend_axis) /* a limit's line: the size */
                 p.value[which[n++] = ar_sim_param_index(x->sim, x->claims[a->claim]->trend_axis)] = row[2];
             ar_point_describe(&p, which, n, point, sizeof point);
         }

@@ -28,7 +28,13 @@
 #include "attnrank/rng.h"
 #include "attnrank/signals.h"
 
-enum { LOCAL_TRIALS_FACTOR = 4, MAX_CANDIDATES_FIRST = 1 << 20 };
+enum {
+    LOCAL_TRIALS_FACTOR = 4,
+    MAX_CANDIDATES_FIRST = 1 << 16,
+    /* trials an evaluation computes at a time: memory bounded whatever the budget, and
+     * the clock and signals looked at between chunks */
+    CHUNK_TRIALS = 1 << 14,
+};
 static const double LOCAL_SHARE = 0.25; /* of the search's trials, when there are ranges */
 
 typedef struct candidate {
@@ -51,6 +57,8 @@ typedef struct search {
     uint64_t seed, key;      /* the search's streams */
     candidate *cands;
     long n_cands, cap_cands;
+    long *slots;             /* open addressing on the point: candidate index + 1, 0 empty */
+    long n_slots;            /* a power of two, at least twice cap_cands */
     long spent, limit;       /* search trials spent, and the most it may spend */
     double *values;
     size_t values_cap;
@@ -94,23 +102,47 @@ static void point_of(const search *s, const double *u, ar_point *p)
         p->value[s->axis_param] = s->axis_max;
 }
 
+static uint64_t point_hash(const ar_point *p)
+{
+    return ar_hash_bytes(0x70, p->value, sizeof p->value);
+}
+
+/* The slots rebuilt for n_slots (the candidates' points rehashed). -1: out of memory. */
+static int rehash(search *s, long n_slots)
+{
+    long *slots = calloc((size_t)n_slots, sizeof *slots);
+    if (!slots)
+        return -1;
+    for (long i = 0; i < s->n_cands; ++i) {
+        uint64_t h = point_hash(&s->cands[i].point) & (uint64_t)(n_slots - 1);
+        while (slots[h])
+            h = (h + 1) & (uint64_t)(n_slots - 1);
+        slots[h] = i + 1;
+    }
+    free(s->slots);
+    s->slots = slots;
+    s->n_slots = n_slots;
+    return 0;
+}
+
 /* The candidate at u: an existing one at the same point (rounding integers and sets
  * maps many u to one point, evaluated once), else a new one. -1: out of memory. */
 static long candidate_at(search *s, const double *u)
 {
     ar_point p;
     point_of(s, u, &p);
-    for (long i = 0; i < s->n_cands; ++i)
-        if (memcmp(s->cands[i].point.value, p.value, sizeof p.value) == 0)
-            return i;
     if (s->n_cands == s->cap_cands) {
         long cap = s->cap_cands ? 2 * s->cap_cands : 256;
         candidate *grown = realloc(s->cands, (size_t)cap * sizeof *grown);
-        if (!grown)
+        if (!grown || (s->cands = grown, rehash(s, 4 * cap)) != 0)
             return s->out_of_memory = 1, -1;
-        s->cands = grown;
         s->cap_cands = cap;
     }
+    uint64_t h = point_hash(&p) & (uint64_t)(s->n_slots - 1);
+    for (; s->slots[h]; h = (h + 1) & (uint64_t)(s->n_slots - 1))
+        if (memcmp(s->cands[s->slots[h] - 1].point.value, p.value, sizeof p.value) == 0)
+            return s->slots[h] - 1;
+    s->slots[h] = s->n_cands + 1;
     candidate *c = &s->cands[s->n_cands];
     memset(c, 0, sizeof *c);
     memcpy(c->u, u, (size_t)s->a->n_dims * sizeof *u);
@@ -169,34 +201,22 @@ static void log_evaluation(search *s, long index, int stage, int round)
     r->n_evaluations++;
 }
 
-/* Candidate index to `trials` trials on the search's streams (only the ones it lacks).
- * 0, or -1 when the budget, the clock, a signal or memory stops the search. */
-static int evaluate(search *s, long index, long trials, int stage, int round)
+/* Trials first .. first + count - 1 of candidate c merged into its statistics: Welford
+ * over the new trials in trial order, merged into the candidate's (Chan et al.), so the
+ * same bits for any thread count and any chunking. 0, or -1 (memory). */
+static int add_trials(search *s, candidate *c, long count)
 {
-    candidate *c = &s->cands[index];
-    if (!c->valid || c->trials >= trials)
-        return 0;
-    long count = trials - c->trials;
-    if (s->spent + count > s->limit)
-        return s->exhausted = 1, -1;
-    if (s->a->max_seconds > 0 && now_seconds() - s->started > s->a->max_seconds)
-        return s->stopped_early = 1, -1;
     int width = ar_values_per_trial(&c->point);
     size_t need = (size_t)width * (size_t)count;
     if (need > s->values_cap) {
         double *grown = realloc(s->values, need * sizeof *grown);
         if (!grown)
-            return s->out_of_memory = 1, -1;
+            return -1;
         s->values = grown;
         s->values_cap = need;
     }
-    long bad = ar_trials_compute_stream(&c->point, s->seed, s->key, c->trials, count, s->threads, s->values, NULL);
-    if (bad < 0)
-        return s->out_of_memory = 1, -1;
-    if (ar_stop_signal)
-        return s->interrupted = 1, -1;
-    /* Welford over the new trials in trial order, merged into the candidate's (Chan et al.):
-     * the same bits for any thread count. */
+    if (ar_trials_compute_stream(&c->point, s->seed, s->key, c->trials, count, s->threads, s->values, NULL) < 0)
+        return -1;
     const double *column = s->values + (size_t)claim_value_offset(s->claim, &c->point) * count;
     long n1 = c->trials - c->failed, n2 = 0;
     double mean2 = 0, m22 = 0, max = c->max;
@@ -219,9 +239,37 @@ static int evaluate(search *s, long index, long trials, int stage, int round)
         c->m2 += m22 + delta * delta * (double)n1 * (double)n2 / n;
         c->max = max;
     }
-    c->trials = trials;
-    s->spent += count;
-    c->objective = n1 + n2 >= 2 ? objective_of(s->claim, c->prediction, c->mean, c->max) : -INFINITY;
+    c->trials += count;
+    return 0;
+}
+
+/* Candidate index to `trials` trials on the search's streams (only the ones it lacks).
+ * 0, or -1 when the budget, the clock, a signal or memory stops the search (a candidate
+ * cut short by the clock or a signal is not logged). */
+static int evaluate(search *s, long index, long trials, int stage, int round)
+{
+    candidate *c = &s->cands[index];
+    if (!c->valid || c->trials >= trials)
+        return 0;
+    if (s->spent + (trials - c->trials) > s->limit)
+        return s->exhausted = 1, -1;
+    candidate before = *c;
+    while (c->trials < trials) {
+        if (s->a->max_seconds > 0 && now_seconds() - s->started > s->a->max_seconds) {
+            *c = before;
+            return s->stopped_early = 1, -1;
+        }
+        long count = trials - c->trials < CHUNK_TRIALS ? trials - c->trials : CHUNK_TRIALS;
+        if (add_trials(s, c, count) != 0)
+            return s->out_of_memory = 1, -1;
+        if (ar_stop_signal) {
+            *c = before;
+            return s->interrupted = 1, -1;
+        }
+    }
+    s->spent += trials - before.trials;
+    long n = c->trials - c->failed;
+    c->objective = n >= 2 ? objective_of(s->claim, c->prediction, c->mean, c->max) : -INFINITY;
     log_evaluation(s, index, stage, round);
     return s->out_of_memory ? -1 : 0;
 }
@@ -297,7 +345,8 @@ static long successive_halving(search *s, long budget, long *live, long cap)
            halving_cost(first * 2, s->a->first_trials, keep) <= budget)
         first *= 2;
     /* fill the budget between powers of two */
-    while (first < cap && halving_cost(first + first / 8 + 1, s->a->first_trials, keep) <= budget)
+    while (first + first / 8 + 1 <= cap && first + first / 8 + 1 <= MAX_CANDIDATES_FIRST &&
+           halving_cost(first + first / 8 + 1, s->a->first_trials, keep) <= budget)
         first += first / 8 + 1;
     long n = first_design(s, first, live);
     if (n < 0)
@@ -516,7 +565,13 @@ int ar_attack_judge(const ar_spec *spec, const ar_attack *a, const ar_attack_rec
     int status = -1;
     memset(j, 0, sizeof *j);
     *deciding = -1;
-    if (prediction && along && line && est && ws) {
+    if (n == 0) { /* nothing was confirmed: the attack cannot decide */
+        j->verdict = AR_INCONCLUSIVE;
+        j->point = -1;
+        j->estimate = j->ci_lo = j->ci_hi = j->prediction = NAN;
+        snprintf(j->rule, sizeof j->rule, "nothing to confirm: the search kept no candidate");
+        status = 0;
+    } else if (prediction && along && line && est && ws) {
         for (long i = 0; i < n; ++i) {
             const double *row = r->confirmations + (size_t)i * r->columns_confirmation;
             line[i] = (long)row[0];
@@ -603,7 +658,10 @@ ar_status ar_attack_run(const ar_spec *spec, int index, int threads, ar_attack_o
     for (int i = 0; i < a->n_dims; ++i)
         has_range |= !a->dims[i].is_set;
     long halving_budget = has_range ? (long)((1 - LOCAL_SHARE) * (double)s.limit) : s.limit;
-    long cap = s.limit / a->first_trials + 1, *live = malloc((size_t)cap * sizeof *live);
+    long cap = s.limit / a->first_trials + 1;
+    if (cap > MAX_CANDIDATES_FIRST + 1)
+        cap = MAX_CANDIDATES_FIRST + 1; /* the first design is the most there are live */
+    long *live = malloc((size_t)cap * sizeof *live);
     long chosen[64];
     ar_status status = AR_OK;
     long finalists = !live ? (s.out_of_memory = 1, -1) : a->random_search ? (random_search(&s), 0)
@@ -616,15 +674,15 @@ ar_status ar_attack_run(const ar_spec *spec, int index, int threads, ar_attack_o
         final_race(&s);
     if (!s.interrupted && !s.out_of_memory) {
         int n_chosen = choose_for_confirmation(&s, chosen);
-        if (n_chosen > 0 && confirm(&s, chosen, n_chosen) == 0 &&
+        if ((n_chosen == 0 || confirm(&s, chosen, n_chosen) == 0) &&
             ar_attack_judge(spec, a, r, &out->judgement, &out->deciding) != 0)
             s.out_of_memory = 1;
-        if (n_chosen == 0) {
-            out->judgement.verdict = AR_INCONCLUSIVE;
-            out->judgement.point = -1;
-            snprintf(out->judgement.rule, sizeof out->judgement.rule,
-                     "no candidate of the space was valid for the simulator with the claim speaking there");
-        }
+        if (n_chosen == 0)
+            snprintf(out->judgement.rule, sizeof out->judgement.rule, "%s",
+                     s.stopped_early ? "nothing to confirm: max_seconds stopped the search before a candidate had "
+                                       "its first trials"
+                                     : "nothing to confirm: no candidate of the space is one the simulator accepts "
+                                       "with the claim speaking there");
     }
     r->search_trials = s.spent;
     r->candidates = s.n_cands;
@@ -638,6 +696,7 @@ ar_status ar_attack_run(const ar_spec *spec, int index, int threads, ar_attack_o
         snprintf(err, AR_ERR_LEN, "attack %s: out of memory", a->id);
     }
     free(live);
+    free(s.slots);
     free(s.cands);
     free(s.values);
     return status;

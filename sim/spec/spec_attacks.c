@@ -232,14 +232,18 @@ static int read_attack(const ar_spec_context *c, ar_spec *spec, int e, const con
                             "claims, or state it as a conjecture)", claim_id, x->name);
     const ar_claim *claim = x->claims[a->claim];
     if (!supported_rule(claim->rule))
-        return ar_spec_fail(c->err, at, "claim", "%s is a %s claim: attacks search bounds, equalities, every-trial "
+        return ar_spec_fail(c->err, at, "claim", "%s's rule is %s: attacks search bounds, equalities, every-trial "
                             "bounds and limits", claim->id, ar_rules[claim->rule].name);
     if (claim->rule == AR_RULE_LIMIT) {
+        /* the limit rule's fit: a constant, a correction (and the next order's), a free
+         * rate, and a degree of freedom left (rule_limits.c) */
+        int free_rate = (!claim->rate_lo && !claim->rate_hi) || claim->rate_hi > claim->rate_lo;
+        int sizes = 3 + (claim->second_order != 0) + free_rate;
         int axis = ar_experiment_axis_of(x, ar_sim_param_index(x->sim, claim->trend_axis));
-        if (axis < 0 || x->axes[axis].count < 3)
-            return ar_spec_fail(c->err, at, "claim", "%s is a limit along %s: experiment %s must sweep %s (3 or more "
-                                "sizes), the line each candidate is confirmed on", claim->id, claim->trend_axis,
-                                x->name, claim->trend_axis);
+        if (axis < 0 || x->axes[axis].count < sizes)
+            return ar_spec_fail(c->err, at, "claim", "%s is a limit along %s: experiment %s must sweep %s (%d or more "
+                                "sizes, what its fit needs), the line each candidate is confirmed on", claim->id,
+                                claim->trend_axis, x->name, claim->trend_axis, sizes);
     }
     if (!space)
         return ar_spec_fail(c->err, at, "space", "missing: the parameters to search, with their ranges or sets");

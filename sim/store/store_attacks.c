@@ -195,6 +195,54 @@ static int read_table(hid_t g, const char *path, const char *id, const char *nam
     return 0;
 }
 
+/* Why confirmation row i of r is not one `attack` writes for a of spec, or 0. */
+static int confirmation_row_wrong(const ar_spec *spec, const ar_attack *a, const ar_attack_record *r, long i,
+                                  char *why, size_t len)
+{
+    const ar_experiment *x = &spec->experiments[a->experiment];
+    const ar_claim *claim = x->claims[a->claim];
+    int line = ar_attack_line_points(spec, a);
+    const double *row = r->confirmations + (size_t)i * r->columns_confirmation;
+    if (r->n_confirmations > (long)a->confirm * line || r->n_confirmations % line != 0)
+        return snprintf(why, len, "%ld rows, not a multiple of %d up to %d", r->n_confirmations, line,
+                        a->confirm * line);
+    if (row[0] != (double)(i / line))
+        return snprintf(why, len, "rank %g where the rows' order gives %ld", row[0], i / line);
+    long trials = a->confirm_trials;
+    if (!(row[4] >= 0 && row[5] >= 0 && row[4] == floor(row[4]) && row[5] == floor(row[5]) &&
+          (row[4] + row[5] == (double)trials || (row[4] == 0 && row[5] <= (double)trials))))
+        return snprintf(why, len, "count %g and failed %g are not %ld trials", row[4], row[5], trials);
+    ar_point p = x->base;
+    for (int d = 0; d < a->n_dims; ++d) {
+        const ar_attack_dim *dim = &a->dims[d];
+        double v = row[AR_ATTACK_CONFIRMATION_FIXED + d];
+        int inside = 0;
+        if (dim->is_set)
+            for (int k = 0; k < dim->n_values; ++k)
+                inside |= v == dim->values[k];
+        else
+            inside = v >= dim->lo && v <= dim->hi &&
+                     (x->sim->params[dim->param].type != AR_PARAM_INT || v == floor(v));
+        if (!inside)
+            return snprintf(why, len, "%s = %g is outside the attack's space", x->sim->params[dim->param].name, v);
+        p.value[dim->param] = v;
+    }
+    if (claim->rule == AR_RULE_LIMIT) {
+        int param = ar_sim_param_index(x->sim, claim->trend_axis);
+        const ar_axis *axis = &x->axes[ar_experiment_axis_of(x, param)];
+        if (row[2] != axis->values[i % line])
+            return snprintf(why, len, "along %g where the line's size %ld is %g", row[2], i % line,
+                            axis->values[i % line]);
+        p.value[param] = row[2];
+    } else if (!isnan(row[2])) {
+        return snprintf(why, len, "along %g for a claim without an axis (NaN there)", row[2]);
+    }
+    double f = ar_claim_predict(claim, &p);
+    if (!(f == row[3] || (isnan(f) && isnan(row[3]))))
+        return snprintf(why, len, "prediction %.17g where %s predicts %.17g", row[3], claim->id, f);
+    return 0;
+}
+
 int ar_store_read_attacks(const char *path, ar_spec *spec, ar_attack_record **records, ar_verdict **verdicts,
                           int *done, char *err)
 {
@@ -221,6 +269,14 @@ int ar_store_read_attacks(const char *path, ar_spec *spec, ar_attack_record **re
         return store_fail(err, path, "damaged: its stored spec does not read back (%s)", spec_err);
     }
     free(canonical);
+    char *hash = NULL, want[32];
+    snprintf(want, sizeof want, "%016llx", (unsigned long long)spec->hash);
+    int hashed = store_read_attr_string(file, "spec_hash", &hash) == ATTR_OK && strcmp(hash, want) == 0;
+    free(hash);
+    if (!hashed) {
+        H5Fclose(file);
+        return store_fail(err, path, "damaged: its spec_canonical does not hash to its spec_hash (%s): edited?", want);
+    }
     long long stored_done = -1;
     if (store_read_attr_integer(file, "attacks_done", H5T_NATIVE_LLONG, &stored_done, NULL) != ATTR_OK ||
         stored_done < 0 || stored_done > spec->n_attacks) {
@@ -266,15 +322,13 @@ int ar_store_read_attacks(const char *path, ar_spec *spec, ar_attack_record **re
             r->candidates = (long)n;
         if (status == 0 && store_read_attr_integer(g, "stopped_early", H5T_NATIVE_LLONG, &n, NULL) == ATTR_OK)
             r->stopped_early = (int)n;
-        /* the rows feed the rule's own indexing: each must say what a run would write */
-        long most = (long)a->confirm * ar_attack_line_points(spec, a);
+        /* the rows feed the rule's own indexing and the verdict: each must be one a run of
+         * this spec writes (its point in the space, its prediction the claim's there) */
         for (long i = 0; status == 0 && i < r->n_confirmations; ++i) {
-            const double *row = r->confirmations + (size_t)i * r->columns_confirmation;
-            if (r->n_confirmations > most || !(row[0] >= 0 && row[0] < a->confirm && row[0] == floor(row[0])) ||
-                !(row[4] >= 0 && row[4] <= 1e12 && row[4] == floor(row[4])) ||
-                !(row[5] >= 0 && row[5] <= 1e12 && row[5] == floor(row[5])))
-                status = store_fail(err, path, "damaged: attack %s's confirmation row %ld is not one a run writes "
-                                    "(rank, count or failed out of range, or more rows than %ld)", a->id, i, most);
+            char why[160];
+            if (confirmation_row_wrong(spec, a, r, i, why, sizeof why))
+                status = store_fail(err, path, "damaged: attack %s's confirmation row %ld is not one a run writes: "
+                                    "%s", a->id, i, why);
         }
         free(verdict);
         H5Gclose(g);

@@ -133,6 +133,73 @@ def case_judge_rederives(tmp):
     one_line_error(refused, "attack file")
 
 
+def case_forged_rows_refused(tmp):
+    """Confirmation rows no run writes are refused in one line, never judged (a hostile
+    user's findings: an `along` in a bound's row crashed judge; a forged prediction with a
+    forged verdict was accepted)."""
+    _, out = attack(tmp, PLANTED)
+    with h5py.File(out, "r") as f:
+        good = f["attacks/corner/confirmations"][()]
+        cols = f["attacks/corner/confirmations"].attrs["columns"]
+        cols = (cols.decode() if isinstance(cols, bytes) else cols).split(",")
+    forged = {
+        "along": (lambda a: a.__setitem__((0, cols.index("along")), 0.0), "along"),
+        "prediction": (lambda a: a.__setitem__((slice(None), cols.index("prediction")), 1e6), "prediction"),
+        "outside": (lambda a: a.__setitem__((0, cols.index("n")), 99999.0), "outside the attack's space"),
+        "count": (lambda a: a.__setitem__((0, cols.index("count")), 1e6), "trials"),
+        "rank": (lambda a: a.__setitem__((0, cols.index("rank")), 3.0), "rank"),
+    }
+    for name, (edit, part) in forged.items():
+        copy = f"{tmp}/{name}.h5"
+        with open(out, "rb") as src, open(copy, "wb") as dst:
+            dst.write(src.read())
+        with h5py.File(copy, "r+") as f:
+            data = good.copy()
+            edit(data)
+            f["attacks/corner/confirmations"][...] = data
+            if name == "prediction":
+                f["attacks/corner"].attrs["verdict"] = "HOLDS"
+        for command in (["judge", copy], ["info", copy]):
+            proc = run(command)
+            check(proc.returncode == 2, f"{name}: {command[0]} exit {proc.returncode}: {proc.stdout}{proc.stderr}")
+            one_line_error(proc, "damaged", part)
+    edited = f"{tmp}/edited.h5"
+    with open(out, "rb") as src, open(edited, "wb") as dst:
+        dst.write(src.read())
+    with h5py.File(edited, "r+") as f:
+        text = f.attrs["spec_canonical"]
+        text = text.decode() if isinstance(text, bytes) else text
+        f.attrs["spec_canonical"] = text.replace("budget = 20000L", "budget = 30000L")
+    one_line_error(run(["judge", edited], expect=2), "spec_hash")
+
+
+def case_nothing_evaluated(tmp):
+    """No candidate the simulator accepts: INCONCLUSIVE, said why, and the file reads back."""
+    text = """seed = 1;
+experiments = ( { name = "e"; simulator = "hardmax_rank"; trials = 100; n = 8; d = 50; d_h = 4; claims = ["H1"];
+  attacks = ( { id = "a"; claim = "H1"; budget = 5000; space = { n = { range = [60, 120]; }; }; } ); } );
+"""
+    proc, out = attack(tmp, text, expect=4)
+    check("INCONCLUSIVE" in proc.stdout and "no candidate" in proc.stdout and "estimate 0" not in proc.stdout,
+          proc.stdout)
+    run(["judge", out], expect=4)
+
+
+def case_large_budget_capped(tmp):
+    """The largest budget runs in bounded memory, and max_seconds stops it and says so."""
+    text = PLANTED.replace("budget = 20000;", "budget = 100000000000L; max_seconds = 2.0;")
+    proc, out = attack(tmp, text)
+    check(proc.returncode in (0, 4), f"exit {proc.returncode}: {proc.stderr}")
+    check("stopped early by max_seconds" in proc.stdout, proc.stdout)
+    run(["judge", out])
+
+
+def case_directory_output_refused(tmp):
+    spec = write(f"{tmp}/p.cfg", PLANTED)
+    os.mkdir(f"{tmp}/adir")
+    one_line_error(run(["attack", spec, "-o", f"{tmp}/adir", "--force"], expect=2), "directory")
+
+
 def case_damaged_tables_refused(tmp):
     """A confirmations table of the wrong shape is refused in one line before it is read."""
     _, out = attack(tmp, PLANTED)
@@ -169,7 +236,7 @@ def case_bad_blocks_refused(tmp):
             text = PLANTED.replace('rule = "upper_bound";', 'rule = "increasing"; along = "n";')
             text = text.replace('prediction = "0.6 * n + 2";', '').replace('n = 16;', 'n = [16, 32];')
             text = text.replace('space = { n = { range = [4, 128]; scale = "log"; };', 'space = {')
-            part = "increasing claim"
+            part = "rule is increasing"
         else:
             old, new, part = edit
             check(old in PLANTED, f"{name}: {old!r} not in the spec")
