@@ -678,6 +678,19 @@ static int put_in_place(const char *building, const char *dir, char *err)
 
 /* Under DIR.lock the report is built in DIR.partial and renamed to DIR when complete;
  * a failed or interrupted one is removed. */
+/* DIR.partial and its figures/ made afresh, with the page's path in it: 0, or -1 with err. */
+static int make_folders(const char *dir, char **building, char **figures_dir, char **page, char *err)
+{
+    *building = joined(dir, ".partial");
+    *figures_dir = *building ? joined(*building, "/figures") : NULL;
+    *page = *building ? joined(*building, "/report.html") : NULL;
+    if (!*figures_dir || !*page)
+        return snprintf(err, AR_ERR_LEN, "%s: out of memory", dir), -1;
+    if (remove_tree(*building), mkdir(*building, 0777) != 0 || mkdir(*figures_dir, 0777) != 0)
+        return snprintf(err, AR_ERR_LEN, "%s: cannot create the report folder: %s", *building, strerror(errno)), -1;
+    return 0;
+}
+
 ar_status ar_report_write(const char *result, const char *dir_given, const char *plots, char *note, size_t note_len,
                           char *err)
 {
@@ -697,14 +710,7 @@ ar_status ar_report_write(const char *result, const char *dir_given, const char 
     else if (ar_output_check_name(dir, ".partial", err) == 0 && attacks && (lock = ar_output_lock_take(dir, err)) &&
              replaceable(dir, err) == 0) {
         status = AR_ERR_IO;
-        building = joined(dir, ".partial");
-        figures_dir = building ? joined(building, "/figures") : NULL;
-        page = building ? joined(building, "/report.html") : NULL;
-        if (!figures_dir || !page)
-            snprintf(err, AR_ERR_LEN, "%s: out of memory", dir);
-        else if (remove_tree(building), mkdir(building, 0777) != 0 || mkdir(figures_dir, 0777) != 0)
-            snprintf(err, AR_ERR_LEN, "%s: cannot create the report folder: %s", building, strerror(errno));
-        else {
+        if (make_folders(dir, &building, &figures_dir, &page, err) == 0) {
             err[0] = '\0';
             draw_figures(result, figures_dir, plots, note, note_len);
             if (write_attack_page(result, figures_dir, page, note, err) == 0 && !ar_stop_signal &&
@@ -721,14 +727,7 @@ ar_status ar_report_write(const char *result, const char *dir_given, const char 
              (lock = ar_output_lock_take(dir, err)) &&
              replaceable(dir, err) == 0) {
         status = AR_ERR_IO;
-        building = joined(dir, ".partial");
-        figures_dir = building ? joined(building, "/figures") : NULL;
-        page = building ? joined(building, "/report.html") : NULL;
-        if (!figures_dir || !page)
-            snprintf(err, AR_ERR_LEN, "%s: out of memory", dir);
-        else if (remove_tree(building), mkdir(building, 0777) != 0 || mkdir(figures_dir, 0777) != 0)
-            snprintf(err, AR_ERR_LEN, "%s: cannot create the report folder: %s", building, strerror(errno));
-        else {
+        if (make_folders(dir, &building, &figures_dir, &page, err) == 0) {
             draw_figures(result, figures_dir, plots, note, note_len);
             if (!ar_stop_signal && write_page(result, store, rows, n_rows, figures_dir, page, note, err) == 0 &&
                 !ar_stop_signal && put_in_place(building, dir, err) == 0) {

@@ -13,14 +13,20 @@
 
 static ar_store *open_store(const char *path, int writable, int check, char *err);
 
-ar_store *ar_store_create(const char *path, const ar_spec *spec, const char *command_line, const ar_provenance *how,
-                          int shard_file, char *err)
+hid_t store_create_file(const char *path)
 {
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
-    H5Pset_obj_track_times(fcpl, 0);
+    H5Pset_obj_track_times(fcpl, 0); /* no times in the file: the same run, the same bytes */
     hid_t file = H5Fcreate(path, H5F_ACC_EXCL, fcpl, H5P_DEFAULT);
     H5Pclose(fcpl);
+    return file;
+}
+
+ar_store *ar_store_create(const char *path, const ar_spec *spec, const char *command_line, const ar_provenance *how,
+                          int shard_file, char *err)
+{
+    hid_t file = store_create_file(path);
     if (file < 0) {
         store_fail(err, path, "cannot create the HDF5 file (does it exist already, or is the directory unwritable?)");
         return NULL;

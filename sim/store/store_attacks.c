@@ -114,11 +114,7 @@ int ar_store_write_attacks(const char *path, const ar_spec *spec, const char *co
                            const ar_attack_record *records, const ar_judgement *judgements, const long *deciding,
                            int done, char *err)
 {
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
-    H5Pset_obj_track_times(fcpl, 0);
-    hid_t file = H5Fcreate(path, H5F_ACC_EXCL, fcpl, H5P_DEFAULT);
-    H5Pclose(fcpl);
+    hid_t file = store_create_file(path);
     if (file < 0)
         return store_fail(err, path, "cannot create the HDF5 file (does it exist already, or is the directory unwritable?)");
     long long attacks_done = done;

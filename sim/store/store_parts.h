@@ -125,6 +125,8 @@ void store_free_writer(ar_store *s);
 int store_check_done_values(ar_store *store, int experiment, int output, char *err);
 
 /* ---- provenance (store_provenance.c) ------------------------------------------------ */
+/* A new HDF5 file at path (which must not exist), without object times; < 0 if not. */
+hid_t store_create_file(const char *path);
 int store_write_provenance(hid_t file, const ar_spec *spec, const char *command_line, const ar_provenance *how);
 
 #endif
