@@ -31,6 +31,8 @@
 #ifndef ATTNRANK_ATTACK_H
 #define ATTNRANK_ATTACK_H
 
+#include <stddef.h>
+
 #include "attnrank/sim.h"
 
 enum { AR_ATTACK_MAX_SET = 64 };
@@ -91,5 +93,10 @@ typedef struct ar_attack_record {
     int stopped_early;          /* max_seconds ended the search */
     double seconds;
 } ar_attack_record;
+
+/* "n=37 sigma=2.49": the point of confirmation row row_index of r (the space's
+ * parameters, and a limit's size); "-" for no row. */
+void ar_attack_describe_row(const struct ar_spec *spec, const ar_attack *a, const ar_attack_record *r, long row_index,
+                            char *buf, size_t len);
 
 #endif

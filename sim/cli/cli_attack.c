@@ -64,21 +64,8 @@ static void print_attack(const ar_spec *spec, const ar_attack *a, const ar_attac
 {
     const ar_experiment *x = &spec->experiments[a->experiment];
     const ar_claim *claim = x->claims[a->claim];
-    char point[512] = "-", resolution[256] = "";
-    if (deciding >= 0 && deciding < r->n_confirmations) {
-        const double *row = r->confirmations + (size_t)deciding * r->columns_confirmation;
-        ar_point p = x->base;
-        int which[AR_MAX_PARAMS + 1], n = 0;
-        for (int i = 0; i < a->n_dims; ++i) {
-            p.value[a->dims[i].param] = row[AR_ATTACK_CONFIRMATION_FIXED + i];
-            which[n++] = a->dims[i].param;
-        }
-        if (isfinite(row[2]) && claim->trend_axis) {
-            which[n] = ar_sim_param_index(x->sim, claim->trend_axis);
-            p.value[which[n++]] = row[2];
-        }
-        ar_point_describe(&p, which, n, point, sizeof point);
-    }
+    char point[512], resolution[256] = "";
+    ar_attack_describe_row(spec, a, r, deciding, point, sizeof point);
     ar_resolution_describe(&j->resolution, resolution, sizeof resolution);
     printf("%-15s %-10s %-12s %-12s %s\n", a->id, claim->id, ar_verdict_name(j->verdict), ar_rules[claim->rule].spec_name,
            point);

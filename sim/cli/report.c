@@ -520,17 +520,8 @@ static int write_attack_page(const char *result, const char *figures_dir, const 
             status = -1;
             break;
         }
-        char point[512] = "-";
-        if (deciding[k] >= 0 && deciding[k] < records[k].n_confirmations) {
-            const double *row = records[k].confirmations + (size_t)deciding[k] * records[k].columns_confirmation;
-            ar_point p = x->base;
-            int which[AR_MAX_PARAMS + 1], n = 0;
-            for (int i = 0; i < a->n_dims; ++i)
-                p.value[which[n++] = a->dims[i].param] = row[AR_ATTACK_CONFIRMATION_FIXED + i];
-            if (row[2] == row[2] && x->claims[a->claim]->trend_axis) /* a limit's line: the size */
-                p.value[which[n++] = ar_sim_param_index(x->sim, x->claims[a->claim]->trend_axis)] = row[2];
-            ar_point_describe(&p, which, n, point, sizeof point);
-        }
+        char point[512];
+        ar_attack_describe_row(&spec, a, &records[k], deciding[k], point, sizeof point);
         fprintf(out, "<tr class=%s><td><a href=\"#attack-%s\">%s</a></td><td>", verdict_class(js[k].verdict), a->id,
                 a->id);
         html(out, x->claims[a->claim]->id);

@@ -488,6 +488,15 @@ static void final_race(search *s)
 
 /* ---- confirmation on fresh streams ---------------------------------------------------- */
 
+static int by_score(const void *pa, const void *pb, void *arg)
+{
+    const double *score = arg;
+    long a = *(const long *)pa, b = *(const long *)pb;
+    if (score[a] != score[b])
+        return score[a] > score[b] ? -1 : 1;
+    return (a > b) - (a < b);
+}
+
 /* The search's best `confirm` candidates, by the objective less one standard error (a
  * few lucky trials do not outrank many), best first. Returns how many. */
 static int choose_for_confirmation(const search *s, long *chosen)
@@ -507,12 +516,7 @@ static int choose_for_confirmation(const search *s, long *chosen)
         score[i] = c->objective - sem;
         order[n++] = i;
     }
-    for (long i = 1; i < n; ++i) /* insertion sort: stable, by score, then index */
-        for (long j = i; j > 0 && score[order[j]] > score[order[j - 1]]; --j) {
-            long t = order[j];
-            order[j] = order[j - 1];
-            order[j - 1] = t;
-        }
+    qsort_r(order, (size_t)n, sizeof *order, by_score, score);
     for (; count < s->a->confirm && count < n; ++count)
         chosen[count] = order[count];
 done:

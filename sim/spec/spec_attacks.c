@@ -29,6 +29,24 @@ int ar_attack_line_points(const ar_spec *spec, const ar_attack *a)
     return axis < 0 ? 1 : x->axes[axis].count;
 }
 
+void ar_attack_describe_row(const ar_spec *spec, const ar_attack *a, const ar_attack_record *r, long row_index,
+                            char *buf, size_t len)
+{
+    snprintf(buf, len, "-");
+    if (row_index < 0 || row_index >= r->n_confirmations)
+        return;
+    const ar_experiment *x = &spec->experiments[a->experiment];
+    const ar_claim *claim = x->claims[a->claim];
+    const double *row = r->confirmations + (size_t)row_index * r->columns_confirmation;
+    ar_point p = x->base;
+    int which[AR_MAX_PARAMS + 1], n = 0;
+    for (int i = 0; i < a->n_dims; ++i)
+        p.value[which[n++] = a->dims[i].param] = row[AR_ATTACK_CONFIRMATION_FIXED + i];
+    if (claim->rule == AR_RULE_LIMIT && isfinite(row[2])) /* the size on the limit's line */
+        p.value[which[n++] = ar_sim_param_index(x->sim, claim->trend_axis)] = row[2];
+    ar_point_describe(&p, which, n, buf, len);
+}
+
 long ar_attack_confirmation_trials(const ar_attack *a, int line_points)
 {
     return (long)a->confirm * line_points * a->confirm_trials;

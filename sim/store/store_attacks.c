@@ -66,7 +66,7 @@ static int write_attack(hid_t attacks, const ar_spec *spec, const ar_attack *a, 
     hid_t g = H5Gcreate2(attacks, a->id, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     if (g < 0)
         return -1;
-    char names[2048], text[4096], point[1024] = "";
+    char names[2048], text[4096], point[1024];
     int ok = store_attr_string(g, "experiment", x->name) == 0 && store_attr_string(g, "claim", claim->id) == 0 &&
              store_attr_string(g, "rule", ar_rules[claim->rule].name) == 0 &&
              store_attr_string(g, "statement", claim->statement) == 0;
@@ -80,20 +80,7 @@ static int write_attack(hid_t attacks, const ar_spec *spec, const ar_attack *a, 
     ok = ok && write_table(g, "evaluations", r->evaluations, r->n_evaluations, r->columns_evaluation, names) == 0;
     columns_text(CONFIRMATION_COLUMNS, AR_ATTACK_CONFIRMATION_FIXED, x, a, names, sizeof names);
     ok = ok && write_table(g, "confirmations", r->confirmations, r->n_confirmations, r->columns_confirmation, names) == 0;
-    if (deciding >= 0 && deciding < r->n_confirmations) {
-        const double *row = r->confirmations + (size_t)deciding * r->columns_confirmation;
-        ar_point p = x->base;
-        for (int i = 0; i < a->n_dims; ++i)
-            p.value[a->dims[i].param] = row[AR_ATTACK_CONFIRMATION_FIXED + i];
-        int which[AR_MAX_PARAMS], n = 0;
-        for (int i = 0; i < a->n_dims; ++i)
-            which[n++] = a->dims[i].param;
-        if (isfinite(row[2])) {
-            p.value[ar_sim_param_index(x->sim, claim->trend_axis)] = row[2];
-            which[n++] = ar_sim_param_index(x->sim, claim->trend_axis);
-        }
-        ar_point_describe(&p, which, n, point, sizeof point);
-    }
+    ar_attack_describe_row(spec, a, r, deciding, point, sizeof point);
     long long numbers[] = {r->search_trials, r->confirm_trials, r->candidates, r->n_evaluations, deciding,
                            r->stopped_early};
     const char *number_names[] = {"search_trials", "confirm_trials", "candidates", "evaluations", "deciding_row",
