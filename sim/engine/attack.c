@@ -633,6 +633,86 @@ static int confirm(search *s, const long *chosen, int n_chosen)
     return 0;
 }
 
+/* ---- what an attack will take, before it starts ------------------------------------ */
+
+enum { SIZING_POINTS = 1 << 16 }; /* points of the space sized, at most */
+
+int ar_attack_sizing_experiment(const ar_spec *spec, const ar_attack *a, ar_experiment *x, double *storage)
+{
+    const ar_experiment *from = &spec->experiments[a->experiment];
+    *x = *from;
+    /* the most trial values one point holds at once: its confirmation's, or a search chunk */
+    long chunk = a->budget < CHUNK_TRIALS ? a->budget : CHUNK_TRIALS;
+    x->trials = a->confirm_trials > chunk ? a->confirm_trials : chunk;
+    x->n_axes = 0;
+    x->n_points = 1;
+    const ar_claim *claim = from->claims[a->claim];
+    if (claim->rule == AR_RULE_LIMIT) { /* confirmed along the experiment's own sizes */
+        int param = ar_sim_param_index(from->sim, claim->trend_axis);
+        x->axes[x->n_axes++] = from->axes[ar_experiment_axis_of(from, param)];
+        x->n_points = from->axes[ar_experiment_axis_of(from, param)].count;
+    }
+    /* per dimension its values (a set) or a range's ends, where the sizes are largest for
+     * every simulator's parameters; fewer (a set's ends, then only its largest value) where
+     * their product would be too many points to size */
+    for (int pass = 0; pass < 3; ++pass) {
+        long points = x->n_points;
+        for (int i = 0; i < a->n_dims; ++i) {
+            const ar_attack_dim *d = &a->dims[i];
+            int count = pass == 2 ? 1 : d->is_set && pass == 0 ? d->n_values : 2;
+            points = points > SIZING_POINTS ? points : points * count;
+        }
+        if (points > SIZING_POINTS && pass < 2)
+            continue;
+        double *next = storage;
+        for (int i = 0; i < a->n_dims; ++i) {
+            const ar_attack_dim *d = &a->dims[i];
+            ar_axis *axis = &x->axes[x->n_axes++];
+            *axis = (ar_axis){.param = d->param, .values = next, .position = x->n_axes};
+            double lo = d->is_set ? d->values[0] : d->lo, hi = d->is_set ? d->values[0] : d->hi;
+            for (int k = 0; d->is_set && k < d->n_values; ++k) {
+                lo = d->values[k] < lo ? d->values[k] : lo;
+                hi = d->values[k] > hi ? d->values[k] : hi;
+            }
+            if (d->is_set && pass == 0) {
+                memcpy(next, d->values, (size_t)d->n_values * sizeof *next);
+                axis->count = d->n_values;
+            } else if (pass == 2 || lo == hi) {
+                next[0] = hi;
+                axis->count = 1;
+            } else {
+                next[0] = lo;
+                next[1] = hi;
+                axis->count = 2;
+            }
+            next += axis->count;
+            x->n_points *= axis->count;
+        }
+        return 0;
+    }
+    return -1;
+}
+
+double ar_attack_file_bytes(const ar_spec *spec, const ar_attack *a)
+{
+    /* what the file keeps of it: its group and attributes, the confirmation rows, and an
+     * evaluation row per candidate of the first design (more follow as the search goes on,
+     * but the budget, not the file, bounds them) */
+    int line = ar_attack_line_points(spec, a);
+    long search = a->budget - ar_attack_confirmation_trials(a, line);
+    long first = search / (a->random_search ? LOCAL_TRIALS_FACTOR * a->first_trials : a->first_trials);
+    first = first < MAX_CANDIDATES_FIRST ? first : MAX_CANDIDATES_FIRST;
+    double points = 1; /* a space of sets and integer ranges has no more candidates than points */
+    for (int i = 0; i < a->n_dims; ++i) {
+        const ar_attack_dim *d = &a->dims[i];
+        int integer = spec->experiments[a->experiment].sim->params[d->param].type == AR_PARAM_INT;
+        points *= d->is_set ? d->n_values : integer ? d->hi - d->lo + 1 : INFINITY;
+    }
+    first = points < (double)first ? (long)points : first;
+    return 4096 + 8.0 * (double)a->confirm * line * (AR_ATTACK_CONFIRMATION_FIXED + a->n_dims) +
+           8.0 * (double)first * (AR_ATTACK_EVALUATION_FIXED + a->n_dims);
+}
+
 /* ---- the attack ------------------------------------------------------------------------- */
 
 ar_status ar_attack_run(const ar_spec *spec, int index, int threads, ar_attack_outcome *out, char *err)

@@ -328,6 +328,34 @@ def case_report_draws(tmp):
         check("<svg" in page, f"no figure embedded: {proc.stderr}")
 
 
+def case_confirmation_sized(tmp):
+    """confirm_trials = 6e8 (inside its range) allocated 22 GiB after the whole search.
+    The attack is sized as a run is, before any search: its largest point against
+    --max-memory (80% of RAM), ulimit -v, and the attack file against ulimit -f; refused
+    in one line at once, exit 2, nothing written."""
+    import resource
+    text = PLANTED.replace("budget = 20000;", "budget = 3000000000L; confirm_trials = 600000000L;")
+    spec = write(f"{tmp}/big.cfg", text)
+    out = f"{tmp}/big.h5"
+    t0 = time.time()
+    proc = run(["attack", spec, "-o", out, "--max-memory", "4G", "--threads", "1"], expect=2, timeout=60)
+    check(time.time() - t0 < 10, f"refused only after {time.time() - t0:.1f} s")
+    one_line_error(proc, "big.cfg", "attack corner", "GiB", "--max-memory")
+    check(not [f for f in os.listdir(tmp) if f.startswith("big.h5")], "an output was written")
+    one_line_error(run(["attack", spec, "-o", out, "--max-memory", "lots"], expect=2), "--max-memory")
+    # the same spec at its planted budget fits, and the file-size limit is looked at first
+    small = write(f"{tmp}/small.cfg", PLANTED)
+
+    def file_limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (8192, 8192))
+    proc = subprocess.run([test_cli.EXE, "attack", small, "-o", f"{tmp}/small.h5", "--threads", "1", "-q"],
+                          capture_output=True, text=True, preexec_fn=file_limit, timeout=60)
+    check(proc.returncode == 2, f"under ulimit -f: exit {proc.returncode}: {proc.stderr!r}")
+    one_line_error(proc, "small.h5", "attack file", "ulimit -f")
+    check(not [f for f in os.listdir(tmp) if f.startswith("small.h5")], "an output was written under ulimit -f")
+    run(["attack", small, "-o", f"{tmp}/small.h5", "--threads", "1", "-q", "--max-memory", "1G"], expect=0)
+
+
 CASES = test_cli.cases_of(globals())
 
 if __name__ == "__main__":
