@@ -125,10 +125,25 @@ static int rehash(search *s, long n_slots)
     return 0;
 }
 
+/* Has a signal or max_seconds ended the search? Looked at wherever the search works,
+ * drawing candidates included: a space whose draws cost no trial (the claim silent
+ * everywhere) would otherwise never reach a place that looks. */
+static int must_stop(search *s)
+{
+    if (ar_stop_signal)
+        s->interrupted = 1;
+    else if (s->a->max_seconds > 0 && now_seconds() - s->started > s->a->max_seconds)
+        s->stopped_early = 1;
+    return s->interrupted || s->stopped_early;
+}
+
 /* The candidate at u: an existing one at the same point (rounding integers and sets
- * maps many u to one point, evaluated once), else a new one. -1: out of memory. */
+ * maps many u to one point, evaluated once), else a new one. -1: out of memory, or the
+ * search stopped (must_stop). */
 static long candidate_at(search *s, const double *u)
 {
+    if (must_stop(s))
+        return -1;
     ar_point p;
     point_of(s, u, &p);
     if (s->n_cands == s->cap_cands) {
@@ -255,17 +270,17 @@ static int evaluate(search *s, long index, long trials, int stage, int round)
         return s->exhausted = 1, -1;
     candidate before = *c;
     while (c->trials < trials) {
-        if (s->a->max_seconds > 0 && now_seconds() - s->started > s->a->max_seconds) {
+        if (must_stop(s)) {
             *c = before;
-            return s->stopped_early = 1, -1;
+            return -1;
         }
         long count = trials - c->trials < CHUNK_TRIALS ? trials - c->trials : CHUNK_TRIALS;
         if (add_trials(s, c, count) != 0)
             return s->out_of_memory = 1, -1;
-        if (ar_stop_signal) {
-            *c = before;
-            return s->interrupted = 1, -1;
-        }
+    }
+    if (must_stop(s)) { /* cut short by a signal during the last chunk */
+        *c = before;
+        return -1;
     }
     s->spent += trials - before.trials;
     long n = c->trials - c->failed;
@@ -371,14 +386,19 @@ static void random_search(search *s)
     ar_rng rng;
     ar_rng_init(&rng, s->seed, 0x72616e646f6dULL, 0, 0);
     double u[AR_MAX_PARAMS];
-    /* a small space (sets, narrow integer ranges) runs out of new points before trials */
+    /* a small space (sets, narrow integer ranges) runs out of new points before trials;
+     * a space where the claim is silent gives draws that cost no trial, each a candidate
+     * kept: MAX_CANDIDATES_FIRST of them in a row end the search (its memory bounded as
+     * the adaptive search's first design is) */
+    long without_trial = 0;
     for (long draws = 0; draws < 64 * (s->limit / trials + 1) && !s->exhausted && !s->stopped_early &&
-                         !s->interrupted && !s->out_of_memory; ++draws) {
+                         !s->interrupted && !s->out_of_memory && without_trial < MAX_CANDIDATES_FIRST; ++draws) {
         for (int i = 0; i < s->a->n_dims; ++i)
             u[i] = (double)(ar_rng_u64(&rng) >> 11) * 0x1.0p-53;
-        long c = candidate_at(s, u);
+        long spent = s->spent, c = candidate_at(s, u);
         if (c < 0 || evaluate(s, c, trials, AR_ATTACK_STAGE_HALVING, 0))
             break;
+        without_trial = s->spent > spent ? 0 : without_trial + 1;
         if (s->spent + trials > s->limit)
             break;
     }
