@@ -53,7 +53,7 @@ static herr_t check_link(hid_t group, const char *name, const H5L_info_t *info, 
     }
     hid_t obj = H5Oopen(group, name, H5P_DEFAULT);
     if (obj < 0) {
-        snprintf(walk->what, sizeof walk->what, "cannot be opened");
+        snprintf(walk->what, sizeof walk->what, "cannot be opened: damaged");
         return 1;
     }
     if (H5Iget_type(obj) == H5I_DATASET) {
