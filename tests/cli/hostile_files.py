@@ -686,8 +686,9 @@ def case_other_layouts(tmp):
 def case_fifos(tmp):
     """A result or attack file that is a FIFO blocked info, judge, mutants and merge in
     open() (forever, without a writer), and report then ignored SIGTERM. Every file
-    attnrank opens is refused at once when it is not a regular file; an external link or
-    extra root link to a FIFO is refused unfollowed."""
+    attnrank opens is refused at once when it is not a regular file; an external link
+    (at a dataset's name, or an extra root link) or external storage in a FIFO is
+    refused unfollowed."""
     spec, good = tiny(tmp, "good.h5")
     fifo = f"{tmp}/pipe.h5"
     os.mkfifo(fifo)
@@ -706,14 +707,16 @@ def case_fifos(tmp):
     for label, edit in (("dataset", lambda f: (f.__delitem__("e/argmax_rank/mean"),
                                                f.__setitem__("e/argmax_rank/mean", h5py.ExternalLink(fifo, "/x")))),
                         ("root", lambda f: f.__setitem__("extra", h5py.ExternalLink(fifo, "/x"))),
-                        ("soft", lambda f: f.__setitem__("extra", h5py.SoftLink("/nowhere")))):
+                        ("soft", lambda f: f.__setitem__("extra", h5py.SoftLink("/nowhere"))),
+                        ("storage", lambda f: f.create_dataset("extra", shape=(4,), dtype="f8",
+                                                               external=[(fifo, 0, 32)]))):
         os.makedirs(f"{tmp}/{label}")
         path = f"{tmp}/{label}/r.h5"
         shutil.copy(good, path)
         with h5py.File(path, "r+") as f:
             edit(f)
         for args in (["info", path], ["judge", path], ["report", path, "-o", f"{tmp}/rep"]):
-            refused_quickly(args, path, "link")
+            refused_quickly(args, path, "external storage" if label == "storage" else "link")
     # the figure scripts, given such a file directly, refuse it too rather than follow
     plots = os.path.join(os.environ.get("ATTNRANK_SOURCE_ROOT", "."), "plots")
     for script in ("plot_all.py", "hardmax.py", "attacks.py"):
