@@ -108,8 +108,12 @@ def run(argv):
     if len(argv) != 2:
         print("usage: attacks.py ATTACKS.h5 OUTDIR", file=sys.stderr)
         return 2
-    with h5py.File(argv[0], "r", locking=False) as f:
-        entries = figures_for_file(f, argv[1])
+    try:
+        with common.open_result(argv[0]) as f:
+            entries = figures_for_file(f, argv[1])
+    except common.PlotError as e:
+        print(f"attacks.py: {e}", file=sys.stderr)
+        return 2
     print(f"{len(entries)} figures in {argv[1]}")
     return 0
 

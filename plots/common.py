@@ -144,13 +144,46 @@ class Experiment:
             (f"; {extra}" if extra else "")
 
 
+def outside_the_file(f):
+    """Why f reaches outside itself, or None: a link that is not a hard link (an external
+    link to a FIFO hangs whoever follows it), a dataset whose data live in other files
+    (external storage, virtual) or in a layout attnrank never writes. attnrank refuses
+    such a file; a figure script given one directly refuses it too, without following."""
+    seen, groups = set(), [f]
+    while groups:
+        group = groups.pop()
+        for name in group:
+            link = group.get(name, getlink=True)
+            where = f"{group.name.rstrip('/')}/{name}"
+            if not isinstance(link, h5py.HardLink):
+                return f"{where} is {type(link).__name__}, not a hard link; attnrank follows no other"
+            obj = group[name]
+            if obj.id in seen:
+                continue
+            seen.add(obj.id)
+            if isinstance(obj, h5py.Group):
+                groups.append(obj)
+            elif isinstance(obj, h5py.Dataset):
+                dcpl = obj.id.get_create_plist()
+                if dcpl.get_external_count() or dcpl.get_layout() != h5py.h5d.CONTIGUOUS:
+                    return f"{where} keeps its data outside the file or in a layout attnrank never writes"
+    return None
+
+
 def open_result(path):
+    if not os.path.isfile(path):  # a FIFO would block h5py's open for a writer
+        raise PlotError(f"{path}: not a regular file")
     try:
         f = h5py.File(path, "r", locking=False)
     except (OSError, TypeError) as e:
         raise PlotError(f"{path}: cannot open as HDF5 ({e})")
     if "spec_hash" not in f.attrs:
+        f.close()
         raise PlotError(f"{path}: not an attnrank result file (no spec_hash attribute)")
+    why = outside_the_file(f)
+    if why:
+        f.close()
+        raise PlotError(f"{path}: refused: {why}")
     return f
 
 

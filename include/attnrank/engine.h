@@ -104,6 +104,19 @@ typedef struct ar_attack_outcome {
  * the spec's seed at any thread count (unless max_seconds ends the search). */
 ar_status ar_attack_run(const ar_spec *spec, int index, int threads, ar_attack_outcome *out, char *err);
 void ar_attack_outcome_free(ar_attack_outcome *out);
+/* What attack a will take, sized before it starts: x becomes its experiment with an axis
+ * per dimension of the space holding the points where the sizes are largest (a set's
+ * values, a range's ends; a limit's own sizes) and the most trials one point holds at
+ * once (its confirmation's, or a search chunk), for ar_plan_make; storage holds
+ * AR_MAX_PARAMS * AR_ATTACK_MAX_SET values. 0, or -1 if no such experiment fits. */
+int ar_attack_sizing_experiment(const ar_spec *spec, const ar_attack *a, ar_experiment *x, double *storage);
+/* About how many bytes the attack file keeps for it (its search's evaluations counted
+ * as the first design's). */
+double ar_attack_file_bytes(const ar_spec *spec, const ar_attack *a);
+/* Before any attack starts: the output's folder, the team, and for each attack its
+ * largest point's memory against --max-memory (80% of RAM) and ulimit -v, and the attack
+ * file against the disk and ulimit -f, as a run's pre-flight. 0, or -1 with one line. */
+int ar_preflight_attacks(const ar_spec *spec, const ar_run_options *opt, char *err);
 /* The verdict from a record's confirmation rows alone, as the run judged it (judge
  * re-derives a stored attack's verdict with it). 0, or -1 out of memory. */
 int ar_attack_judge(const ar_spec *spec, const ar_attack *a, const ar_attack_record *r, ar_judgement *j,

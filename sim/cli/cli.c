@@ -102,7 +102,7 @@ static char *join_command_line(int argc, char **argv)
     return s;
 }
 
-static int parse_size(const char *text, double *bytes)
+int ar_cli_parse_size(const char *text, double *bytes)
 {
     char *end;
     errno = 0;
@@ -254,7 +254,7 @@ int ar_cli_parse_run_options(int argc, char **argv, int verify, ar_cli_options *
         case 'f': o->run.force = 1; break;
         case 'q': o->run.quiet = 1; break;
         case 'm':
-            if (parse_size(optarg, &o->run.max_memory))
+            if (ar_cli_parse_size(optarg, &o->run.max_memory))
                 return ar_cli_bad_usage("--max-memory: '%s' is not a size like 512M or 4G", optarg);
             break;
         case 'S': {

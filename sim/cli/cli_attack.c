@@ -18,7 +18,8 @@
 #include "attnrank/store.h"
 
 const char ar_cli_attack_help[] =
-    "usage: attnrank attack SPEC [-o FILE] [--set KEY=VALUE]... [--threads N] [--resume] [--force] [--quiet]\n"
+    "usage: attnrank attack SPEC [-o FILE] [--set KEY=VALUE]... [--threads N] [--max-memory SIZE] [--resume]\n"
+    "                       [--force] [--quiet]\n"
     "\n"
     "Runs the attacks of SPEC's experiments (an experiment's `attacks` list; see\n"
     "docs/attacks.md): for each, a search over its space for the point where the claim\n"
@@ -39,6 +40,8 @@ const char ar_cli_attack_help[] =
     "  -o, --output FILE   the attack file; --force replaces an existing one\n"
     "  --set KEY=VALUE     as for run (seed=7, EXPERIMENT.PARAM=VALUE)\n"
     "  -t, --threads N     OpenMP threads (default: all)\n"
+    "  -m, --max-memory SIZE  refuse, before searching, an attack whose largest point (its\n"
+    "                      confirmation's trials) needs more (e.g. 4G; default 80% of RAM)\n"
     "  -r, --resume        continue FILE.partial, which an interrupted attack run leaves with the\n"
     "                      attacks it finished (the one cut short runs again: the same bits)\n"
     "  -q, --quiet         no line per attack while it runs\n";
@@ -159,8 +162,8 @@ static int checkpoint(const ar_spec *spec, const char *partial, const char *comm
     return 0;
 }
 
-static int run_attacks(const ar_spec *spec, const char *output, const char *command_line, int threads, int force,
-                       int resume, int quiet)
+static int run_attacks(const ar_spec *spec, const char *output, const char *command_line, int threads,
+                       double max_memory, int force, int resume, int quiet)
 {
     char err[AR_ERR_LEN], partial[PATH_MAX + 16];
     if (spec->n_attacks == 0) {
@@ -190,6 +193,13 @@ static int run_attacks(const ar_spec *spec, const char *output, const char *comm
     if (refusal) {
         ar_output_lock_release(lock);
         ar_cli_say("%s: %s", output, refusal);
+        return AR_EXIT_BAD_INPUT;
+    }
+    /* sized as a run is, before any search: memory, address space, disk, ulimit -f */
+    ar_run_options sizing = {.output = output, .threads = threads, .max_memory = max_memory};
+    if (ar_preflight_attacks(spec, &sizing, err) != 0) {
+        ar_output_lock_release(lock);
+        ar_cli_say("%s", err);
         return AR_EXIT_BAD_INPUT;
     }
     ar_attack_outcome *outs = calloc((size_t)spec->n_attacks, sizeof *outs);
@@ -265,16 +275,18 @@ int ar_cli_cmd_attack(int argc, char **argv, char *command_line)
         {"output", required_argument, 0, 'o'}, {"set", required_argument, 0, 's'},
         {"threads", required_argument, 0, 't'}, {"force", no_argument, 0, 'f'},
         {"quiet", no_argument, 0, 'q'},        {"help", no_argument, 0, 'h'},
-        {"resume", no_argument, 0, 'r'},       {0, 0, 0, 0},
+        {"resume", no_argument, 0, 'r'},       {"max-memory", required_argument, 0, 'm'},
+        {0, 0, 0, 0},
     };
     const char *output = NULL;
     int force = 0, quiet = 0, resume = 0, threads = 0, n_sets = 0, c;
+    double max_memory = 0;
     const char **sets = calloc((size_t)argc, sizeof *sets);
     if (!sets)
         return AR_EXIT_IO;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":o:s:t:fqrh", longs, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":o:s:t:m:fqrh", longs, NULL)) != -1) {
         switch (c) {
         case 'o': output = optarg; break;
         case 's': sets[n_sets++] = optarg; break;
@@ -289,6 +301,12 @@ int ar_cli_cmd_attack(int argc, char **argv, char *command_line)
             threads = (int)t;
             break;
         }
+        case 'm':
+            if (ar_cli_parse_size(optarg, &max_memory)) {
+                free(sets);
+                return ar_cli_bad_usage("attack: --max-memory: '%s' is not a size like 512M or 4G", optarg);
+            }
+            break;
         case 'f': force = 1; break;
         case 'q': quiet = 1; break;
         case 'r': resume = 1; break;
@@ -314,7 +332,8 @@ int ar_cli_cmd_attack(int argc, char **argv, char *command_line)
         ar_cli_say("%s", err);
         status = AR_EXIT_BAD_INPUT;
     } else {
-        status = run_attacks(&spec, output ? output : fallback, command_line, threads, force, resume, quiet);
+        status = run_attacks(&spec, output ? output : fallback, command_line, threads, max_memory, force, resume,
+                             quiet);
         ar_spec_free(&spec);
     }
     free(fallback);

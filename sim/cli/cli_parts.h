@@ -31,6 +31,8 @@ typedef struct {
 /* cli.c: statuses, messages, options. */
 int ar_cli_exit_status(ar_status status);
 int ar_cli_bad_usage(const char *fmt, const char *arg);
+/* A size like 512M or 4G (K, M, G, T; a trailing B) in bytes: 0, or -1 if it is not one. */
+int ar_cli_parse_size(const char *text, double *bytes);
 int ar_cli_option_error(const char *prefix, int c, char **argv, const struct option *longs);
 int ar_cli_parse_run_options(int argc, char **argv, int verify, ar_cli_options *o);
 void ar_cli_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

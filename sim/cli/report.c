@@ -22,6 +22,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 typedef struct {
@@ -91,15 +92,29 @@ static char **figure_environment(void)
 /* Waits for the figure scripts; SIGINT or SIGTERM to us (ar_stop_signal) stops them too. */
 static int wait_for(pid_t child)
 {
-    int status, stopped = 0;
+    /* After a stop signal the child gets SIGTERM, and SIGKILL if it is still there
+     * FIGURE_SCRIPTS_GRACE seconds later: a script that ignores SIGTERM or is stuck
+     * cannot keep the report from ending. */
+    enum { FIGURE_SCRIPTS_GRACE = 5 };
+    int status, stopping = 0;
+    struct timespec stopped_at, now, tick = {0, 20000000};
     for (;;) {
-        if (ar_stop_signal && !stopped)
-            stopped = kill(child, SIGTERM) == 0;
-        pid_t got = waitpid(child, &status, 0);
+        if (ar_stop_signal && !stopping) {
+            kill(child, SIGTERM);
+            clock_gettime(CLOCK_MONOTONIC, &stopped_at);
+            stopping = 1;
+        }
+        pid_t got = waitpid(child, &status, stopping ? WNOHANG : 0);
         if (got == child)
             return status;
         if (got < 0 && errno != EINTR)
             return -1;
+        if (got == 0) { /* stopping, not gone yet */
+            clock_gettime(CLOCK_MONOTONIC, &now);
+            if (now.tv_sec - stopped_at.tv_sec >= FIGURE_SCRIPTS_GRACE)
+                kill(child, SIGKILL);
+            nanosleep(&tick, NULL);
+        }
     }
 }
 

@@ -125,10 +125,25 @@ static int rehash(search *s, long n_slots)
     return 0;
 }
 
+/* Has a signal or max_seconds ended the search? Looked at wherever the search works,
+ * drawing candidates included: a space whose draws cost no trial (the claim silent
+ * everywhere) would otherwise never reach a place that looks. */
+static int must_stop(search *s)
+{
+    if (ar_stop_signal)
+        s->interrupted = 1;
+    else if (s->a->max_seconds > 0 && now_seconds() - s->started > s->a->max_seconds)
+        s->stopped_early = 1;
+    return s->interrupted || s->stopped_early;
+}
+
 /* The candidate at u: an existing one at the same point (rounding integers and sets
- * maps many u to one point, evaluated once), else a new one. -1: out of memory. */
+ * maps many u to one point, evaluated once), else a new one. -1: out of memory, or the
+ * search stopped (must_stop). */
 static long candidate_at(search *s, const double *u)
 {
+    if (must_stop(s))
+        return -1;
     ar_point p;
     point_of(s, u, &p);
     if (s->n_cands == s->cap_cands) {
@@ -255,17 +270,17 @@ static int evaluate(search *s, long index, long trials, int stage, int round)
         return s->exhausted = 1, -1;
     candidate before = *c;
     while (c->trials < trials) {
-        if (s->a->max_seconds > 0 && now_seconds() - s->started > s->a->max_seconds) {
+        if (must_stop(s)) {
             *c = before;
-            return s->stopped_early = 1, -1;
+            return -1;
         }
         long count = trials - c->trials < CHUNK_TRIALS ? trials - c->trials : CHUNK_TRIALS;
         if (add_trials(s, c, count) != 0)
             return s->out_of_memory = 1, -1;
-        if (ar_stop_signal) {
-            *c = before;
-            return s->interrupted = 1, -1;
-        }
+    }
+    if (must_stop(s)) { /* cut short by a signal during the last chunk */
+        *c = before;
+        return -1;
     }
     s->spent += trials - before.trials;
     long n = c->trials - c->failed;
@@ -371,14 +386,19 @@ static void random_search(search *s)
     ar_rng rng;
     ar_rng_init(&rng, s->seed, 0x72616e646f6dULL, 0, 0);
     double u[AR_MAX_PARAMS];
-    /* a small space (sets, narrow integer ranges) runs out of new points before trials */
+    /* a small space (sets, narrow integer ranges) runs out of new points before trials;
+     * a space where the claim is silent gives draws that cost no trial, each a candidate
+     * kept: MAX_CANDIDATES_FIRST of them in a row end the search (its memory bounded as
+     * the adaptive search's first design is) */
+    long without_trial = 0;
     for (long draws = 0; draws < 64 * (s->limit / trials + 1) && !s->exhausted && !s->stopped_early &&
-                         !s->interrupted && !s->out_of_memory; ++draws) {
+                         !s->interrupted && !s->out_of_memory && without_trial < MAX_CANDIDATES_FIRST; ++draws) {
         for (int i = 0; i < s->a->n_dims; ++i)
             u[i] = (double)(ar_rng_u64(&rng) >> 11) * 0x1.0p-53;
-        long c = candidate_at(s, u);
+        long spent = s->spent, c = candidate_at(s, u);
         if (c < 0 || evaluate(s, c, trials, AR_ATTACK_STAGE_HALVING, 0))
             break;
+        without_trial = s->spent > spent ? 0 : without_trial + 1;
         if (s->spent + trials > s->limit)
             break;
     }
@@ -631,6 +651,86 @@ static int confirm(search *s, const long *chosen, int n_chosen)
             free(sums);
         }
     return 0;
+}
+
+/* ---- what an attack will take, before it starts ------------------------------------ */
+
+enum { SIZING_POINTS = 1 << 16 }; /* points of the space sized, at most */
+
+int ar_attack_sizing_experiment(const ar_spec *spec, const ar_attack *a, ar_experiment *x, double *storage)
+{
+    const ar_experiment *from = &spec->experiments[a->experiment];
+    *x = *from;
+    /* the most trial values one point holds at once: its confirmation's, or a search chunk */
+    long chunk = a->budget < CHUNK_TRIALS ? a->budget : CHUNK_TRIALS;
+    x->trials = a->confirm_trials > chunk ? a->confirm_trials : chunk;
+    x->n_axes = 0;
+    x->n_points = 1;
+    const ar_claim *claim = from->claims[a->claim];
+    if (claim->rule == AR_RULE_LIMIT) { /* confirmed along the experiment's own sizes */
+        int param = ar_sim_param_index(from->sim, claim->trend_axis);
+        x->axes[x->n_axes++] = from->axes[ar_experiment_axis_of(from, param)];
+        x->n_points = from->axes[ar_experiment_axis_of(from, param)].count;
+    }
+    /* per dimension its values (a set) or a range's ends, where the sizes are largest for
+     * every simulator's parameters; fewer (a set's ends, then only its largest value) where
+     * their product would be too many points to size */
+    for (int pass = 0; pass < 3; ++pass) {
+        long points = x->n_points;
+        for (int i = 0; i < a->n_dims; ++i) {
+            const ar_attack_dim *d = &a->dims[i];
+            int count = pass == 2 ? 1 : d->is_set && pass == 0 ? d->n_values : 2;
+            points = points > SIZING_POINTS ? points : points * count;
+        }
+        if (points > SIZING_POINTS && pass < 2)
+            continue;
+        double *next = storage;
+        for (int i = 0; i < a->n_dims; ++i) {
+            const ar_attack_dim *d = &a->dims[i];
+            ar_axis *axis = &x->axes[x->n_axes++];
+            *axis = (ar_axis){.param = d->param, .values = next, .position = x->n_axes};
+            double lo = d->is_set ? d->values[0] : d->lo, hi = d->is_set ? d->values[0] : d->hi;
+            for (int k = 0; d->is_set && k < d->n_values; ++k) {
+                lo = d->values[k] < lo ? d->values[k] : lo;
+                hi = d->values[k] > hi ? d->values[k] : hi;
+            }
+            if (d->is_set && pass == 0) {
+                memcpy(next, d->values, (size_t)d->n_values * sizeof *next);
+                axis->count = d->n_values;
+            } else if (pass == 2 || lo == hi) {
+                next[0] = hi;
+                axis->count = 1;
+            } else {
+                next[0] = lo;
+                next[1] = hi;
+                axis->count = 2;
+            }
+            next += axis->count;
+            x->n_points *= axis->count;
+        }
+        return 0;
+    }
+    return -1;
+}
+
+double ar_attack_file_bytes(const ar_spec *spec, const ar_attack *a)
+{
+    /* what the file keeps of it: its group and attributes, the confirmation rows, and an
+     * evaluation row per candidate of the first design (more follow as the search goes on,
+     * but the budget, not the file, bounds them) */
+    int line = ar_attack_line_points(spec, a);
+    long search = a->budget - ar_attack_confirmation_trials(a, line);
+    long first = search / (a->random_search ? LOCAL_TRIALS_FACTOR * a->first_trials : a->first_trials);
+    first = first < MAX_CANDIDATES_FIRST ? first : MAX_CANDIDATES_FIRST;
+    double points = 1; /* a space of sets and integer ranges has no more candidates than points */
+    for (int i = 0; i < a->n_dims; ++i) {
+        const ar_attack_dim *d = &a->dims[i];
+        int integer = spec->experiments[a->experiment].sim->params[d->param].type == AR_PARAM_INT;
+        points *= d->is_set ? d->n_values : integer ? d->hi - d->lo + 1 : INFINITY;
+    }
+    first = points < (double)first ? (long)points : first;
+    return 4096 + 8.0 * (double)a->confirm * line * (AR_ATTACK_CONFIRMATION_FIXED + a->n_dims) +
+           8.0 * (double)first * (AR_ATTACK_EVALUATION_FIXED + a->n_dims);
 }
 
 /* ---- the attack ------------------------------------------------------------------------- */

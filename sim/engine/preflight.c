@@ -1,7 +1,8 @@
 /* preflight: refuse a run before anything is allocated or written: an output folder
  * that is not there or not writable, a thread count the system cannot start, a point
  * that would not fit in memory or a team that would not fit in the address space
- * (ulimit -v), a result file the disk or the file-size limit cannot hold. */
+ * (ulimit -v), a result file the disk or the file-size limit cannot hold; and the same
+ * for an attack, sized from its space's largest points before its search. */
 #define _GNU_SOURCE
 #include "engine_parts.h"
 
@@ -130,7 +131,7 @@ static int check_memory(const ar_run_plan *plan, const ar_run_options *opt, char
 /* The whole file is allocated when the run starts: refuse if the disk cannot hold it. A
  * shard's file is sparse: on disk it needs its own share of the points (and the layout's
  * metadata), though its length, which ulimit -f limits, is the whole file's. */
-static int check_disk(const ar_run_plan *plan, const char *output, int shards, char *err)
+static int check_disk(const ar_run_plan *plan, const char *output, int shards, const char *what, char *err)
 {
     char *dir = strdup(output);
     if (!dir) {
@@ -151,7 +152,7 @@ static int check_disk(const ar_run_plan *plan, const char *output, int shards, c
         double free_bytes = (double)fs.f_bavail * (double)fs.f_frsize;
         if (need > free_bytes) {
             ar_format_bytes(free_bytes, have_s, sizeof have_s);
-            snprintf(err, AR_ERR_LEN, "%s: the result file needs about %s%s; the disk has %s free", output, need_s,
+            snprintf(err, AR_ERR_LEN, "%s: the %s needs about %s%s; the disk has %s free", output, what, need_s,
                      shards > 1 ? " (this shard's points)" : "", have_s);
             status = -1;
         }
@@ -159,8 +160,8 @@ static int check_disk(const ar_run_plan *plan, const char *output, int shards, c
     if (status == 0 && getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
         plan->output_bytes > (double)limit.rlim_cur) {
         ar_format_bytes((double)limit.rlim_cur, have_s, sizeof have_s);
-        snprintf(err, AR_ERR_LEN, "%s: the result file needs about %s; the file-size limit (ulimit -f) is %s",
-                 output, length_s, have_s);
+        snprintf(err, AR_ERR_LEN, "%s: the %s needs about %s; the file-size limit (ulimit -f) is %s", output, what,
+                 length_s, have_s);
         status = -1;
     }
     free(dir);
@@ -169,14 +170,49 @@ static int check_disk(const ar_run_plan *plan, const char *output, int shards, c
 
 int ar_preflight_file_room(const ar_run_plan *plan, const char *output, char *err)
 {
-    return check_disk(plan, output, 1, err);
+    return check_disk(plan, output, 1, "result file", err);
 }
 
 int ar_preflight_run(const ar_run_plan *plan, const ar_run_options *opt, char *err)
 {
     return ar_preflight_output_path(opt->output, err) || ar_plan_team(opt->threads, err) < 0 ||
                    check_memory(plan, opt, err) || ar_preflight_address_space(plan, err) ||
-                   check_disk(plan, opt->output, opt->shards, err)
+                   check_disk(plan, opt->output, opt->shards, "result file", err)
                ? -1
                : 0;
+}
+
+int ar_preflight_attacks(const ar_spec *spec, const ar_run_options *opt, char *err)
+{
+    if (ar_preflight_output_path(opt->output, err) || ar_plan_team(opt->threads, err) < 0)
+        return -1;
+    double file_bytes = 16384; /* the root: spec, provenance */
+    for (int k = 0; k < spec->n_attacks; ++k) {
+        const ar_attack *a = &spec->attacks[k];
+        ar_experiment x;
+        double storage[AR_MAX_PARAMS * AR_ATTACK_MAX_SET];
+        char name[64];
+        if (ar_attack_sizing_experiment(spec, a, &x, storage) != 0)
+            continue; /* too many points to size: the search's own checks stand */
+        snprintf(name, sizeof name, "attack %s", a->id);
+        x.name = name;
+        snprintf(x.where, sizeof x.where, "%s", a->where);
+        ar_spec one = *spec;
+        one.n_experiments = 1;
+        one.experiments = &x;
+        one.n_attacks = 0;
+        ar_run_plan plan;
+        if (ar_plan_make(&one, opt->threads, &plan) != 0) {
+            snprintf(err, AR_ERR_LEN, "%s: out of memory", spec->source);
+            return -1;
+        }
+        plan.layout_bytes = 0; /* an attack keeps no result file's layout open */
+        int refused = check_memory(&plan, opt, err) || ar_preflight_address_space(&plan, err);
+        ar_plan_free(&plan);
+        if (refused)
+            return -1;
+        file_bytes += ar_attack_file_bytes(spec, a);
+    }
+    ar_run_plan file = {.output_bytes = file_bytes, .metadata_bytes = file_bytes};
+    return check_disk(&file, opt->output, 1, "attack file", err);
 }

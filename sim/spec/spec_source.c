@@ -2,6 +2,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "spec_source.h"
 
+#include "attnrank/regular_file.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -10,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 static int refuse(ar_spec_source *src, int file, int line, const char *field, const char *fmt, ...)
@@ -91,37 +92,15 @@ int ar_spec_read_file(const char *path, const char *what, size_t max, char **tex
 {
     *text = NULL;
     *len = 0;
-    /* O_NONBLOCK: a FIFO's open() would wait for a writer (forever, without one); the
-     * file is then read only if it is a regular file. */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-    struct stat named;
-    if (fd < 0 && errno == ENXIO && stat(path, &named) == 0 && S_ISSOCK(named.st_mode)) {
-        snprintf(why, why_len, "cannot read %s: not a regular file but a socket", what); /* open() says ENXIO */
-        return -1;
-    }
+    /* a FIFO, a socket or a directory is refused at once (a FIFO's open() would wait) */
+    char reason[128];
+    int open_failed = 0;
+    int fd = ar_open_regular(path, O_RDONLY, reason, sizeof reason, &open_failed);
     if (fd < 0) {
-        snprintf(why, why_len, "cannot open %s: %s", what, strerror(errno));
+        snprintf(why, why_len, "cannot %s %s: %s", open_failed ? "open" : "read", what, reason);
         return -1;
     }
-    struct stat st;
-    if (fstat(fd, &st) != 0) {
-        snprintf(why, why_len, "cannot read %s: %s", what, strerror(errno));
-        close(fd);
-        return -1;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        close(fd);
-        if (S_ISDIR(st.st_mode))
-            snprintf(why, why_len, "cannot read %s: it is a directory", what);
-        else
-            snprintf(why, why_len, "cannot read %s: not a regular file but %s", what,
-                     S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISCHR(st.st_mode) ? "a character device"
-                     : S_ISBLK(st.st_mode) ? "a block device" : S_ISSOCK(st.st_mode) ? "a socket"
-                     : "a special file");
-        return -1;
-    }
-    int flags = fcntl(fd, F_GETFL);
-    FILE *f = flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0 ? NULL : fdopen(fd, "rb");
+    FILE *f = fdopen(fd, "rb");
     if (!f) {
         snprintf(why, why_len, "cannot open %s: %s", what, strerror(errno));
         close(fd);

@@ -3,8 +3,6 @@
 #define _GNU_SOURCE
 #include "store_parts.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,35 +70,9 @@ static int check_shard_points(ar_store *s, char *err)
 
 static ar_store *open_store(const char *path, int writable, int check, char *err)
 {
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    /* H5Fis_hdf5 says "no" for a file it cannot open at all: say why instead, lest a good
-     * shard unreadable for a moment (permissions, too many open files) look damaged. */
-    int probe = open(path, writable ? O_RDWR : O_RDONLY);
-    if (probe < 0) {
-        if (errno == ENOENT)
-            store_fail(err, path, "no such file");
-        else
-            store_fail(err, path, "cannot open: %s", strerror(errno));
+    hid_t file = store_open_file(path, writable, err);
+    if (file < 0)
         return NULL;
-    }
-    close(probe);
-    if (H5Fis_hdf5(path) <= 0) {
-        store_fail(err, path, "not an HDF5 file, or truncated");
-        return NULL;
-    }
-    /* Readers skip HDF5's file lock, so `info` can look at a run in progress. */
-    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    if (!writable)
-        H5Pset_file_locking(fapl, 0, 1);
-    /* No data sieving: points are written in slabs, and a sieve (64 KiB read, modified and
-     * written back around each write) would fill a shard's holes with the zeros it read. */
-    H5Pset_sieve_buf_size(fapl, 0);
-    hid_t file = H5Fopen(path, writable ? H5F_ACC_RDWR : H5F_ACC_RDONLY, fapl);
-    H5Pclose(fapl);
-    if (file < 0) {
-        store_fail(err, path, "cannot open the HDF5 file%s", writable ? " for writing" : "");
-        return NULL;
-    }
     ar_store *s = calloc(1, sizeof *s);
     char *canonical = NULL, *version = NULL;
     if (!s || !(s->path = strdup(path))) {

@@ -124,13 +124,8 @@ int ar_store_write_attacks(const char *path, const ar_spec *spec, const char *co
 
 int ar_store_is_attack_file(const char *path)
 {
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    if (H5Fis_hdf5(path) <= 0)
-        return 0;
-    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    H5Pset_file_locking(fapl, 0, 1);
-    hid_t file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
-    H5Pclose(fapl);
+    char err[AR_ERR_LEN];
+    hid_t file = store_open_file(path, 0, err); /* a file it refuses is refused again by its reader */
     if (file < 0)
         return 0;
     char *kind = NULL;
@@ -232,13 +227,9 @@ int ar_store_read_attacks(const char *path, ar_spec *spec, ar_attack_record **re
     *records = NULL;
     *verdicts = NULL;
     memset(spec, 0, sizeof *spec);
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    H5Pset_file_locking(fapl, 0, 1);
-    hid_t file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
-    H5Pclose(fapl);
+    hid_t file = store_open_file(path, 0, err);
     if (file < 0)
-        return store_fail(err, path, "cannot open the HDF5 file");
+        return -1;
     char *canonical = NULL, spec_err[AR_ERR_LEN];
     int st = store_read_attr_string(file, "spec_canonical", &canonical);
     if (st != ATTR_OK) {

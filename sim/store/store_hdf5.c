@@ -6,11 +6,15 @@
 #include "store_parts.h"
 
 #include "attnrank/message.h"
+#include "attnrank/regular_file.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int store_fail(char *err, const char *path, const char *fmt, ...)
 {
@@ -27,6 +31,100 @@ void ar_store_one_line(char *text)
         if ((unsigned char)*c < ' ' || (unsigned char)*c == 0x7f)
             *c = ' ';
 }
+/* ---- opening a file: every kind (result, partial, shard, attack file) comes here ---- */
+
+typedef struct {
+    char what[160]; /* why the walk stopped, or "" */
+    char name[256];
+} structure_walk;
+
+/* One link of the file: a hard link to a group, or to a dataset whose raw data is inside
+ * the file in the one layout attnrank writes (contiguous). A soft, external or user
+ * link, external storage (raw data in other files: a write would go there), a virtual
+ * dataset (data read from other files) or another layout stops the walk. */
+static herr_t check_link(hid_t group, const char *name, const H5L_info_t *info, void *data)
+{
+    structure_walk *walk = data;
+    snprintf(walk->name, sizeof walk->name, "%s", name);
+    if (info->type != H5L_TYPE_HARD) {
+        snprintf(walk->what, sizeof walk->what, "is %s link; attnrank writes hard links only and follows no other",
+                 info->type == H5L_TYPE_SOFT ? "a soft" : info->type == H5L_TYPE_EXTERNAL ? "an external" : "a user-defined");
+        return 1;
+    }
+    hid_t obj = H5Oopen(group, name, H5P_DEFAULT);
+    if (obj < 0) {
+        snprintf(walk->what, sizeof walk->what, "cannot be opened: damaged");
+        return 1;
+    }
+    if (H5Iget_type(obj) == H5I_DATASET) {
+        hid_t dcpl = H5Dget_create_plist(obj);
+        H5D_layout_t layout = dcpl < 0 ? H5D_LAYOUT_ERROR : H5Pget_layout(dcpl);
+        int external = dcpl < 0 ? -1 : H5Pget_external_count(dcpl);
+        if (external != 0)
+            snprintf(walk->what, sizeof walk->what, "keeps its data in other files (HDF5 external storage)%s",
+                     external > 0 ? "; attnrank reads and writes data only inside the file" : "");
+        else if (layout == H5D_VIRTUAL)
+            snprintf(walk->what, sizeof walk->what, "is a virtual dataset (its data in other datasets or files)");
+        else if (layout != H5D_CONTIGUOUS)
+            snprintf(walk->what, sizeof walk->what, "has a %s layout; attnrank writes contiguous datasets only",
+                     layout == H5D_CHUNKED ? "chunked" : layout == H5D_COMPACT ? "compact" : "unknown");
+        if (dcpl >= 0)
+            H5Pclose(dcpl);
+    }
+    H5Oclose(obj);
+    return walk->what[0] ? 1 : 0;
+}
+
+/* path opened as HDF5 if it is a regular file whose every link and dataset is of a kind
+ * attnrank writes itself: checked before anything in it is read or written, for every
+ * kind of file, so nothing outside the file is read, written or waited on. */
+hid_t store_open_file(const char *path, int writable, char *err)
+{
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    char why[160];
+    int open_failed = 0;
+    /* also says why a file cannot be opened at all, where H5Fis_hdf5 would only say "no",
+     * lest a good shard unreadable for a moment (permissions, too many open files) look
+     * damaged */
+    int fd = ar_open_regular(path, writable ? O_RDWR : O_RDONLY, why, sizeof why, &open_failed);
+    if (fd < 0) {
+        if (open_failed && errno == ENOENT)
+            store_fail(err, path, "no such file");
+        else
+            store_fail(err, path, "cannot %s: %s", open_failed ? "open" : "read", why);
+        return -1;
+    }
+    close(fd);
+    if (H5Fis_hdf5(path) <= 0) {
+        store_fail(err, path, "not an HDF5 file, or truncated");
+        return -1;
+    }
+    /* Readers skip HDF5's file lock, so `info` can look at a run in progress. */
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (!writable)
+        H5Pset_file_locking(fapl, 0, 1);
+    /* No data sieving: points are written in slabs, and a sieve (64 KiB read, modified and
+     * written back around each write) would fill a shard's holes with the zeros it read. */
+    H5Pset_sieve_buf_size(fapl, 0);
+    hid_t file = H5Fopen(path, writable ? H5F_ACC_RDWR : H5F_ACC_RDONLY, fapl);
+    H5Pclose(fapl);
+    if (file < 0) {
+        store_fail(err, path, "cannot open the HDF5 file%s", writable ? " for writing" : "");
+        return -1;
+    }
+    structure_walk walk = {.what = ""};
+    herr_t walked = H5Lvisit(file, H5_INDEX_NAME, H5_ITER_INC, check_link, &walk);
+    if (walked != 0) {
+        H5Fclose(file);
+        if (walk.what[0])
+            store_fail(err, path, "refused: /%s %s", walk.name, walk.what);
+        else
+            store_fail(err, path, "damaged: its links cannot be listed");
+        return -1;
+    }
+    return file;
+}
+
 /* ---- small attribute helpers: every HDF5 return is checked ----------------------- */
 
 /* Attributes are variable-length UTF-8 strings (h5py reads them as str); they are

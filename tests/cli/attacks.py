@@ -328,6 +328,69 @@ def case_report_draws(tmp):
         check("<svg" in page, f"no figure embedded: {proc.stderr}")
 
 
+def case_confirmation_sized(tmp):
+    """confirm_trials = 6e8 (inside its range) allocated 22 GiB after the whole search.
+    The attack is sized as a run is, before any search: its largest point against
+    --max-memory (80% of RAM), ulimit -v, and the attack file against ulimit -f; refused
+    in one line at once, exit 2, nothing written."""
+    import resource
+    text = PLANTED.replace("budget = 20000;", "budget = 3000000000L; confirm_trials = 600000000L;")
+    spec = write(f"{tmp}/big.cfg", text)
+    out = f"{tmp}/big.h5"
+    t0 = time.time()
+    proc = run(["attack", spec, "-o", out, "--max-memory", "4G", "--threads", "1"], expect=2, timeout=60)
+    check(time.time() - t0 < 10, f"refused only after {time.time() - t0:.1f} s")
+    one_line_error(proc, "big.cfg", "attack corner", "GiB", "--max-memory")
+    check(not [f for f in os.listdir(tmp) if f.startswith("big.h5")], "an output was written")
+    one_line_error(run(["attack", spec, "-o", out, "--max-memory", "lots"], expect=2), "--max-memory")
+    # the same spec at its planted budget fits, and the file-size limit is looked at first
+    small = write(f"{tmp}/small.cfg", PLANTED)
+
+    def file_limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (8192, 8192))
+    proc = subprocess.run([test_cli.EXE, "attack", small, "-o", f"{tmp}/small.h5", "--threads", "1", "-q"],
+                          capture_output=True, text=True, preexec_fn=file_limit, timeout=60)
+    check(proc.returncode == 2, f"under ulimit -f: exit {proc.returncode}: {proc.stderr!r}")
+    one_line_error(proc, "small.h5", "attack file", "ulimit -f")
+    check(not [f for f in os.listdir(tmp) if f.startswith("small.h5")], "an output was written under ulimit -f")
+    run(["attack", small, "-o", f"{tmp}/small.h5", "--threads", "1", "-q", "--max-memory", "1G"], expect=0)
+
+
+SILENT = """seed = 1;
+experiments = ( { name = "rank"; simulator = "hardmax_rank"; trials = 100; n = 16; d_h = 2; claims = ["H3"];
+    attacks = ( { id = "silent"; claim = "H3"; budget = 100000000L; max_seconds = MAX; strategy = "random";
+                  space = { rho = { range = [0.0, 0.5]; }; }; } ); } );
+"""
+
+
+def case_silent_space_stops(tmp):
+    """A random search over a space where the claim is silent (H3 speaks at d_h = 1 only;
+    every draw of the real rho is a new candidate that costs no trial) looked at neither
+    the clock nor signals and kept every draw: 64 x budget/64 draws, past max_seconds and
+    SIGTERM, 1 GB at budget 1e6. Now the clock is looked at while drawing, and draws that
+    cost no trial end the search after as many as the first design holds."""
+    import resource
+
+    def bounded():  # the old code's draws would fill any memory: fail, not swap
+        if not test_cli.asan_build():
+            resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+    for max_seconds, said in (("0.001", "stopped early by max_seconds"), ("60.0", "no candidate")):
+        spec = write(f"{tmp}/silent.cfg", SILENT.replace("MAX", max_seconds))
+        t0 = time.time()
+        try:
+            proc = subprocess.run([test_cli.EXE, "attack", spec, "-o", f"{tmp}/silent.h5", "--force", "-q",
+                                   "--threads", "1"], capture_output=True, text=True, preexec_fn=bounded, timeout=60)
+        except subprocess.TimeoutExpired:
+            raise test_cli.Failure(f"max_seconds = {max_seconds}: the search does not stop")
+        seconds = time.time() - t0
+        check(proc.returncode == 4, f"max_seconds = {max_seconds}: exit {proc.returncode}: {proc.stderr!r}")
+        check(said in proc.stdout and "INCONCLUSIVE" in proc.stdout, f"max_seconds = {max_seconds}: {proc.stdout}")
+        check(seconds < 20, f"max_seconds = {max_seconds}: {seconds:.1f} s")
+        with h5py.File(f"{tmp}/silent.h5", "r") as f:
+            candidates = int(f["attacks/silent"].attrs["candidates"])
+        check(candidates <= 1 << 16, f"{candidates} candidates kept")
+
+
 CASES = test_cli.cases_of(globals())
 
 if __name__ == "__main__":

@@ -563,5 +563,171 @@ def case_other_version(tmp):
     check(run(["judge", whole]).returncode in (0, 4), "judge without -o judges it")
 
 
+# ---- layouts, links and FIFOs: nothing outside the file is read, written or waited on ----
+
+SMALL_ATTACK = """seed = 1;
+experiments = ( { name = "rank"; simulator = "hardmax_rank"; trials = 100; n = 16; d_h = 2; claims = ["H1"];
+    attacks = ( { id = "a"; claim = "H1"; budget = 4000;
+                  space = { n = { range = [4, 32]; scale = "log"; }; }; } ); } );
+"""
+
+
+def attack_file(tmp):
+    spec = write(f"{tmp}/attack.cfg", SMALL_ATTACK)
+    out = f"{tmp}/attack.h5"
+    run(["attack", spec, "-o", out, "-q", "--threads", "1"], expect=0)
+    return spec, out
+
+
+def externalise(path, name, scratch):
+    """Dataset `name` recreated with HDF5 external storage: its raw data (the same values)
+    in the file scratch, as a hostile partial or result would hold it."""
+    with h5py.File(path, "r+") as f:
+        old = f[name]
+        data, attrs = old[...], {k: v for k, v in old.attrs.items() if k not in ("DIMENSION_LIST", "REFERENCE_LIST")}
+        del f[name]
+        with open(scratch, "wb") as s:
+            s.write(data.tobytes())
+        new = f.create_dataset(name, shape=data.shape, dtype=data.dtype,
+                               external=[(scratch, 0, data.nbytes)])
+        for k, v in attrs.items():
+            new.attrs[k] = v
+
+
+def relaid(path, name, **layout):
+    """Dataset `name` recreated with the same values in another layout (chunks, compact)."""
+    with h5py.File(path, "r+") as f:
+        data = f[name][...]
+        del f[name]
+        if layout.get("compact"):
+            space = h5py.h5s.create_simple(data.shape)
+            dcpl = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
+            dcpl.set_layout(h5py.h5d.COMPACT)
+            h5py.h5d.create(f.id, name.encode(), h5py.h5t.py_create(data.dtype), space, dcpl=dcpl).write(
+                h5py.h5s.ALL, h5py.h5s.ALL, np.ascontiguousarray(data))
+        elif layout.get("virtual"):
+            source = layout["virtual"]
+            with h5py.File(source, "w") as s:
+                s[name] = data
+            v = h5py.VirtualLayout(shape=data.shape, dtype=data.dtype)
+            v[...] = h5py.VirtualSource(source, name, shape=data.shape)
+            f.create_virtual_dataset(name, v)
+        else:
+            f.create_dataset(name, data=data, chunks=True)
+
+
+def refused_quickly(args, path, *parts, timeout=30):
+    """refused(), where a hang is this case's failure, not the suite's."""
+    try:
+        before, around = digest(path) if os.path.isfile(path) else None, sorted(os.listdir(os.path.dirname(path)))
+        proc = subprocess.run([test_cli.EXE, *args], capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise test_cli.Failure(f"attnrank {' '.join(args)} hangs (over {timeout} s)")
+    check(proc.returncode == 2, f"attnrank {' '.join(args)}: exit {proc.returncode}, want 2: {proc.stderr!r}")
+    one_line_error(proc, os.path.basename(path), *parts)
+    if before is not None:
+        check(digest(path) == before, f"{path} was altered")
+    check(sorted(os.listdir(os.path.dirname(path))) == around,
+          f"something was left: {set(os.listdir(os.path.dirname(path))) ^ set(around)}")
+    return proc
+
+
+def case_external_storage(tmp):
+    """An interrupted run's partial with one dataset's raw data in another file (HDF5
+    external storage): --resume exited 0 and wrote doubles into that file from its first
+    byte, and info accepted a result whose means lived elsewhere. Refused, before any
+    read or write, for a partial, a result, a shard, a merge input and an attack file;
+    the other file untouched."""
+    spec, good = tiny(tmp, "good.h5")
+    partial = partial_of(tmp, good, "resume", 2)
+    scratch = f"{tmp}/scratch.bin"
+    externalise(partial, "e/argmax_rank/mean", scratch)
+    with open(scratch, "r+b") as s:  # where no point is done, what a run would overwrite
+        s.seek(16)
+        s.write(b"the user's own bytes")
+    kept = digest(scratch)
+    refused_quickly(["run", spec, "-o", partial[: -len(".partial")], "--resume", "-q"], partial, "/e/argmax_rank/mean",
+                    "external storage")
+    check(digest(scratch) == kept, "--resume wrote into the external file")
+    os.makedirs(f"{tmp}/whole")
+    whole = f"{tmp}/whole/r.h5"
+    shutil.copy(good, whole)
+    externalise(whole, "e/argmax_rank/mean", f"{tmp}/scratch2.bin")
+    for args in (["info", whole], ["judge", whole], ["mutants", whole], ["merge", "-o", f"{tmp}/m.h5", whole],
+                 ["report", whole, "-o", f"{tmp}/rep"]):
+        refused_quickly(args, whole, "/e/argmax_rank/mean", "external storage")
+    _, att = attack_file(tmp)
+    externalise(att, "attacks/a/evaluations", f"{tmp}/scratch3.bin")
+    for args in (["judge", att], ["info", att], ["report", att, "-o", f"{tmp}/rep"]):
+        refused_quickly(args, att, "/attacks/a/evaluations", "external storage")
+
+
+def case_other_layouts(tmp):
+    """A virtual dataset (data read from another file), a compact or a chunked dataset:
+    layouts attnrank never writes, refused wherever they are, even outside the spec's
+    layout."""
+    _, good = tiny(tmp, "good.h5")
+    for label, name, layout, words in (
+            ("virtual", "e/argmax_rank/std", {"virtual": f"{tmp}/source.h5"}, "virtual dataset"),
+            ("compact", "e/done", {"compact": True}, "compact layout"),
+            ("chunked", "verdicts", {"chunks": True}, "chunked layout"),
+            ("extra", "e/argmax_rank/extra", {"virtual": f"{tmp}/source2.h5"}, "virtual dataset")):
+        os.makedirs(f"{tmp}/{label}")
+        path = f"{tmp}/{label}/r.h5"
+        shutil.copy(good, path)
+        if label == "extra":
+            with h5py.File(path, "r+") as f:
+                f[name] = np.zeros(3)
+        relaid(path, name, **layout)
+        refused_quickly(["info", path], path, f"/{name}", words)
+        refused_quickly(["judge", path], path, f"/{name}", words)
+
+
+def case_fifos(tmp):
+    """A result or attack file that is a FIFO blocked info, judge, mutants and merge in
+    open() (forever, without a writer), and report then ignored SIGTERM. Every file
+    attnrank opens is refused at once when it is not a regular file; an external link
+    (at a dataset's name, or an extra root link) or external storage in a FIFO is
+    refused unfollowed."""
+    spec, good = tiny(tmp, "good.h5")
+    fifo = f"{tmp}/pipe.h5"
+    os.mkfifo(fifo)
+    for args in (["info", fifo], ["judge", fifo], ["mutants", fifo], ["merge", "-o", f"{tmp}/m.h5", fifo],
+                 ["report", fifo, "-o", f"{tmp}/rep"]):
+        refused_quickly(args, fifo, "not a regular file but a FIFO")
+    refused_quickly(["info", "/dev/null"], "/dev/null", "not a regular file but a character device")
+    refused_quickly(["info", tmp], tmp, "directory")
+    # an interrupted run's partial, and an attack's, that are FIFOs
+    os.mkfifo(f"{tmp}/r.h5.partial")
+    refused_quickly(["run", spec, "-o", f"{tmp}/r.h5", "--resume", "-q"], f"{tmp}/r.h5.partial", "a FIFO")
+    attack_spec = write(f"{tmp}/attack.cfg", SMALL_ATTACK)
+    os.mkfifo(f"{tmp}/a.h5.partial")
+    refused_quickly(["attack", attack_spec, "-o", f"{tmp}/a.h5", "--resume", "-q"], f"{tmp}/a.h5.partial", "a FIFO")
+    # links out of the file: to the FIFO, at a dataset's name and as an extra root link
+    for label, edit in (("dataset", lambda f: (f.__delitem__("e/argmax_rank/mean"),
+                                               f.__setitem__("e/argmax_rank/mean", h5py.ExternalLink(fifo, "/x")))),
+                        ("root", lambda f: f.__setitem__("extra", h5py.ExternalLink(fifo, "/x"))),
+                        ("soft", lambda f: f.__setitem__("extra", h5py.SoftLink("/nowhere"))),
+                        ("storage", lambda f: f.create_dataset("extra", shape=(4,), dtype="f8",
+                                                               external=[(fifo, 0, 32)]))):
+        os.makedirs(f"{tmp}/{label}")
+        path = f"{tmp}/{label}/r.h5"
+        shutil.copy(good, path)
+        with h5py.File(path, "r+") as f:
+            edit(f)
+        for args in (["info", path], ["judge", path], ["report", path, "-o", f"{tmp}/rep"]):
+            refused_quickly(args, path, "external storage" if label == "storage" else "link")
+    # the figure scripts, given such a file directly, refuse it too rather than follow
+    plots = os.path.join(os.environ.get("ATTNRANK_SOURCE_ROOT", "."), "plots")
+    for script in ("plot_all.py", "hardmax.py", "attacks.py"):
+        try:
+            proc = subprocess.run([sys.executable, os.path.join(plots, script), f"{tmp}/root/r.h5", f"{tmp}/fig"],
+                                  capture_output=True, text=True, timeout=60)
+        except subprocess.TimeoutExpired:
+            raise test_cli.Failure(f"{script} hangs on an external link to a FIFO")
+        check(proc.returncode == 2 and "/extra" in proc.stderr and "not a hard link" in proc.stderr,
+              f"{script}: exit {proc.returncode}: {proc.stderr!r}")
+
+
 if __name__ == "__main__":
     test_cli.main(test_cli.cases_of(globals()))

@@ -287,6 +287,42 @@ def case_report_sigterm(tmp):
     check(open(f"{other}/notes.txt").read() == "keep me\n", "a folder that is not a report is left alone")
 
 
+def case_report_sigterm_stuck_script(tmp):
+    """SIGTERM while a figure script ignores it (stuck, or written so): the report waited
+    for it forever. It is killed after a grace of seconds, and the report ends with its
+    documented status, nothing left."""
+    result = small_result(tmp)
+    plots = f"{tmp}/plots"
+    os.mkdir(plots)
+    write(f"{plots}/plot_all.py", "import os, signal, sys, time\n"
+          "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+          f"open({tmp + '/script.pid'!r}, 'w').write(str(os.getpid()))\n"
+          "time.sleep(600)\n")
+    rep = f"{tmp}/rep"
+    proc = start(["report", result, "-o", rep], env={**os.environ, "ATTNRANK_PLOTS": plots})
+    if not wait_for_any([f"{tmp}/script.pid"], proc):
+        check(False, f"the figure script never started: {proc.communicate()}")
+    time.sleep(0.3)
+    pid = int(open(f"{tmp}/script.pid").read())
+    t0 = time.time()
+    proc.send_signal(signal.SIGTERM)
+    try:
+        _, stderr = proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise test_cli.Failure("report waits for a figure script that ignores SIGTERM")
+    check(time.time() - t0 < 15, f"report took {time.time() - t0:.1f} s to stop")
+    check(proc.returncode == 143, f"report under SIGTERM: exit {proc.returncode}, want 143: {stderr!r}")
+    one_line_error(ended(proc, stderr), "rep", "interrupted by SIGTERM")
+    try:
+        os.kill(pid, 0)
+        alive = open(f"/proc/{pid}/stat").read().split()[2] != "Z"
+    except (ProcessLookupError, FileNotFoundError):
+        alive = False
+    check(not alive, f"the figure script {pid} outlived the report")
+    nothing_left(rep, "an interrupted report")
+
+
 def case_review_findings(tmp):
     """A second review's findings: another writer's names as an output (a run on
     o.h5.partial replaced the file a run on o.h5 was writing), files of the user's inside
