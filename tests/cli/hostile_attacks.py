@@ -289,6 +289,50 @@ def case_rows_beyond_budget(tmp):
                        "confirmations", "1000 rows")
 
 
+FORGED_DISPLAY = {"claim": "FORGEDCLAIM", "point": "n=999999 sigma=42", "estimate": 123456.0, "ci_lo": 123455.0,
+                  "ci_hi": 123457.0, "prediction": 654321.0, "rule": "FORGEDRULE", "verdict_rule": "FORGEDVERDICTRULE",
+                  "resolution": 777777.0, "deciding_row": 3, "statement": "FORGEDSTATEMENT",
+                  "space_n": "integer range [2, 200], log scale"}
+
+
+def case_figure_from_rederived(tmp):
+    """The figure's title and caption came from unchecked attributes (claim, point,
+    estimate, ci_*, rule): the page's table said one point, the figure another. They are
+    drawn from what attnrank re-derives, never from display attributes, and a group the
+    spec does not name is not drawn."""
+    dip = attacked(tmp, DIP, "dip")
+    judged = run(["judge", dip], expect=0).stdout
+
+    def edit(g, conf, ev):
+        for name, value in FORGED_DISPLAY.items():
+            g.attrs[name] = value
+        g.file.copy(g, "attacks/forged")  # a group the spec does not name
+    forged = forge(dip, f"{tmp}/display/f.h5", "dip_window", edit)
+    check(run(["judge", forged], expect=0).stdout == judged, "judge read a display attribute")
+    proc = run(["report", forged, "-o", f"{tmp}/rep"], expect=0)
+    if "figures not drawn" in proc.stderr:
+        print(f"figures not drawn here: {proc.stderr.strip()}", file=sys.stderr)
+        return
+    page = open(f"{tmp}/rep/report.html").read()
+    figures = "".join(open(os.path.join(f"{tmp}/rep/figures", name), errors="replace").read()
+                      for name in os.listdir(f"{tmp}/rep/figures") if name.endswith((".svg", ".tsv")))
+    for name, value in FORGED_DISPLAY.items():
+        shown = str(value) if not isinstance(value, float) else f"{value:g}"
+        if name not in ("space_n", "deciding_row"):
+            check(shown not in page and shown not in figures, f"the forged {name} ({shown}) was drawn")
+    check("attack_forged" not in figures and "attack forged" not in page, "a group outside the spec was drawn")
+    # what is drawn is what judge re-derives: the deciding point and its estimate
+    words = next(line for line in judged.splitlines() if line.startswith("dip_window")).split()
+    estimate = next(line for line in judged.splitlines() if line.strip().startswith("estimate")).split()[1]
+    caption = open(f"{tmp}/rep/figures/figures.tsv").read()
+    check(" ".join(words[4:]) in caption and f"estimate {estimate}" in caption and "VIOLATED" in caption,
+          f"the caption is not the re-derived row ({words[4:]}, {estimate}): {caption}")
+    svg = open(f"{tmp}/rep/figures/attack_dip_window.svg").read()
+    check("dip: VIOLATED" in svg, "the figure's title is not the re-derived verdict")
+    # the figure's axes follow the spec (sigma on a log scale, n linear), not space_* attributes
+    check("FORGED" not in svg, "a forged attribute reached the figure")
+
+
 CASES = test_cli.cases_of(globals())
 
 if __name__ == "__main__":
