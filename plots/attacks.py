@@ -1,15 +1,23 @@
 #!/usr/bin/python3
 """A figure per attack of an attack file (`attnrank attack`): the search and where the
-claim is tightest, drawn from /attacks/<id> as stored.
+claim is tightest, drawn from /attacks/<id>'s tables.
 
 usage: attacks.py ATTACKS.h5 OUTDIR
+
+`attnrank report` checks the file first and writes OUTDIR/attacks.tsv: per attack the
+values it re-derived (verdict, deciding point and row, estimate, counts, the space's log
+dimensions). Titles and captions are drawn from those alone, never from the group's
+display attributes (claim, point, estimate, ci_*, rule, ...), which nothing checks; only
+the attacks it names are drawn. Run alone, without that file, the script draws each
+search with no verdict.
 
 Left: the objective of every evaluation against its order (larger is worse for the
 claim; the halving, local and race stages in their own colours), the best so far as a
 line, and the confirmed candidates' confirmation estimates as stars on the right edge.
 Right: the searched region over the space's first two dimensions (a set drawn at its
 values' positions), each candidate coloured by its last objective, the deciding
-confirmation point ringed. Nothing is recomputed: every number is a dataset's."""
+confirmation point ringed. Nothing is recomputed: every number is a dataset's (checked by
+attnrank before the script runs) or one attnrank re-derived."""
 import os
 import sys
 
@@ -33,7 +41,18 @@ def columns(dataset):
     return text(dataset.attrs["columns"]).split(",")
 
 
-def figure_for(attack_id, g, outdir):
+def derived_rows(outdir):
+    """attnrank report's re-derived rows (attacks.tsv), by attack id; None without it."""
+    path = os.path.join(outdir, "attacks.tsv")
+    if not os.path.exists(path):
+        return None
+    with open(path, encoding="utf-8", errors="replace") as f:
+        names = f.readline().rstrip("\n").split("\t")
+        rows = [dict(zip(names, line.rstrip("\n").split("\t"))) for line in f if line.strip()]
+    return {row["id"]: row for row in rows}
+
+
+def figure_for(attack_id, g, outdir, derived=None):
     ev, conf = g["evaluations"][()], g["confirmations"][()]
     ecols, ccols = columns(g["evaluations"]), columns(g["confirmations"])
     dims = ecols[len(ecols) - (len(ecols) - 11):] if len(ecols) > 11 else []
@@ -64,7 +83,7 @@ def figure_for(attack_id, g, outdir):
         shown = np.isfinite(objective)
         points = right.scatter(xs[rows][shown], ys[rows][shown], c=objective[shown], s=8, cmap="viridis")
         fig.colorbar(points, ax=right, label="objective")
-        deciding = int(g.attrs.get("deciding_row", -1))
+        deciding = int(derived["deciding_row"]) if derived else -1
         if 0 <= deciding < len(conf):
             cx = conf[deciding, ccols.index(dims[0])]
             cy = conf[deciding, ccols.index(dims[1])] if len(dims) > 1 else np.nan
@@ -74,18 +93,25 @@ def figure_for(attack_id, g, outdir):
                 right.legend(fontsize=6)
         right.set_xlabel(dims[0])
         right.set_ylabel(dims[1] if len(dims) > 1 else "objective")
+        logs = derived["log_dims"].split() if derived else []
         for axis, name in ((right.xaxis, dims[0]), (right.yaxis, dims[1] if len(dims) > 1 else None)):
-            space = text(g.attrs.get(f"space_{name}", "")) if name else ""
-            if "log scale" in space:
+            if name in logs:
                 (right.set_xscale if axis is right.xaxis else right.set_yscale)("log")
-    verdict, claim = text(g.attrs["verdict"]), text(g.attrs["claim"])
-    title = f"attack {attack_id} on {claim}: {verdict}"
+    if derived:
+        d = derived
+        title = f"attack {attack_id} on {d['claim']}: {d['verdict']}"
+        caption = (f"{d['rule']}; {d['candidates']} candidates, {d['evaluations']} evaluations, "
+                   f"{d['search_trials']} search trials; {d['confirmation_points']} confirmation points, "
+                   f"{d['confirm_trials']} trials on fresh streams; deciding point {d['point']}")
+        if np.isfinite(float(d["estimate"])):
+            caption += (f": estimate {float(d['estimate']):.6g} [{float(d['ci_lo']):.6g}, {float(d['ci_hi']):.6g}] "
+                        f"against {float(d['prediction']):.6g}; {d['resolution']}")
+        claims = [d["claim"]]
+    else:
+        title = f"attack {attack_id}: the search (verdict not shown: attnrank report re-derives it)"
+        caption = f"{len(ev)} evaluations, {len(conf)} confirmation points, as stored; nothing here is checked"
+        claims = []
     fig.suptitle(title, fontsize=9)
-    caption = (f"{text(g.attrs['rule'])}; {int(g.attrs['candidates'])} candidates, {len(ev)} evaluations, "
-               f"{int(g.attrs['search_trials'])} search trials; {len(conf)} confirmation points, "
-               f"{int(g.attrs['confirm_trials'])} trials on fresh streams; deciding point {text(g.attrs['point'])}: "
-               f"estimate {float(g.attrs['estimate']):.6g} [{float(g.attrs['ci_lo']):.6g}, "
-               f"{float(g.attrs['ci_hi']):.6g}] against {float(g.attrs['prediction']):.6g}")
     fig.tight_layout(rect=(0, 0.08, 1, 0.93))
     fig.text(0.01, 0.01, caption, fontsize=6, color="0.35", wrap=True)
     os.makedirs(outdir, exist_ok=True)
@@ -95,13 +121,17 @@ def figure_for(attack_id, g, outdir):
         fig.savefig(path)
         files[fmt] = path
     plt.close(fig)
-    return {"experiment": attack_id, "claims": [claim], "title": title, "files": files, "caption": caption}
+    return {"experiment": attack_id, "claims": claims, "title": title, "files": files, "caption": caption}
 
 
 def figures_for_file(f, outdir):
     if "attacks" not in f:
         raise common.PlotError("no /attacks group: not an attack file")
-    return [figure_for(name, f["attacks"][name], outdir) for name in f["attacks"].keys()]
+    derived = derived_rows(outdir)
+    if derived is None:
+        return [figure_for(name, f["attacks"][name], outdir) for name in f["attacks"].keys()]
+    # the attacks attnrank checked, in the spec's order; any other group is not drawn
+    return [figure_for(name, f["attacks"][name], outdir, row) for name, row in derived.items()]
 
 
 def run(argv):

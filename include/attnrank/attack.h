@@ -34,8 +34,9 @@
 #include <stddef.h>
 
 #include "attnrank/sim.h"
+#include "attnrank/theory.h"
 
-enum { AR_ATTACK_MAX_SET = 64 };
+enum { AR_ATTACK_MAX_SET = 64, AR_ATTACK_MAX_CONFIRM = 32 /* an attack's confirm, at most */ };
 
 /* One dimension of the space: a range of a real or integer parameter, or a set of
  * values (choices by index, numbers as given). */
@@ -76,10 +77,14 @@ int ar_attack_line_points(const struct ar_spec *spec, const ar_attack *a);
     "evaluation", "candidate", "stage", "round", "trials", "failed", "mean", "stderr", "max", "prediction", \
         "objective"
 enum { AR_ATTACK_EVALUATION_FIXED = 11 };
+enum { AR_EV_EVALUATION, AR_EV_CANDIDATE, AR_EV_STAGE, AR_EV_ROUND, AR_EV_TRIALS, AR_EV_FAILED, AR_EV_MEAN,
+       AR_EV_STDERR, AR_EV_MAX, AR_EV_PREDICTION, AR_EV_OBJECTIVE }; /* the columns by name */
 #define AR_ATTACK_CONFIRMATION_COLUMNS                                                                \
     "rank", "candidate", "along", "prediction", "count", "failed", "mean", "std", "stderr", "ci_lo", "ci_hi", \
         "min", "max"
 enum { AR_ATTACK_CONFIRMATION_FIXED = 13 };
+enum { AR_CF_RANK, AR_CF_CANDIDATE, AR_CF_ALONG, AR_CF_PREDICTION, AR_CF_COUNT, AR_CF_FAILED, AR_CF_MEAN, AR_CF_STD,
+       AR_CF_STDERR, AR_CF_CI_LO, AR_CF_CI_HI, AR_CF_MIN, AR_CF_MAX };
 /* Stages of the search, in the evaluations' "stage" column. */
 enum { AR_ATTACK_STAGE_HALVING = 0, AR_ATTACK_STAGE_LOCAL = 1, AR_ATTACK_STAGE_RACE = 2 };
 
@@ -89,10 +94,22 @@ typedef struct ar_attack_record {
     double *evaluations;        /* [n_evaluations][columns_evaluation] */
     long n_confirmations;
     double *confirmations;      /* [n_confirmations][columns_confirmation] */
-    long search_trials, confirm_trials, candidates;
+    long search_trials, confirm_trials;
+    long candidates;            /* distinct candidates in the evaluations */
     int stopped_early;          /* max_seconds ended the search */
     double seconds;
 } ar_attack_record;
+
+/* The search's objective at a candidate (larger: worse for the claim), from its mean,
+ * its largest value and the claim's prediction there (the table above). */
+double ar_attack_objective(const ar_claim *claim, double prediction, double mean, double max);
+/* The candidates the confirmation re-runs, read off the evaluations (each candidate as
+ * its last evaluation left it; a candidate without two finite values has no objective):
+ * the best a->confirm by the objective less one standard error (relative, as the
+ * objective; none for an every-trial bound), ties to the earlier candidate; best first
+ * into chosen[0 .. a->confirm). The search and every reader of an attack file choose
+ * with this. Returns how many, or -1 out of memory. */
+int ar_attack_choose(const ar_attack *a, const ar_claim *claim, const ar_attack_record *r, long *chosen);
 
 /* "n=37 sigma=2.49": the point of confirmation row row_index of r (the space's
  * parameters, and a limit's size); "-" for no row. */

@@ -121,6 +121,20 @@ int ar_preflight_attacks(const ar_spec *spec, const ar_run_options *opt, char *e
  * re-derives a stored attack's verdict with it). 0, or -1 out of memory. */
 int ar_attack_judge(const ar_spec *spec, const ar_attack *a, const ar_attack_record *r, ar_judgement *j,
                     long *deciding);
+/* An attack file as judge, info and report show it (sim/engine/attack_file.c): read with
+ * every row and counter checked (ar_store_read_attacks), whole, and each verdict
+ * re-derived from the stored confirmations and equal to the stored one. What is shown
+ * and drawn of an attack file is only ever this. */
+typedef struct ar_attack_file {
+    ar_spec spec;
+    ar_attack_record *records;
+    ar_judgement *judgements;
+    long *deciding;              /* each attack's deciding confirmation row, -1 for none */
+} ar_attack_file;
+/* AR_OK, or AR_ERR_INPUT (damaged, incomplete) or AR_ERR_IO (memory) with err; f is
+ * freed by ar_attack_file_free either way. */
+ar_status ar_attack_file_load(const char *path, ar_attack_file *f, char *err);
+void ar_attack_file_free(ar_attack_file *f);
 
 /* `attnrank plan`: what a spec will take, before it runs (a few points of each
  * experiment timed here, the others scaled by the simulator's cost model). */

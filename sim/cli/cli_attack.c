@@ -343,46 +343,20 @@ int ar_cli_cmd_attack(int argc, char **argv, char *command_line)
 
 int ar_cli_judge_attack_file(const char *path)
 {
-    ar_spec spec;
-    ar_attack_record *records;
-    ar_verdict *stored;
+    ar_attack_file f;
     char err[AR_ERR_LEN];
-    int status = AR_EXIT_OK, undecided = 0, contradicted = 0, done = 0;
-    if (ar_store_read_attacks(path, &spec, &records, &stored, &done, err) != 0) {
+    ar_status loaded = ar_attack_file_load(path, &f, err);
+    int status = loaded == AR_OK ? AR_EXIT_OK : ar_cli_exit_status(loaded), undecided = 0, contradicted = 0;
+    if (loaded != AR_OK)
         ar_cli_say("%s", err);
-        status = AR_EXIT_BAD_INPUT;
-    } else if (done < spec.n_attacks) {
-        ar_cli_say("%s: incomplete: it holds %d of its spec's %d attacks (an interrupted run's; attack --resume "
-                   "finishes it)", path, done, spec.n_attacks);
-        status = AR_EXIT_BAD_INPUT;
-    }
-    for (int k = 0; status == AR_EXIT_OK && k < spec.n_attacks; ++k) {
-        ar_judgement j;
-        long deciding;
-        if (ar_attack_judge(&spec, &spec.attacks[k], &records[k], &j, &deciding) != 0) {
-            ar_cli_say("%s: out of memory", path);
-            status = AR_EXIT_IO;
-            break;
-        }
-        if (j.verdict != stored[k]) {
-            ar_cli_say("%s: damaged: attack %s's stored verdict is %s, its stored confirmations give %s", path,
-                       spec.attacks[k].id, ar_verdict_name(stored[k]), ar_verdict_name(j.verdict));
-            status = AR_EXIT_BAD_INPUT;
-            break;
-        }
+    for (int k = 0; status == AR_EXIT_OK && k < f.spec.n_attacks; ++k) {
         if (k == 0)
             print_header();
-        print_attack(&spec, &spec.attacks[k], &records[k], &j, deciding);
-        contradicted |= attack_status(&spec, &spec.attacks[k], j.verdict, &undecided);
+        print_attack(&f.spec, &f.spec.attacks[k], &f.records[k], &f.judgements[k], f.deciding[k]);
+        contradicted |= attack_status(&f.spec, &f.spec.attacks[k], f.judgements[k].verdict, &undecided);
     }
     if (status == AR_EXIT_OK)
         status = contradicted ? AR_EXIT_VERIFY_FAILED : undecided ? AR_EXIT_UNDECIDED : AR_EXIT_OK;
-    for (int k = 0; records && k < spec.n_attacks; ++k) {
-        free(records[k].evaluations);
-        free(records[k].confirmations);
-    }
-    free(records);
-    free(stored);
-    ar_spec_free(&spec);
+    ar_attack_file_free(&f);
     return status;
 }

@@ -471,119 +471,139 @@ static int write_page(const char *result, ar_store *store, const ar_verdict_row 
     return 0;
 }
 
-/* The page of an attack file: per attack its verdict, deciding point and search, its
- * figure, then the spec. The verdicts shown are re-derived from the stored confirmations
- * (ar_attack_judge) and must agree with the stored ones. */
-static int write_attack_page(const char *result, const char *figures_dir, const char *page, const char *note,
-                             char *err)
+/* What the figure script draws an attack file's captions from (figures/attacks.tsv):
+ * per attack the values attnrank re-derived and checked, one line each under a header
+ * of names, never the file's display attributes (docs/attacks.md). Tabs and line
+ * breaks in texts become spaces. */
+static void tsv_text(FILE *out, const char *s, int last)
 {
-    ar_spec spec;
-    ar_attack_record *records = NULL;
-    ar_verdict *stored = NULL;
-    int done = 0;
-    if (ar_store_read_attacks(result, &spec, &records, &stored, &done, err) != 0 ||
-        (done < spec.n_attacks && snprintf(err, AR_ERR_LEN, "%s: incomplete: it holds %d of its spec's %d attacks",
-                                           result, done, spec.n_attacks) > 0)) {
-        for (int k = 0; records && k < spec.n_attacks; ++k)
-            free(records[k].evaluations), free(records[k].confirmations);
-        free(records), free(stored);
-        ar_spec_free(&spec);
+    for (; *s; ++s)
+        fputc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, out);
+    fputc(last ? '\n' : '\t', out);
+}
+
+static int write_attack_rows(const ar_attack_file *af, const char *figures_dir, char *err)
+{
+    char *path = joined(figures_dir, "/attacks.tsv");
+    FILE *out = path ? fopen(path, "w") : NULL;
+    if (!out) {
+        snprintf(err, AR_ERR_LEN, "%s: cannot write: %s", path ? path : figures_dir, strerror(errno));
+        free(path);
         return -1;
     }
+    fputs("id\tclaim\tverdict\trule\tverdict_rule\tpoint\testimate\tci_lo\tci_hi\tprediction\tresolution\tcandidates\t"
+          "evaluations\tsearch_trials\tconfirmation_points\tconfirm_trials\tdeciding_row\tlog_dims\n", out);
+    for (int k = 0; k < af->spec.n_attacks; ++k) {
+        const ar_attack *a = &af->spec.attacks[k];
+        const ar_experiment *x = &af->spec.experiments[a->experiment];
+        const ar_claim *claim = x->claims[a->claim];
+        const ar_judgement *j = &af->judgements[k];
+        const ar_attack_record *r = &af->records[k];
+        char point[512], resolution[256] = "", logs[1024] = "";
+        ar_attack_describe_row(&af->spec, a, r, af->deciding[k], point, sizeof point);
+        ar_resolution_describe(&j->resolution, resolution, sizeof resolution);
+        for (int d = 0; d < a->n_dims; ++d)
+            if (!a->dims[d].is_set && a->dims[d].log_scale)
+                snprintf(logs + strlen(logs), sizeof logs - strlen(logs), "%s%s", logs[0] ? " " : "",
+                         x->sim->params[a->dims[d].param].name);
+        tsv_text(out, a->id, 0);
+        tsv_text(out, claim->id, 0);
+        tsv_text(out, ar_verdict_name(j->verdict), 0);
+        tsv_text(out, ar_rules[claim->rule].spec_name, 0);
+        tsv_text(out, j->rule, 0);
+        tsv_text(out, point, 0);
+        fprintf(out, "%.17g\t%.17g\t%.17g\t%.17g\t", j->estimate, j->ci_lo, j->ci_hi, j->prediction);
+        tsv_text(out, resolution, 0);
+        fprintf(out, "%ld\t%ld\t%ld\t%ld\t%ld\t%ld\t", r->candidates, r->n_evaluations, r->search_trials,
+                r->n_confirmations, r->confirm_trials, af->deciding[k]);
+        tsv_text(out, logs, 1);
+    }
+    int failed = ferror(out), closed = fclose(out);
+    if (failed || closed)
+        snprintf(err, AR_ERR_LEN, "%s: cannot write: %s", path, closed ? strerror(errno) : "a write failed");
+    free(path);
+    return failed || closed ? -1 : 0;
+}
+
+/* The page of an attack file: per attack its verdict, deciding point and search, its
+ * figure, then the spec; everything shown re-derived (ar_attack_file_load). */
+static int write_attack_page(const char *result, const ar_attack_file *af, const char *figures_dir,
+                             const char *page, const char *note, char *err)
+{
+    const ar_spec *spec = &af->spec;
     figure *figs;
-    int n_figs = read_figures(figures_dir, &figs), status = 0;
+    int n_figs = read_figures(figures_dir, &figs);
     FILE *out = fopen(page, "w");
     if (!out) {
         snprintf(err, AR_ERR_LEN, "%s: cannot write: %s", page, strerror(errno));
-        status = -1;
+        free_figures(figs, n_figs);
+        return -1;
     }
-    if (out) {
-        fputs("<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8><title>attnrank attacks</title>\n<style>\n"
-              "body{font-family:Georgia,serif;max-width:1100px;margin:2em auto;color:#222;line-height:1.4}\n"
-              "table{border-collapse:collapse;font-size:13px;width:100%}td,th{border-bottom:1px solid #ddd;"
-              "padding:4px 6px;text-align:left;vertical-align:top}th{background:#f3f3f3}\n"
-              ".holds{background:#d9f2d9}.violated{background:#f7d4d4}.other{background:#fbeec5}\n"
-              ".missing{color:#a00}figure svg{max-width:100%;height:auto}figcaption{font-size:12px;color:#555}\n"
-              "pre{background:#f7f7f7;padding:1em;overflow:auto;font-size:12px}\n</style></head><body>\n"
-              "<h1>attnrank attack report</h1>\n<p>",
-              out);
-        html(out, spec.title ? spec.title : result);
-        fputs("<br><small>", out);
-        html(out, result);
-        fputs("</small></p>\n", out);
-        if (note && note[0]) {
-            fputs("<p class=missing>", out);
-            html(out, note);
-            fputs("</p>\n", out);
-        }
-        fputs("<table><tr><th>attack</th><th>claim</th><th>verdict</th><th>deciding point</th><th>estimate "
-              "[95% interval]</th><th>prediction</th><th>search trials</th><th>confirmation trials</th></tr>\n", out);
+    fputs("<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8><title>attnrank attacks</title>\n<style>\n"
+          "body{font-family:Georgia,serif;max-width:1100px;margin:2em auto;color:#222;line-height:1.4}\n"
+          "table{border-collapse:collapse;font-size:13px;width:100%}td,th{border-bottom:1px solid #ddd;"
+          "padding:4px 6px;text-align:left;vertical-align:top}th{background:#f3f3f3}\n"
+          ".holds{background:#d9f2d9}.violated{background:#f7d4d4}.other{background:#fbeec5}\n"
+          ".missing{color:#a00}figure svg{max-width:100%;height:auto}figcaption{font-size:12px;color:#555}\n"
+          "pre{background:#f7f7f7;padding:1em;overflow:auto;font-size:12px}\n</style></head><body>\n"
+          "<h1>attnrank attack report</h1>\n<p>",
+          out);
+    html(out, spec->title ? spec->title : result);
+    fputs("<br><small>", out);
+    html(out, result);
+    fputs("</small></p>\n", out);
+    if (note && note[0]) {
+        fputs("<p class=missing>", out);
+        html(out, note);
+        fputs("</p>\n", out);
     }
-    ar_judgement *js = calloc((size_t)spec.n_attacks + 1, sizeof *js);
-    long *deciding = calloc((size_t)spec.n_attacks + 1, sizeof *deciding);
-    for (int k = 0; out && status == 0 && k < spec.n_attacks; ++k) {
-        const ar_attack *a = &spec.attacks[k];
-        const ar_experiment *x = &spec.experiments[a->experiment];
-        if (!js || !deciding || ar_attack_judge(&spec, a, &records[k], &js[k], &deciding[k]) != 0) {
-            snprintf(err, AR_ERR_LEN, "%s: out of memory", result);
-            status = -1;
-            break;
-        }
-        if (js[k].verdict != stored[k]) {
-            snprintf(err, AR_ERR_LEN, "%s: damaged: attack %s's stored verdict is %s, its stored confirmations give %s",
-                     result, a->id, ar_verdict_name(stored[k]), ar_verdict_name(js[k].verdict));
-            status = -1;
-            break;
-        }
+    fputs("<table><tr><th>attack</th><th>claim</th><th>verdict</th><th>deciding point</th><th>estimate "
+          "[95% interval]</th><th>prediction</th><th>search trials</th><th>confirmation trials</th></tr>\n", out);
+    for (int k = 0; k < spec->n_attacks; ++k) {
+        const ar_attack *a = &spec->attacks[k];
+        const ar_judgement *j = &af->judgements[k];
         char point[512];
-        ar_attack_describe_row(&spec, a, &records[k], deciding[k], point, sizeof point);
-        fprintf(out, "<tr class=%s><td><a href=\"#attack-%s\">%s</a></td><td>", verdict_class(js[k].verdict), a->id,
+        ar_attack_describe_row(spec, a, &af->records[k], af->deciding[k], point, sizeof point);
+        fprintf(out, "<tr class=%s><td><a href=\"#attack-%s\">%s</a></td><td>", verdict_class(j->verdict), a->id,
                 a->id);
-        html(out, x->claims[a->claim]->id);
-        fprintf(out, "</td><td>%s</td><td>", ar_verdict_name(js[k].verdict));
+        html(out, spec->experiments[a->experiment].claims[a->claim]->id);
+        fprintf(out, "</td><td>%s</td><td>", ar_verdict_name(j->verdict));
         html(out, point);
-        fprintf(out, "</td><td>%.6g [%.6g, %.6g]</td><td>%.6g</td><td>%ld</td><td>%ld</td></tr>\n", js[k].estimate,
-                js[k].ci_lo, js[k].ci_hi, js[k].prediction, records[k].search_trials, records[k].confirm_trials);
+        fprintf(out, "</td><td>%.6g [%.6g, %.6g]</td><td>%.6g</td><td>%ld</td><td>%ld</td></tr>\n", j->estimate,
+                j->ci_lo, j->ci_hi, j->prediction, af->records[k].search_trials, af->records[k].confirm_trials);
     }
-    if (out && status == 0) {
-        fputs("</table>\n", out);
-        for (int k = 0; k < spec.n_attacks; ++k) {
-            const ar_attack *a = &spec.attacks[k];
-            char resolution[256];
-            ar_resolution_describe(&js[k].resolution, resolution, sizeof resolution);
-            fprintf(out, "<h2 id=\"attack-%s\">%s</h2>\n<p>", a->id, a->id);
-            html(out, spec.experiments[a->experiment].claims[a->claim]->statement);
-            fputs("<br>", out);
-            html(out, js[k].rule);
-            fputs("; ", out);
-            html(out, resolution);
-            fputs("</p>\n", out);
-            for (int f = 0; f < n_figs; ++f)
-                if (strcmp(figs[f].experiment, a->id) == 0) {
-                    fputs("<figure>", out);
-                    embed_svg(out, figs[f].svg);
-                    fputs("<figcaption>", out);
-                    html(out, figs[f].caption);
-                    fputs("</figcaption></figure>\n", out);
-                }
-        }
-        fputs("<h2>Spec</h2>\n<pre>", out);
-        html(out, spec.canonical);
-        fputs("</pre>\n</body></html>\n", out);
+    fputs("</table>\n", out);
+    for (int k = 0; k < spec->n_attacks; ++k) {
+        const ar_attack *a = &spec->attacks[k];
+        char resolution[256];
+        ar_resolution_describe(&af->judgements[k].resolution, resolution, sizeof resolution);
+        fprintf(out, "<h2 id=\"attack-%s\">%s</h2>\n<p>", a->id, a->id);
+        html(out, spec->experiments[a->experiment].claims[a->claim]->statement);
+        fputs("<br>", out);
+        html(out, af->judgements[k].rule);
+        fputs("; ", out);
+        html(out, resolution);
+        fputs("</p>\n", out);
+        for (int f = 0; f < n_figs; ++f)
+            if (strcmp(figs[f].experiment, a->id) == 0) {
+                fputs("<figure>", out);
+                embed_svg(out, figs[f].svg);
+                fputs("<figcaption>", out);
+                html(out, figs[f].caption);
+                fputs("</figcaption></figure>\n", out);
+            }
     }
-    if (out && fclose(out) != 0 && status == 0) {
-        snprintf(err, AR_ERR_LEN, "%s: cannot write: %s", page, strerror(errno));
-        status = -1;
-    }
-    free(js);
-    free(deciding);
+    fputs("<h2>Spec</h2>\n<pre>", out);
+    html(out, spec->canonical);
+    fputs("</pre>\n</body></html>\n", out);
+    int failed = ferror(out), closed = fclose(out);
     free_figures(figs, n_figs);
-    for (int k = 0; k < spec.n_attacks; ++k)
-        free(records[k].evaluations), free(records[k].confirmations);
-    free(records);
-    free(stored);
-    ar_spec_free(&spec);
-    return status;
+    if (failed || closed) {
+        snprintf(err, AR_ERR_LEN, "%s: cannot write: %s", page,
+                 closed ? strerror(errno) : "a write failed (disk full or file-size limit?)");
+        return -1;
+    }
+    return 0;
 }
 
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *at)
@@ -605,7 +625,8 @@ static int report_wrote(const char *name, int is_dir, int figures_level)
     if (!figures_level)
         return is_dir ? strcmp(name, "figures") == 0 : strcmp(name, "report.html") == 0;
     size_t len = strlen(name);
-    return !is_dir && (strcmp(name, "figures.tsv") == 0 || strcmp(name, "plot.log") == 0 ||
+    return !is_dir && (strcmp(name, "figures.tsv") == 0 || strcmp(name, "attacks.tsv") == 0 ||
+                       strcmp(name, "plot.log") == 0 ||
                        (len > 4 && strcmp(name + len - 4, ".svg") == 0));
 }
 
@@ -711,19 +732,21 @@ ar_status ar_report_write(const char *result, const char *dir_given, const char 
     ar_output_lock *lock = NULL;
     char stale[AR_ERR_LEN] = ""; /* stored verdicts another revision judged differently */
     int attacks = ar_store_is_attack_file(result);
+    ar_attack_file af = {0};
+    ar_status loaded = AR_ERR_INPUT; /* an attack file read, checked and re-derived before any folder is made */
     if (!dir)
         snprintf(err, AR_ERR_LEN, "%s: out of memory", dir_given);
-    else if (ar_output_check_name(dir, ".partial", err) == 0 && attacks && (lock = ar_output_lock_take(dir, err)) &&
-             replaceable(dir, err) == 0) {
+    else if (ar_output_check_name(dir, ".partial", err) == 0 && attacks &&
+             (loaded = ar_attack_file_load(result, &af, err)) == AR_OK &&
+             (lock = ar_output_lock_take(dir, err)) && replaceable(dir, err) == 0) {
         status = AR_ERR_IO;
-        if (make_folders(dir, &building, &figures_dir, &page, err) == 0) {
+        if (make_folders(dir, &building, &figures_dir, &page, err) == 0 &&
+            write_attack_rows(&af, figures_dir, err) == 0) {
             err[0] = '\0';
             draw_figures(result, figures_dir, plots, note, note_len);
-            if (write_attack_page(result, figures_dir, page, note, err) == 0 && !ar_stop_signal &&
+            if (write_attack_page(result, &af, figures_dir, page, note, err) == 0 && !ar_stop_signal &&
                 put_in_place(building, dir, err) == 0)
                 status = AR_OK;
-            else if (status != AR_OK && strstr(err, "damaged"))
-                status = AR_ERR_INPUT;
         }
         if (status != AR_OK && building)
             remove_tree(building);
@@ -756,6 +779,10 @@ ar_status ar_report_write(const char *result, const char *dir_given, const char 
         if (status != AR_OK && building)
             remove_tree(building);
     }
+    if (loaded == AR_ERR_IO)
+        status = AR_ERR_IO;
+    if (attacks)
+        ar_attack_file_free(&af);
     ar_output_lock_release(lock);
     free(rows);
     if (store)

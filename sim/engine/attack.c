@@ -41,6 +41,7 @@ typedef struct candidate {
     double u[AR_MAX_PARAMS]; /* coordinates in [0, 1] per dimension */
     ar_point point;
     int valid;               /* the simulator accepts the point and the claim speaks there */
+    int logged;              /* has a row in the evaluations (the record's candidates count these) */
     double prediction;
     long trials, failed;
     double mean, m2, max;    /* over its finite values, trial order */
@@ -179,17 +180,6 @@ static int claim_value_offset(const ar_claim *claim, const ar_point *p)
     return ar_output_offset(p, claim->output) + i;
 }
 
-static double objective_of(const ar_claim *claim, double prediction, double mean, double max)
-{
-    double scale = prediction != 0 ? fabs(prediction) : 1;
-    switch (claim->rule) {
-    case AR_RULE_UPPER_BOUND: return (mean - prediction) / scale;
-    case AR_RULE_LOWER_BOUND: return (prediction - mean) / scale;
-    case AR_RULE_EVERY_TRIAL: return (max - prediction) / scale;
-    default: return fabs(mean - prediction) / scale; /* equality; a limit at its largest size */
-    }
-}
-
 static void log_evaluation(search *s, long index, int stage, int round)
 {
     ar_attack_record *r = s->rec;
@@ -203,7 +193,9 @@ static void log_evaluation(search *s, long index, int stage, int round)
         r->evaluations = grown;
         r->cap_evaluations = cap;
     }
-    const candidate *c = &s->cands[index];
+    candidate *c = &s->cands[index];
+    r->candidates += !c->logged;
+    c->logged = 1;
     double *row = r->evaluations + (size_t)r->n_evaluations * r->columns_evaluation;
     long n = c->trials - c->failed;
     double sem = n > 1 ? sqrt(c->m2 / (double)(n - 1) / (double)n) : NAN;
@@ -284,7 +276,7 @@ static int evaluate(search *s, long index, long trials, int stage, int round)
     }
     s->spent += trials - before.trials;
     long n = c->trials - c->failed;
-    c->objective = n >= 2 ? objective_of(s->claim, c->prediction, c->mean, c->max) : -INFINITY;
+    c->objective = n >= 2 ? ar_attack_objective(s->claim, c->prediction, c->mean, c->max) : -INFINITY;
     log_evaluation(s, index, stage, round);
     return s->out_of_memory ? -1 : 0;
 }
@@ -508,43 +500,6 @@ static void final_race(search *s)
 
 /* ---- confirmation on fresh streams ---------------------------------------------------- */
 
-static int by_score(const void *pa, const void *pb, void *arg)
-{
-    const double *score = arg;
-    long a = *(const long *)pa, b = *(const long *)pb;
-    if (score[a] != score[b])
-        return score[a] > score[b] ? -1 : 1;
-    return (a > b) - (a < b);
-}
-
-/* The search's best `confirm` candidates, by the objective less one standard error (a
- * few lucky trials do not outrank many), best first. Returns how many. */
-static int choose_for_confirmation(const search *s, long *chosen)
-{
-    long n = 0, *order = malloc((size_t)(s->n_cands ? s->n_cands : 1) * sizeof *order);
-    double *score = malloc((size_t)(s->n_cands ? s->n_cands : 1) * sizeof *score);
-    int count = 0;
-    if (!order || !score)
-        goto done;
-    for (long i = 0; i < s->n_cands; ++i) {
-        const candidate *c = &s->cands[i];
-        if (!c->valid || !isfinite(c->objective))
-            continue;
-        long k = c->trials - c->failed;
-        double scale = c->prediction != 0 ? fabs(c->prediction) : 1;
-        double sem = s->claim->rule == AR_RULE_EVERY_TRIAL ? 0 : sqrt(c->m2 / (double)(k - 1) / (double)k) / scale;
-        score[i] = c->objective - sem;
-        order[n++] = i;
-    }
-    qsort_r(order, (size_t)n, sizeof *order, by_score, score);
-    for (; count < s->a->confirm && count < n; ++count)
-        chosen[count] = order[count];
-done:
-    free(order);
-    free(score);
-    return count;
-}
-
 /* One confirmation point: its trials on the confirmation streams, summarized as a run
  * would (sums: every value's summary). Returns failed trials, -1 out of memory. */
 static long confirm_point(const ar_spec *spec, uint64_t seed, const ar_experiment *x, const ar_point *p, long trials,
@@ -593,7 +548,11 @@ int ar_attack_judge(const ar_spec *spec, const ar_attack *a, const ar_attack_rec
         j->verdict = AR_INCONCLUSIVE;
         j->point = -1;
         j->estimate = j->ci_lo = j->ci_hi = j->prediction = NAN;
-        snprintf(j->rule, sizeof j->rule, "nothing to confirm: the search kept no candidate");
+        snprintf(j->rule, sizeof j->rule, "%s",
+                 r->stopped_early ? "nothing to confirm: max_seconds stopped the search before a candidate had its "
+                                    "first trials"
+                                  : "nothing to confirm: no candidate of the space is one the simulator accepts with "
+                                    "the claim speaking there");
         status = 0;
     } else if (prediction && along && line && est && ws) {
         for (long i = 0; i < n; ++i) {
@@ -766,7 +725,7 @@ ar_status ar_attack_run(const ar_spec *spec, int index, int threads, ar_attack_o
     if (cap > MAX_CANDIDATES_FIRST + 1)
         cap = MAX_CANDIDATES_FIRST + 1; /* the first design is the most there are live */
     long *live = malloc((size_t)cap * sizeof *live);
-    long chosen[64];
+    long chosen[AR_ATTACK_MAX_CONFIRM];
     ar_status status = AR_OK;
     long finalists = !live ? (s.out_of_memory = 1, -1) : a->random_search ? (random_search(&s), 0)
                                                                            : successive_halving(&s, halving_budget, live, cap);
@@ -776,21 +735,14 @@ ar_status ar_attack_run(const ar_spec *spec, int index, int threads, ar_attack_o
     s.exhausted = 0;
     if (finalists > 0 && !s.stopped_early && !s.interrupted && !s.out_of_memory)
         final_race(&s);
+    r->stopped_early = s.stopped_early; /* the judge says why nothing was confirmed */
     if (!s.interrupted && !s.out_of_memory) {
-        int n_chosen = choose_for_confirmation(&s, chosen);
-        if ((n_chosen == 0 || confirm(&s, chosen, n_chosen) == 0) &&
-            ar_attack_judge(spec, a, r, &out->judgement, &out->deciding) != 0)
+        int n_chosen = ar_attack_choose(a, s.claim, r, chosen);
+        if (n_chosen < 0 || ((n_chosen == 0 || confirm(&s, chosen, n_chosen) == 0) &&
+                             ar_attack_judge(spec, a, r, &out->judgement, &out->deciding) != 0))
             s.out_of_memory = 1;
-        if (n_chosen == 0)
-            snprintf(out->judgement.rule, sizeof out->judgement.rule, "%s",
-                     s.stopped_early ? "nothing to confirm: max_seconds stopped the search before a candidate had "
-                                       "its first trials"
-                                     : "nothing to confirm: no candidate of the space is one the simulator accepts "
-                                       "with the claim speaking there");
     }
     r->search_trials = s.spent;
-    r->candidates = s.n_cands;
-    r->stopped_early = s.stopped_early;
     r->seconds = now_seconds() - s.started;
     if (s.interrupted) {
         status = AR_ERR_INTERRUPTED;

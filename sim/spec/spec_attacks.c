@@ -1,5 +1,7 @@
 /* spec_attacks: an experiment's `attacks` list (attack.h): the claim, the search space,
- * the budget, each checked where it is written; and their canonical form. */
+ * the budget, each checked where it is written; their canonical form; and what an
+ * attack record's rows mean (a row's point, the objective, the confirmation's choice),
+ * shared by the search that writes them and the readers that check them. */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <math.h>
@@ -12,7 +14,6 @@
 enum {
     DEFAULT_FIRST_TRIALS = 8,
     DEFAULT_CONFIRM = 4,
-    MAX_CONFIRM = 32,
     /* the least search worth the name: this many candidates at their first trials */
     MIN_SEARCH_CANDIDATES = 32,
 };
@@ -45,6 +46,73 @@ void ar_attack_describe_row(const ar_spec *spec, const ar_attack *a, const ar_at
     if (claim->rule == AR_RULE_LIMIT && isfinite(row[2])) /* the size on the limit's line */
         p.value[which[n++] = ar_sim_param_index(x->sim, claim->trend_axis)] = row[2];
     ar_point_describe(&p, which, n, buf, len);
+}
+
+double ar_attack_objective(const ar_claim *claim, double prediction, double mean, double max)
+{
+    double scale = prediction != 0 ? fabs(prediction) : 1;
+    switch (claim->rule) {
+    case AR_RULE_UPPER_BOUND: return (mean - prediction) / scale;
+    case AR_RULE_LOWER_BOUND: return (prediction - mean) / scale;
+    case AR_RULE_EVERY_TRIAL: return (max - prediction) / scale;
+    default: return fabs(mean - prediction) / scale; /* equality; a limit at its largest size */
+    }
+}
+
+/* Evaluation rows by candidate, then by order. */
+static int by_candidate(const void *pa, const void *pb, void *arg)
+{
+    const ar_attack_record *r = arg;
+    long a = *(const long *)pa, b = *(const long *)pb;
+    double ca = r->evaluations[(size_t)a * r->columns_evaluation + AR_EV_CANDIDATE];
+    double cb = r->evaluations[(size_t)b * r->columns_evaluation + AR_EV_CANDIDATE];
+    if (ca != cb)
+        return ca < cb ? -1 : 1;
+    return (a > b) - (a < b);
+}
+
+typedef struct {
+    double score, candidate;
+} scored;
+
+static int by_score(const void *pa, const void *pb)
+{
+    const scored *a = pa, *b = pb;
+    if (a->score != b->score)
+        return a->score > b->score ? -1 : 1;
+    return (a->candidate > b->candidate) - (a->candidate < b->candidate);
+}
+
+int ar_attack_choose(const ar_attack *a, const ar_claim *claim, const ar_attack_record *r, long *chosen)
+{
+    long n = r->n_evaluations, kept = 0;
+    long *rows = malloc((size_t)(n ? n : 1) * sizeof *rows);
+    scored *best = malloc((size_t)(n ? n : 1) * sizeof *best);
+    if (!rows || !best) {
+        free(rows);
+        free(best);
+        return -1;
+    }
+    for (long i = 0; i < n; ++i)
+        rows[i] = i;
+    qsort_r(rows, (size_t)n, sizeof *rows, by_candidate, (void *)r);
+    for (long i = 0; i < n; ++i) {
+        const double *row = r->evaluations + (size_t)rows[i] * r->columns_evaluation;
+        if (i + 1 < n && r->evaluations[(size_t)rows[i + 1] * r->columns_evaluation + AR_EV_CANDIDATE] == row[AR_EV_CANDIDATE])
+            continue; /* not the candidate's last evaluation */
+        double objective = row[AR_EV_OBJECTIVE], prediction = row[AR_EV_PREDICTION], sem = row[AR_EV_STDERR];
+        if (!isfinite(objective))
+            continue;
+        double scale = prediction != 0 ? fabs(prediction) : 1;
+        best[kept++] = (scored){objective - (claim->rule == AR_RULE_EVERY_TRIAL ? 0 : sem / scale), row[AR_EV_CANDIDATE]};
+    }
+    qsort(best, (size_t)kept, sizeof *best, by_score);
+    int count = 0;
+    for (; count < a->confirm && count < kept; ++count)
+        chosen[count] = (long)best[count].candidate;
+    free(rows);
+    free(best);
+    return count;
 }
 
 long ar_attack_confirmation_trials(const ar_attack *a, int line_points)
@@ -213,7 +281,7 @@ static int read_attack(const ar_spec_context *c, ar_spec *spec, int e, const con
             if (read_long(c, s, here, key, 2, 1000000, &a->first_trials))
                 return -1;
         } else if (strcmp(key, "confirm") == 0) {
-            if (read_long(c, s, here, key, 1, MAX_CONFIRM, &v))
+            if (read_long(c, s, here, key, 1, AR_ATTACK_MAX_CONFIRM, &v))
                 return -1;
             a->confirm = (int)v;
         } else if (strcmp(key, "confirm_trials") == 0) {

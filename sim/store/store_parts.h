@@ -24,6 +24,7 @@ enum { FORMAT_VERSION = 3 };
 /* A value's statistics as datasets, in this order (store_layout.c); per output they,
  * count and failed are its N_CELLS datasets beside its histogram's. */
 enum { N_STATS = 7, N_CELLS = N_STATS + 2, HIST_DATASETS = 2 };
+enum { STAT_MEAN, STAT_SE, STAT_STD, STAT_LO, STAT_HI, STAT_MIN, STAT_MAX };
 extern const char *const STAT_NAMES[];
 
 /* Each output's widths over an experiment's grid, found in one pass over its points when
@@ -127,6 +128,16 @@ int store_transfer_runs(ar_store *s, const char *name, const dataset_shape *want
 const char *store_cell_name(int k);
 void store_free_writer(ar_store *s);
 int store_check_done_values(ar_store *store, int experiment, int output, char *err);
+/* The checks a summary's numbers get wherever they are read back (a result file's done
+ * points, an attack file's confirmations). Whether count c and failed f (each within
+ * [0, trials]) are what summarising `trials` trials writes, for an output that applies
+ * at the point or not: */
+int store_counts_possible(long long c, long long f, long long trials, int applies);
+/* 0 when st (STAT_NAMES' order) are the statistics ar_summarize (spacing > 0:
+ * ar_summarize_lattice) writes for c values; else 1, with *field the first that is not
+ * (STAT_LO: ci_lo and ci_hi together; STAT_MIN: min and max) and why ("not
+ * std/sqrt(count) = ..."), to follow the field's name and value in a message. */
+int store_statistics_wrong(const double st[N_STATS], long long c, double spacing, int *field, char *why, size_t len);
 
 /* ---- provenance (store_provenance.c) ------------------------------------------------ */
 /* A new HDF5 file at path (which must not exist), without object times; < 0 if not. */

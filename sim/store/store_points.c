@@ -452,49 +452,58 @@ int ar_store_write_point(ar_store *store, int experiment, long point, const ar_s
  * min <= mean <= max (to rounding); histogram entries >= 0 summing to at most the
  * count of the value they histogram (values outside 0..max are not counted). Points
  * not done, and a vector's unused tail, are NaN by design and not looked at. */
-/* The statistics of one value (a point's output, or one element of a vector output) are
- * those ar_summarize writes: NaN where the count leaves them undefined, the standard
- * error std/sqrt(count), and the interval mean -/+ t(0.975, count - 1) times the standard
- * error (floored at spacing/count on a lattice). The verdicts are recomputed from exactly
- * these numbers, so one that lies (a negative or shrunken standard error) is damage. */
-enum { MEAN, SE, STD, LO, HI, MIN, MAX };
-static int check_statistics(const ar_store *store, const double st[N_STATS], long long c, double spacing,
-                            const char *stat_name, size_t p, const char *where, char *err)
+/* Whether count c and failed f of one value are what summarising `trials` trials
+ * writes: every trial counted or failed where the output applies; a count of 0 is an
+ * output that does not apply there (nothing failed) or a point marked for its failed
+ * trials (more than AR_FAILURE_LIMIT of them). c and f are within [0, trials]. */
+int store_counts_possible(long long c, long long f, long long trials, int applies)
 {
+    return c > 0 ? applies && c + f == trials : f == 0 ? !applies : (double)f > AR_FAILURE_LIMIT * (double)trials;
+}
+
+/* The statistics of one value (a point's output, a vector's element, an attack's
+ * confirmation point) are those ar_summarize writes: NaN where the count leaves them
+ * undefined, min <= mean <= max, a standard deviation values within [min, max] can
+ * have, the standard error std/sqrt(count), and the interval mean -/+ t(0.975, count -
+ * 1) times the standard error (floored at spacing/count on a lattice). The verdicts are
+ * recomputed from exactly these numbers, so one that lies (a negative or shrunken
+ * standard error, a mean outside its values) is damage. */
+int store_statistics_wrong(const double st[N_STATS], long long c, double spacing, int *field, char *why, size_t len)
+{
+    double mean = st[STAT_MEAN], lo = st[STAT_MIN], hi = st[STAT_MAX], se = st[STAT_SE], std = st[STAT_STD];
+    if (c > 0 && !(isfinite(lo) && isfinite(hi) && lo <= hi))
+        return *field = STAT_MIN, snprintf(why, len, "not a finite min <= max of %lld values", c), 1;
+    if (c > 0 && !(isfinite(mean) && mean >= lo - 1e-12 * fmax(fabs(lo), fabs(hi)) &&
+                   mean <= hi + 1e-12 * fmax(fabs(lo), fabs(hi))))
+        return *field = STAT_MEAN, snprintf(why, len, "not a finite mean within [min, max] = [%g, %g]", lo, hi), 1;
     if (c == 0 || c == 1) {
-        for (int k = c ? SE : MEAN; k <= (c ? HI : MAX); ++k)
+        for (int k = c ? STAT_SE : STAT_MEAN; k <= (c ? STAT_HI : STAT_MAX); ++k)
             if (!isnan(st[k]))
-                return store_fail(err, store->path, "damaged: dataset %s%s holds %g at point %zu%s, where %lld "
-                                  "value(s) leave it undefined (NaN)", stat_name, STAT_NAMES[k], st[k], p, where, c);
+                return *field = k, snprintf(why, len, "where %lld value(s) leave it undefined (NaN)", c), 1;
         return 0;
     }
-    double mean = st[MEAN], se = st[SE], std = st[STD];
     if (!(isfinite(std) && std >= 0))
-        return store_fail(err, store->path, "damaged: dataset %sstd holds %g at point %zu%s, not a finite standard "
-                          "deviation >= 0", stat_name, std, p, where);
+        return *field = STAT_STD, snprintf(why, len, "not a finite standard deviation >= 0"), 1;
     /* What min, max and mean allow of the standard deviation: at least the two extreme
      * values' share of the sum of squares, at most Popoviciu's (max - min)/2, as a
      * sample's (c/(c-1)). Real outputs have no histogram: this is what bounds them. */
-    double lowest = sqrt(((st[MIN] - mean) * (st[MIN] - mean) + (st[MAX] - mean) * (st[MAX] - mean)) / (double)(c - 1));
-    double highest = (st[MAX] - st[MIN]) / 2 * sqrt((double)c / (double)(c - 1));
+    double lowest = sqrt(((lo - mean) * (lo - mean) + (hi - mean) * (hi - mean)) / (double)(c - 1));
+    double highest = (hi - lo) / 2 * sqrt((double)c / (double)(c - 1));
     /* rounding: a spread of a few ulps leaves the running sum of squares with noise of
      * about eps |value| per value (values equal to the last bits: std 1e-16 at mean 1) */
-    double room = 1e-9 * highest + 8 * DBL_EPSILON * fmax(fabs(st[MIN]), fabs(st[MAX])) * sqrt((double)c);
+    double room = 1e-9 * highest + 8 * DBL_EPSILON * fmax(fabs(lo), fabs(hi)) * sqrt((double)c);
     if (std < lowest - room || std > highest + room)
-        return store_fail(err, store->path, "damaged: dataset %sstd holds %g at point %zu%s, not a standard deviation "
-                          "that %lld values within [%g, %g] of mean %g can have ([%g, %g])", stat_name, std, p, where,
-                          c, st[MIN], st[MAX], mean, lowest, highest);
+        return *field = STAT_STD, snprintf(why, len, "not a standard deviation that %lld values within [%g, %g] of "
+                                           "mean %g can have ([%g, %g])", c, lo, hi, mean, lowest, highest), 1;
     double want_se = std / sqrt((double)c);
     if (!(fabs(se - want_se) <= 1e-12 * want_se))
-        return store_fail(err, store->path, "damaged: dataset %sstderr holds %g at point %zu%s, not std/sqrt(count) "
-                          "= %g/sqrt(%lld) = %g", stat_name, se, p, where, std, c, want_se);
+        return *field = STAT_SE, snprintf(why, len, "not std/sqrt(count) = %g/sqrt(%lld) = %g", std, c, want_se), 1;
     double floor = spacing > 0 ? spacing / (double)c : 0;
     double half = ar_t95(c - 1) * (se < floor ? floor : se);
     double slack = 1e-12 * (fabs(mean) + half);
-    if (!(fabs(st[LO] - (mean - half)) <= slack && fabs(st[HI] - (mean + half)) <= slack))
-        return store_fail(err, store->path, "damaged: datasets %sci_lo and ci_hi hold [%.10g, %.10g] at point %zu%s, "
-                          "not the 95%% interval of its mean, standard error and count: [%.10g, %.10g]",
-                          stat_name, st[LO], st[HI], p, where, mean - half, mean + half);
+    if (!(fabs(st[STAT_LO] - (mean - half)) <= slack && fabs(st[STAT_HI] - (mean + half)) <= slack))
+        return *field = STAT_LO, snprintf(why, len, "not the 95%% interval of its mean, standard error and count: "
+                                          "[%.10g, %.10g]", mean - half, mean + half), 1;
     return 0;
 }
 
@@ -531,13 +540,13 @@ static int check_histogram(const ar_store *store, const ar_experiment *x, const 
             squares += (double)e * ((double)v - mean) * ((double)v - mean);
     }
     double std = sum > 1 ? sqrt(squares / (double)(sum - 1)) : NAN;
-    double tolerance = 1e-9 * fmax(1.0, fabs(st[MEAN]));
-    if (sum != c || (double)lowest != st[MIN] || (double)highest != st[MAX] || !(fabs(mean - st[MEAN]) <= tolerance) ||
-        (sum > 1 && !(fabs(std - st[STD]) <= tolerance)))
+    double tolerance = 1e-9 * fmax(1.0, fabs(st[STAT_MEAN]));
+    if (sum != c || (double)lowest != st[STAT_MIN] || (double)highest != st[STAT_MAX] || !(fabs(mean - st[STAT_MEAN]) <= tolerance) ||
+        (sum > 1 && !(fabs(std - st[STAT_STD]) <= tolerance)))
         return store_fail(err, store->path, "damaged: the histogram of /%s/%s at point %zu (%lld trials, values %lld "
                           "to %lld, mean %.10g, std %.10g) is not that of its statistics (count %lld, min %g, max %g, "
-                          "mean %.10g, std %.10g)", x->name, o->name, p, sum, lowest, highest, mean, std, c, st[MIN],
-                          st[MAX], st[MEAN], st[STD]);
+                          "mean %.10g, std %.10g)", x->name, o->name, p, sum, lowest, highest, mean, std, c, st[STAT_MIN],
+                          st[STAT_MAX], st[STAT_MEAN], st[STAT_STD]);
     return 0;
 }
 
@@ -606,31 +615,28 @@ int store_check_done_values(ar_store *store, int experiment, int output, char *e
             for (int k = 0; k < N_STATS; ++k)
                 st[k] = stat[k][at];
             long long c = count[at], f = failed[at];
-            double m = st[MEAN], a = st[MIN], b = st[MAX];
-            double slack = 1e-12 * fmax(fabs(a), fabs(b));
+            char why[320];
+            int k;
             if (c < 0 || c > trials)
                 status = store_fail(err, store->path, "damaged: dataset /%s holds %lld at point %zu%s, not 0 to %lld "
                                     "(the trials)", name[N_STATS], c, p, where, trials);
             else if (f < 0 || f > trials - c)
                 status = store_fail(err, store->path, "damaged: dataset /%s holds %lld at point %zu%s, not 0 to %lld "
                                     "(the trials less the count %lld)", name[N_STATS + 1], f, p, where, trials - c, c);
-            /* Every trial of a done point is counted or failed; a count of 0 is an output
-             * that does not apply there (nothing failed) or a point marked for its failed
-             * trials (more than AR_FAILURE_LIMIT of them). */
-            else if (c > 0 ? !applies || c + f != trials
-                           : f == 0 ? applies : !((double)f > AR_FAILURE_LIMIT * (double)trials))
+            else if (!store_counts_possible(c, f, trials, applies))
                 status = store_fail(err, store->path, "damaged: datasets /%s and /%s hold %lld and %lld at point %zu%s, "
                                     "not every one of its %lld trials counted or failed (or a point marked for "
                                     "more than %g%% failed)", name[N_STATS], name[N_STATS + 1], c, f, p, where, trials,
                                     100 * AR_FAILURE_LIMIT);
-            else if (c > 0 && (!isfinite(a) || !isfinite(b) || a > b))
-                status = store_fail(err, store->path, "damaged: datasets /%s and /%s hold %g and %g at point %zu%s, "
-                                    "not a finite min <= max of %lld values", name[MIN], name[MAX], a, b, p, where, c);
-            else if (c > 0 && !(isfinite(m) && m >= a - slack && m <= b + slack))
-                status = store_fail(err, store->path, "damaged: dataset /%s holds %g at point %zu%s, not a finite "
-                                    "mean within [min, max] = [%g, %g]", name[MEAN], m, p, where, a, b);
-            else
-                status = check_statistics(store, st, c, spacing, stat_name, p, where, err);
+            else if (store_statistics_wrong(st, c, spacing, &k, why, sizeof why))
+                status = k == STAT_LO  ? store_fail(err, store->path, "damaged: datasets %sci_lo and ci_hi hold [%.10g, "
+                                                    "%.10g] at point %zu%s, %s", stat_name, st[STAT_LO], st[STAT_HI], p,
+                                                    where, why)
+                         : k == STAT_MIN ? store_fail(err, store->path, "damaged: datasets %smin and %smax hold %g and "
+                                                      "%g at point %zu%s, %s", stat_name, stat_name, st[STAT_MIN],
+                                                      st[STAT_MAX], p, where, why)
+                                         : store_fail(err, store->path, "damaged: dataset %s%s holds %g at point "
+                                                      "%zu%s, %s", stat_name, STAT_NAMES[k], st[k], p, where, why);
         }
         if (status != 0 || cells == 0 || length == 0)
             continue;
