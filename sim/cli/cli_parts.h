@@ -37,6 +37,10 @@ void ar_cli_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* cli_tables.c: the verdict and mutant tables. */
 void ar_cli_print_verdicts(FILE *f, const ar_verdict_row *given, int n);
+/* The same, with each row whose stored one differs (marks: ar_judge_check_verdicts')
+ * marked on its line with what the file stored. */
+void ar_cli_print_checked_verdicts(FILE *f, const ar_verdict_row *given, const ar_verdict_row *stored,
+                                   const unsigned char *marks, int n);
 int ar_cli_verdict_status(const ar_verdict_row *rows, int n, int *undecided);
 void ar_cli_print_outcome(int status, int undecided);
 void ar_cli_print_mutants(const ar_mutant_row *rows, int n);

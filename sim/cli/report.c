@@ -306,8 +306,22 @@ static void incomplete_notice(const ar_store *store, char *buf, size_t len)
 
 /* The page: the verdicts, a section per claim with its figures, the spec and the
  * provenance. Returns 0, or -1 with err set if it cannot be written. */
-static int write_page(const char *result, ar_store *store, const ar_verdict_row *rows, int n_rows,
-                      const char *figures_dir, const char *page, const char *note, char *err)
+/* What is marked DAMAGED on the page of a row whose stored one differs. */
+static void damage_mark(FILE *out, const ar_verdict_row *shown, const ar_verdict_row *stored, unsigned char mark)
+{
+    if (mark & AR_STORED_VERDICT_DIFFERS)
+        fprintf(out, "<br><span class=damaged>DAMAGED: the file's stored row differs (stored verdict %s); shown: "
+                "its data re-judged</span>", ar_verdict_name(stored->verdict));
+    if (mark & AR_STORED_THEORY_DIFFERS) {
+        fputs("<br><span class=damaged>DAMAGED: the file's theory/", out);
+        html(out, shown->claim);
+        fputs(" differs from the prediction</span>", out);
+    }
+}
+
+static int write_page(const char *result, ar_store *store, const ar_verdict_row *rows, const ar_verdict_row *stored,
+                      const unsigned char *marks, int n_rows, const char *figures_dir, const char *page,
+                      const char *note, char *err)
 {
     figure *figs;
     int n_figs = read_figures(figures_dir, &figs);
@@ -329,6 +343,7 @@ static int write_page(const char *result, ar_store *store, const ar_verdict_row 
           "figure{margin:1em 0}figure svg{max-width:100%;height:auto}figcaption{font-size:12px;color:#555}\n"
           "pre{background:#f7f7f7;padding:1em;overflow:auto;font-size:12px}\n"
           ".tag{font:11px sans-serif;background:#dfe6f6;color:#234;border-radius:3px;padding:0 4px;margin-left:4px}\n"
+          ".damaged{color:#fff;background:#a00;font:bold 12px sans-serif;padding:0 4px}\n"
           "</style></head><body>\n",
           out);
     fputs("<h1>attnrank verification report</h1>\n<p>", out);
@@ -352,7 +367,7 @@ static int write_page(const char *result, ar_store *store, const ar_verdict_row 
           out);
     for (int i = 0; i < n_rows; ++i) {
         const ar_verdict_row *r = &rows[i];
-        fprintf(out, "<tr class=%s><td><a href=\"#", verdict_class(r->verdict));
+        fprintf(out, "<tr class=%s%s><td><a href=\"#", verdict_class(r->verdict), marks[i] ? " data-damaged=1" : "");
         anchor(out, r);
         fputs("\">", out);
         html(out, r->claim);
@@ -365,8 +380,9 @@ static int write_page(const char *result, ar_store *store, const ar_verdict_row 
         fprintf(out, "</td><td class=num>%s</td><td class=num>%.4g [%.4g, %.4g]</td><td>", prediction, r->estimate,
                 r->ci_lo, r->ci_hi);
         resolution_and_note(out, r);
-        fprintf(out, "</td><td class=num>%lld</td><td>%s</td><td>%s</td></tr>\n", r->trials,
-                ar_verdict_name(r->verdict), ar_verdict_name(r->expected));
+        fprintf(out, "</td><td class=num>%lld</td><td>%s", r->trials, ar_verdict_name(r->verdict));
+        damage_mark(out, r, &stored[i], marks[i]);
+        fprintf(out, "</td><td>%s</td></tr>\n", ar_verdict_name(r->expected));
     }
     fputs("</table>\n<h2>Claims</h2>\n", out);
     for (int i = 0; i < n_rows; ++i) {
@@ -387,6 +403,9 @@ static int write_page(const char *result, ar_store *store, const ar_verdict_row 
             html(out, conjecture->formula);
             fputs("<br>", out);
         }
+        damage_mark(out, r, &stored[i], marks[i]);
+        if (marks[i])
+            fputs("<br>", out);
         html(out, r->explanation);
         fputs(r->point[0] ? "; deciding point " : "", out);
         html(out, r->point);
@@ -398,6 +417,8 @@ static int write_page(const char *result, ar_store *store, const ar_verdict_row 
             if (!speaks_of(&figs[k], r->experiment, r->claim))
                 continue;
             used[k] = 1;
+            if (marks[i]) /* its figure draws what the file stored, not what the data give */
+                continue;
             fputs("<figure>", out);
             embed_svg(out, figs[k].svg);
             fputs("<figcaption>", out);
@@ -406,7 +427,8 @@ static int write_page(const char *result, ar_store *store, const ar_verdict_row 
             shown++;
         }
         if (!shown)
-            fputs("<p><small>no figure for this claim", out), fputs(note[0] ? " (figures not drawn)" : "", out),
+            fputs("<p><small>no figure for this claim", out),
+                fputs(marks[i] ? " (not drawn: the file's stored values for it are damaged)" : note[0] ? " (figures not drawn)" : "", out),
                 fputs("</small></p>\n", out);
         fputs("</section>\n", out);
     }
@@ -685,7 +707,7 @@ static int make_folders(const char *dir, char **building, char **figures_dir, ch
 ar_status ar_report_write(const char *result, const char *dir_given, const char *plots, char *note, size_t note_len,
                           char *err)
 {
-    note[0] = '\0';
+    note[0] = err[0] = '\0';
     char *dir = strdup(dir_given), *building = NULL, *figures_dir = NULL, *page = NULL;
     for (size_t n = dir ? strlen(dir) : 0; n > 1 && dir[n - 1] == '/'; --n)
         dir[n - 1] = '\0'; /* DIR/ names the folder DIR */
@@ -694,7 +716,10 @@ ar_status ar_report_write(const char *result, const char *dir_given, const char 
     ar_verdict_row *rows = NULL;
     int n_rows = 0;
     ar_output_lock *lock = NULL;
-    char stale[AR_ERR_LEN] = ""; /* stored verdicts another revision judged differently */
+    ar_verdict_row *fresh = NULL; /* what is shown: the data judged again */
+    unsigned char *marks = NULL;  /* which stored rows differ from it */
+    int damaged = 0;
+    char damage[AR_ERR_LEN] = "";
     int attacks = ar_store_is_attack_file(result);
     if (!dir)
         snprintf(err, AR_ERR_LEN, "%s: out of memory", dir_given);
@@ -714,13 +739,17 @@ ar_status ar_report_write(const char *result, const char *dir_given, const char 
             remove_tree(building);
     } else if (!attacks && ar_output_check_name(dir, ".partial", err) == 0 && (store = ar_store_open(result, 0, err)) &&
              ar_store_read_verdicts(store, &rows, &n_rows, err) == 0 &&
-             ar_judge_check_verdicts(store, stale, sizeof stale, err) == 0 &&
+             (fresh = calloc((size_t)(n_rows ? n_rows : 1), sizeof *fresh)) &&
+             (marks = calloc((size_t)(n_rows ? n_rows : 1), 1)) &&
+             (memcpy(fresh, rows, (size_t)n_rows * sizeof *rows),
+              (damaged = ar_judge_check_verdicts(store, fresh, marks, damage)) >= 0) &&
              (lock = ar_output_lock_take(dir, err)) &&
              replaceable(dir, err) == 0) {
         status = AR_ERR_IO;
         if (make_folders(dir, &building, &figures_dir, &page, err) == 0) {
             draw_figures(result, figures_dir, plots, note, note_len);
-            if (!ar_stop_signal && write_page(result, store, rows, n_rows, figures_dir, page, note, err) == 0 &&
+            if (!ar_stop_signal &&
+                write_page(result, store, fresh, rows, marks, n_rows, figures_dir, page, note, err) == 0 &&
                 !ar_stop_signal && put_in_place(building, dir, err) == 0) {
                 status = AR_OK;
                 char incomplete[160], *figures = strdup(note); /* the page has it; say it on stderr too */
@@ -728,10 +757,11 @@ ar_status ar_report_write(const char *result, const char *dir_given, const char 
                 if (incomplete[0] && figures)
                     snprintf(note, note_len, "%s%s%s", incomplete, figures[0] ? "; " : "", figures);
                 free(figures);
-                figures = stale[0] ? strdup(note) : NULL;
-                if (figures)
-                    snprintf(note, note_len, "%s%s%s", stale, figures[0] ? "; " : "", figures);
-                free(figures);
+                if (damaged) { /* the page marks it; the status says it */
+                    snprintf(err, AR_ERR_LEN, "%s (%s/report.html shows what its data give, the differing rows "
+                             "marked DAMAGED)", damage, dir);
+                    status = AR_ERR_INPUT;
+                }
             }
             else if (ar_stop_signal) {
                 snprintf(err, AR_ERR_LEN, "%s: interrupted by %s; no report written", dir, ar_stop_signal_name());
@@ -741,8 +771,12 @@ ar_status ar_report_write(const char *result, const char *dir_given, const char 
         if (status != AR_OK && building)
             remove_tree(building);
     }
+    if (damaged < 0) /* the file could not be judged */
+        snprintf(err, AR_ERR_LEN, "%s", damage);
+    else if (store && (!fresh || !marks) && !err[0])
+        snprintf(err, AR_ERR_LEN, "%s: out of memory", result);
     ar_output_lock_release(lock);
-    free(rows);
+    free(rows), free(fresh), free(marks);
     if (store)
         ar_store_close(store);
     free(dir), free(building), free(figures_dir), free(page);

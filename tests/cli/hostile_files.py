@@ -501,11 +501,15 @@ def statistics_lies():
     }
 
 
+ROW_LIES = ("verdict", "interval of a verdict", "resolution text", "theory edited")
+
+
 def case_statistics_lies(tmp):
     """A file must agree with itself (the verdicts are recomputed from these numbers):
     each lie is one line naming the file and what disagrees, exit 2, for info, judge,
-    report and --resume alike; a verdict row another revision judged is shown with a
-    note naming the rows that differ, not refused."""
+    report and --resume alike. A stored verdict row or theory/ that differs from the data
+    re-judged is damage whatever revision the file names: info shows the re-derived
+    verdicts with the row marked and exits 2, report draws the page so and exits 2."""
     spec = write(f"{tmp}/mixed.cfg", MIXED_SPEC)
     good = f"{tmp}/good.h5"
     run(["run", spec, "-o", good, "-q"], expect=None)
@@ -519,20 +523,67 @@ def case_statistics_lies(tmp):
         refused(["info", copy], copy, says)
         refused(["judge", copy], copy, says)  # an edited row too: judge -o would launder it into a copy
         refused(["judge", copy, "-o", f"{os.path.dirname(copy)}/copy.h5"], copy, says)
-        refused(["report", copy, "-o", f"{os.path.dirname(copy)}/rep"], copy, says)
-    # another revision's verdicts: shown, with the rows that differ named
-    copy = f"{tmp}/other_revision.h5"
-    shutil.copy(good, copy)
-    with h5py.File(copy, "r+") as f:
-        statistics_lies()["verdict"][1](f)
-        f.attrs["git_revision"] = "0123abc"
-    proc = run(["info", copy], expect=0)
-    one_line_error(proc, "other_revision.h5", "note", "1 of", "0123abc", "stored 'VIOLATED'")
+        if what in ROW_LIES:  # the page is drawn from the data, the row marked (case_forged_provenance)
+            one_line_error(run(["report", copy, "-o", f"{os.path.dirname(copy)}/rep"], expect=2), says, "DAMAGED")
+        else:
+            refused(["report", copy, "-o", f"{os.path.dirname(copy)}/rep"], copy, says)
     # a partial file's values are checked before --resume adds to them
     partial = partial_of(tmp, good, "partial", 3)
     with h5py.File(partial, "r+") as f:
         f["e/argmax_rank/stderr"][np.unravel_index(1, f["e/done"].shape)] *= 2
     refused(["run", spec, "-o", partial[: -len(".partial")], "--resume", "-q"], partial, "stderr", "point 1")
+
+
+def forged_row(f, claim, revision):
+    """claim's /verdicts row set to a verdict its data do not give, the file said to be
+    another revision's; returns (stored, re-derived)."""
+    rows = f["verdicts"][()]
+    r = [i for i, row in enumerate(rows) if row["claim"].decode() == claim][0]
+    was = rows["verdict"][r].decode()
+    rows["verdict"][r] = b"HOLDS" if was != "HOLDS" else b"INCONCLUSIVE"
+    f["verdicts"][...] = rows
+    f.attrs["git_revision"] = revision
+    return rows["verdict"][r].decode(), was
+
+
+def case_forged_provenance(tmp):
+    """Issue 37, 3: a forged /verdicts row or a halved theory/ of a file that says another
+    revision wrote it is not a note: info prints the verdict its data give with the row
+    marked DAMAGED on its line, one line on stderr, exit 2; report draws the page from the
+    data, marks the row (the page's table and the claim's section, its figure not drawn),
+    exit 2; judge and mutants refuse it, exit 2."""
+    _, good = tiny(tmp, "good.h5")
+    empty = f"{tmp}/noplots"
+    os.mkdir(empty)
+    write(f"{empty}/plot_all.py", "import sys; sys.exit(0)\n")
+    for label, edit in (("row", lambda f: forged_row(f, "H3", "0000000")),
+                        ("theory", lambda f: (f["e/theory/H3"].__setitem__(slice(None), f["e/theory/H3"][()] / 2),
+                                              f.attrs.__setitem__("git_revision", "0000000")))):
+        copy = f"{tmp}/{label}.h5"
+        shutil.copy(good, copy)
+        with h5py.File(copy, "r+") as f:
+            forged = edit(f)
+        proc = run(["info", copy], expect=2)
+        one_line_error(proc, f"{label}.h5", "damaged", "shown: the verdicts its data give")
+        line = [l for l in proc.stdout.splitlines() if l.startswith("H3 ")]
+        check(len(line) == 1 and "DAMAGED" in line[0], f"info marks H3's line: {line}")
+        if label == "row":
+            stored, derived = forged
+            check(line[0].split()[2] == derived and f"stored verdict {stored}" in line[0],
+                  f"info shows the verdict the data give ({derived}), not the stored {stored}: {line[0]!r}")
+        check(not [l for l in proc.stdout.splitlines() if l.startswith("H1 ") and "DAMAGED" in l], "H1 is not marked")
+        for args in (["judge", copy], ["judge", copy, "-o", f"{tmp}/c.h5"], ["mutants", copy]):
+            refused(args, copy, "damaged")
+        rep = f"{tmp}/rep-{label}"
+        proc = run(["report", copy, "-o", rep], expect=2, env={"ATTNRANK_PLOTS": empty})
+        one_line_error(proc, f"{label}.h5", "damaged", "report.html")
+        page = open(f"{rep}/report.html").read()
+        rows = [r for r in page.split("<tr class=")[1:] if 'href="#e-H3"' in r]
+        check(len(rows) == 1 and "data-damaged" in rows[0] and "DAMAGED" in rows[0], f"the page marks H3's row: {rows}")
+        if label == "row":
+            check(f"<td>{derived}<br><span class=damaged>" in rows[0], f"the page shows {derived}: {rows[0]}")
+        section = page.split('<section id="e-H3">')[1].split("</section>")[0]
+        check("DAMAGED" in section and "<svg" not in section, "H3's section is marked and draws no figure")
 
 
 def case_other_version(tmp):

@@ -5,6 +5,7 @@ usage: hostile_writers.py ATTNRANK CASE     (meson registers one test per case)
 """
 import os
 import resource
+import shutil
 import signal
 import socket
 import subprocess
@@ -319,21 +320,21 @@ def case_review_findings(tmp):
     check(proc.returncode == 0 and os.path.exists(piped) and beside(piped) == [piped],
           f"a run whose stderr pipe closed: exit {proc.returncode}, left {beside(piped)}")
     # a stored statement holding a terminal escape and a newline is shown, not obeyed
-    with h5py.File(result, "r+") as f:
+    edited = f"{tmp}/edited.h5"
+    shutil.copy(result, edited)
+    with h5py.File(edited, "r+") as f:
         rows = f["verdicts"][...]
         rows["statement"][0] = b"\x1b[31mHACK\n\x07"
         f["verdicts"][...] = rows
-    # this revision's own file: the edited row is damage (the re-judge differs), said without the escape
-    shown = subprocess.run([test_cli.EXE, "info", result], capture_output=True)
-    check(shown.returncode == 2 and b"/verdicts" in shown.stderr and b"\x1b" not in shown.stdout + shown.stderr,
-          f"info of an edited verdict row: {shown.returncode} {shown.stderr[-300:]!r}")
-    # another revision's: shown with a note, its text made printable
-    with h5py.File(result, "r+") as f:
-        f.attrs["git_revision"] = "0123abc"
-    shown = subprocess.run([test_cli.EXE, "info", result], capture_output=True)
-    check(shown.returncode == 0 and b"\x1b" not in shown.stdout and b"\x07" not in shown.stdout,
-          f"info passes a stored escape sequence to the terminal: {shown.stdout[-300:]!r}")
-    check(b"0123abc" in shown.stderr and b"\x1b" not in shown.stderr, f"the note: {shown.stderr!r}")
+    # whatever revision it names, the edited row is damage (the re-judge differs), said without the escape
+    for revision in (None, "0123abc"):
+        if revision:
+            with h5py.File(edited, "r+") as f:
+                f.attrs["git_revision"] = revision
+        shown = subprocess.run([test_cli.EXE, "info", edited], capture_output=True)
+        check(shown.returncode == 2 and b"/verdicts" in shown.stderr and b"\x1b" not in shown.stdout + shown.stderr
+              and b"\x07" not in shown.stdout + shown.stderr,
+              f"info of an edited verdict row: {shown.returncode} {shown.stderr[-300:]!r} {shown.stdout[-300:]!r}")
     if test_cli.asan_build():
         return  # AddressSanitizer's shadow memory does not fit under any ulimit -v
     limit = 150000 * 1024

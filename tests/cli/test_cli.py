@@ -932,6 +932,7 @@ def case_report(tmp):
     check(len(figures) >= 3 and page.count("<svg") >= len(figures), f"every figure embedded: {len(figures)}")
     fetched = [m for m in ("src=\"http", "href=\"http", "url(http", "@import") if m in page]
     check(not fetched, f"the page loads nothing from the network: {fetched}")
+    check_damaged_row_marked(tmp, out, claims[0])
     # headless Chromium: the table and every figure render, no console errors
     dom = chromium(["--dump-dom", f"file://{tmp}/rep/report.html"])
     if dom is None:
@@ -957,6 +958,24 @@ def case_report(tmp):
     check(page.count("<tr class=") == len(claims) and "<svg" not in page and "figures not drawn" in page,
           "the table alone, and the reason")
     one_line_error(run(["report", f"{tmp}/absent.h5"], expect=2), "absent.h5")
+
+
+def check_damaged_row_marked(tmp, good, claim):
+    """A /verdicts row forged in a file that names another revision: the page (and
+    Chromium's rendering of it) shows the verdict the data give, the row marked."""
+    forged = f"{tmp}/forged.h5"
+    shutil.copy(good, forged)
+    with h5py.File(forged, "r+") as f:
+        rows = f["verdicts"][()]
+        rows["verdict"][0] = b"VIOLATED" if rows["verdict"][0] != b"VIOLATED" else b"HOLDS"
+        f["verdicts"][...] = rows
+        f.attrs["git_revision"] = "0000000"
+    run(["report", forged, "-o", f"{tmp}/forged-rep"], expect=2)
+    dom = chromium(["--dump-dom", f"file://{tmp}/forged-rep/report.html"])
+    text = dom.stdout if dom is not None else open(f"{tmp}/forged-rep/report.html").read()
+    marked = [r for r in text.split("<tr ")[1:] if "data-damaged" in r]
+    check(len(marked) == 1 and f">{claim}<" in marked[0] and "DAMAGED" in marked[0],
+          f"the forged row is marked on the page: {marked}")
 
 
 def check_every_claim_row_has_a_figure(tmp):
