@@ -80,14 +80,14 @@ def figure_for(attack_id, g, outdir):
                 (right.set_xscale if axis is right.xaxis else right.set_yscale)("log")
     verdict, claim = text(g.attrs["verdict"]), text(g.attrs["claim"])
     title = f"attack {attack_id} on {claim}: {verdict}"
-    fig.suptitle(title, fontsize=9)
+    fig.suptitle(title, fontsize=9, **common.AS_TEXT)
     caption = (f"{text(g.attrs['rule'])}; {int(g.attrs['candidates'])} candidates, {len(ev)} evaluations, "
                f"{int(g.attrs['search_trials'])} search trials; {len(conf)} confirmation points, "
                f"{int(g.attrs['confirm_trials'])} trials on fresh streams; deciding point {text(g.attrs['point'])}: "
                f"estimate {float(g.attrs['estimate']):.6g} [{float(g.attrs['ci_lo']):.6g}, "
                f"{float(g.attrs['ci_hi']):.6g}] against {float(g.attrs['prediction']):.6g}")
     fig.tight_layout(rect=(0, 0.08, 1, 0.93))
-    fig.text(0.01, 0.01, caption, fontsize=6, color="0.35", wrap=True)
+    fig.text(0.01, 0.01, caption, fontsize=6, color="0.35", wrap=True, **common.AS_TEXT)
     os.makedirs(outdir, exist_ok=True)
     files = {}
     for fmt in common.FORMATS:

@@ -586,6 +586,66 @@ def case_forged_provenance(tmp):
         check("DAMAGED" in section and "<svg" not in section, "H3's section is marked and draws no figure")
 
 
+MATHTEXT_SPEC = """seed = 3;
+experiments = ( { name = "e"; simulator = "hardmax_rank"; trials = 40; n = [8, 16]; d_h = [1, 2, 8];
+    claims = ["H1"];
+    conjectures = ( { id = "math"; output = "argmax_rank"; rule = "upper_bound"; prediction = "n";
+                      statement = "rank at most $n^2^2$ tokens"; } ); } );
+"""
+
+
+def report_page(tmp, result, name, env=None, expect=0):
+    proc = run(["report", result, "-o", f"{tmp}/{name}"], expect=expect, env=env)
+    return proc, open(f"{tmp}/{name}/report.html").read()
+
+
+def case_report_forged_group(tmp):
+    """Issue 37, 4: a group the stored spec does not name (/forged, its means set to 1
+    against its own histogram) passed info and was drawn under "Other figures". Objects
+    outside the stored spec's layout are never read: info shows the spec's experiments
+    only, the report's figure scripts are given the spec's experiments, and the page
+    draws no figure of another group."""
+    _, good = tiny(tmp, "good.h5")
+    forged = f"{tmp}/forged.h5"
+    shutil.copy(good, forged)
+    with h5py.File(forged, "r+") as f:
+        f.copy("e", "forged")
+        f["forged/argmax_rank/mean"][...] = 1.0
+    proc = run(["info", forged], expect=0)
+    check("\n/forged:" not in proc.stdout, f"info shows a group the spec does not name: {proc.stdout}")
+    proc, page = report_page(tmp, forged, "rep")
+    check("forged:/forged" not in page and "Other figures" not in page,
+          f"the page draws a group the spec does not name: {proc.stderr}")
+    check("<svg" in page, f"the spec's own figures are drawn: {proc.stderr}")
+
+
+def case_report_mathtext(tmp):
+    """Issue 37, 4: a conjecture statement with mathtext ("$n^2^2$", a parse error) made
+    the report draw no figure at all, its note only "Traceback (most recent call last):".
+    Text from the file is drawn as text; and a figure that fails for any other reason
+    names its claim and the reason (the traceback's last line) while the others are drawn."""
+    spec = write(f"{tmp}/math.cfg", MATHTEXT_SPEC)
+    result = f"{tmp}/math.h5"
+    run(["run", spec, "-o", result, "-q"], expect=None)
+    proc, page = report_page(tmp, result, "rep")
+    check("figures not drawn" not in proc.stderr, f"a statement with $ stops the figures: {proc.stderr}")
+    section = page.split('<section id="e-math">')[1].split("</section>")[0]
+    check("<svg" in section and "$n^2^2$" in section, "the conjecture's figure is drawn, its statement as text")
+    # a figure script that fails on one claim: that claim named with the reason, the rest drawn
+    plots = f"{tmp}/plots"
+    shutil.copytree(os.path.join(os.environ.get("ATTNRANK_SOURCE_ROOT", os.path.join(os.path.dirname(
+        os.path.abspath(__file__)), "..", "..")), "plots"), plots)
+    with open(f"{plots}/claims.py", "a") as f:
+        f.write("\n_drawn = claim_figure\n\n\ndef claim_figure(exp, row, outdir):\n"
+                "    if row['claim'] == 'H1':\n        raise ValueError('first line\\nthe reason is here')\n"
+                "    return _drawn(exp, row, outdir)\n")
+    proc, page = report_page(tmp, result, "rep2", env={"ATTNRANK_PLOTS": plots})
+    one_line_error(proc, "figures not drawn", "H1 in /e", "the reason is here")
+    check("Traceback" not in proc.stderr, f"the note is the traceback's first line: {proc.stderr}")
+    section = page.split('<section id="e-math">')[1].split("</section>")[0]
+    check("<svg" in section, "the other figures are still drawn")
+
+
 def case_other_version(tmp):
     """A shard written by another attnrank (its attnrank_version or git_revision
     attribute) merged into a file labelled with this one's: refused in one line naming the

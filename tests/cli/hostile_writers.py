@@ -288,6 +288,46 @@ def case_report_sigterm(tmp):
     check(open(f"{other}/notes.txt").read() == "keep me\n", "a folder that is not a report is left alone")
 
 
+def case_report_partial_not_ours(tmp):
+    """Issue 37, 4: `report F -o mine` deleted an existing mine.partial/ with the user's
+    files in it. A folder no report made (it lacks the report's mark) is refused in one
+    line, exit 2, and kept; one a killed report left (marked) is cleared as before."""
+    result = small_result(tmp)
+    rep = f"{tmp}/mine"
+    os.mkdir(f"{rep}.partial")
+    write(f"{rep}.partial/notes.txt", "keep me\n")
+    one_line_error(run(["report", result, "-o", rep], expect=2), "mine.partial", "no report made it")
+    check(open(f"{rep}.partial/notes.txt").read() == "keep me\n", "the user's folder is kept")
+    check(not os.path.exists(rep) and not os.path.exists(f"{rep}.lock"), f"nothing made: {beside(rep)}")
+    os.remove(f"{rep}.partial/notes.txt")
+    os.rmdir(f"{rep}.partial")
+    # a report killed while drawing leaves its marked folder: the next one clears it
+    proc = start(["report", result, "-o", rep])
+    if not wait_for_any([f"{rep}.partial/figures/plot.log"], proc):
+        check(False, f"the report never drew: {proc.communicate()}")
+    proc.kill()
+    proc.communicate(timeout=60)
+    run(["report", result, "-o", rep], expect=0)
+    check(os.path.exists(f"{rep}/report.html") and beside(rep) == [rep], f"one report folder: {beside(rep)}")
+
+
+def case_report_attack_sigterm(tmp):
+    """Issue 37, 4: SIGTERM while reporting an attack file exited 3 with the message
+    `attnrank: ` (empty): now exit 143 and one line saying so, no folder left."""
+    import attacks
+    _, out = attacks.attack(tmp, attacks.PLANTED)
+    rep = f"{tmp}/rep"
+    proc = start(["report", out, "-o", rep])
+    if not wait_for_any([f"{rep}.partial/figures/plot.log"], proc):
+        check(False, f"the report never drew: {proc.communicate()}")
+    proc.send_signal(signal.SIGTERM)
+    stdout, stderr = proc.communicate(timeout=60)
+    check(proc.returncode == 143, f"attack report under SIGTERM: exit {proc.returncode}, want 143: {stderr!r}")
+    one_line_error(ended(proc, stderr), "rep", "interrupted by SIGTERM")
+    time.sleep(0.5)
+    nothing_left(rep, "an interrupted attack report")
+
+
 def case_review_findings(tmp):
     """A second review's findings: another writer's names as an output (a run on
     o.h5.partial replaced the file a run on o.h5 was writing), files of the user's inside
