@@ -1,6 +1,7 @@
 /* cli_list: list (simulators, parameters, claims) and info (a file, or the BLAS core). */
 #define _GNU_SOURCE
 #include "cli_parts.h"
+#include "attnrank/message.h"
 
 #include <gsl/gsl_errno.h>
 
@@ -188,8 +189,11 @@ int ar_cli_cmd_info(int argc, char **argv, char *command_line)
     printf("%s\n", file);
     for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; ++i) {
         char *value = ar_store_attribute(store, attrs[i]);
-        if (value && value[0])
-            printf("  %-17s %s\n", attrs[i], value);
+        if (value && value[0]) { /* the file's text: escaped, never obeyed by the terminal */
+            printf("  %-17s ", attrs[i]);
+            ar_message_print(stdout, value);
+            printf("\n");
+        }
         free(value);
     }
     const ar_spec *spec = ar_store_spec(store);

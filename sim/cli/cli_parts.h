@@ -45,6 +45,10 @@ int ar_cli_verdict_status(const ar_verdict_row *rows, int n, int *undecided);
 void ar_cli_print_outcome(int status, int undecided);
 void ar_cli_print_mutants(const ar_mutant_row *rows, int n);
 int ar_cli_print_file_mutants(const char *path);
+/* What a file is, said before a command that reads result files opens it: an attack
+ * file (ar_store_is_attack_file) is named as one, with the commands that read it, and
+ * AR_EXIT_BAD_INPUT returned; 0 for any other file (its own checks follow). */
+int ar_cli_refuse_attack_file(const char *path, const char *command);
 
 /* cli_run.c: run, verify, merge, plan, report, mutants, judge. */
 int ar_cli_cmd_run(int argc, char **argv, char *command_line);

@@ -225,8 +225,20 @@ void ar_cli_print_mutants(const ar_mutant_row *rows, int n)
 }
 
 /* Mutants of every claim of a finished result file. */
+int ar_cli_refuse_attack_file(const char *path, const char *command)
+{
+    if (!ar_store_is_attack_file(path))
+        return 0;
+    ar_cli_say("%s: an attack file (`attnrank attack` wrote it; judge, info and report read it), not a result "
+               "file: %s reads result files", path, command);
+    return AR_EXIT_BAD_INPUT;
+}
+
 int ar_cli_print_file_mutants(const char *path)
 {
+    int refused = ar_cli_refuse_attack_file(path, "mutants");
+    if (refused)
+        return refused;
     char err[AR_ERR_LEN];
     ar_store *store = ar_store_open(path, 0, err);
     if (!store) {

@@ -2,18 +2,12 @@
  * with conjectures joined to its spec, and the copy (a merge of one). */
 #define _GNU_SOURCE
 #include "attnrank/engine.h"
+#include "attnrank/output.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-/* Whether two names are one file (a name, another name or a link). */
-static int same_file(const char *a, const char *b)
-{
-    struct stat sa, sb;
-    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
 
 /* Every point must be in: judging a part would judge another grid. */
 static ar_status check_complete(ar_store *store, const char *path, char *err)
@@ -77,7 +71,7 @@ ar_status ar_rejudge_file(const ar_judge_request *req, ar_file_judgement *out, c
     memset(out, 0, sizeof *out);
     /* FILE is never modified: a COPY that is FILE (by that name, another or a link) was
      * replaced by the copy under --force. */
-    if (req->copy && same_file(req->path, req->copy)) {
+    if (req->copy && ar_output_same_file(req->path, req->copy)) {
         snprintf(err, AR_ERR_LEN, "%s: -o COPY is FILE itself (%s); judge never modifies FILE: name another COPY",
                  req->copy, req->path);
         return AR_ERR_INPUT;

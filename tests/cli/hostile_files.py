@@ -646,6 +646,66 @@ def case_report_mathtext(tmp):
     check("<svg" in section, "the other figures are still drawn")
 
 
+def case_control_characters(tmp):
+    """Issue 37, 5: info printed raw control characters (ESC [2J, an OSC title, CR) from
+    the root attributes title, host, command_line and created, and the spec's title took
+    ESC. Text from a file reaches the terminal escaped; a spec's title holding a control
+    character is refused in one line, exit 2, as a conjecture's statement already was."""
+    _, good = tiny(tmp, "good.h5")
+    hostile = "\x1b[2J\x1b]0;owned\x07\rX\x7f"
+    with h5py.File(good, "r+") as f:
+        for attr in ("title", "host", "command_line", "created"):
+            f.attrs[attr] = hostile
+    proc = subprocess.run([test_cli.EXE, "info", good], capture_output=True)
+    check(proc.returncode == 0, f"info: exit {proc.returncode}: {proc.stderr!r}")
+    raw = [c for c in (b"\x1b", b"\x07", b"\r", b"\x7f") if c in proc.stdout + proc.stderr]
+    check(not raw, f"info passes control characters to the terminal: {raw} in {proc.stdout[:600]!r}")
+    check(proc.stdout.count(b"\\x1b[2J") == 4, f"each attribute shown, escaped: {proc.stdout[:600]!r}")
+    for label, text in (("title", 'seed = 1; title = "a\\x1b[2Jb";'), ("raw title", 'seed = 1; title = "a\x1b[2Jb";')):
+        spec = write(f"{tmp}/t.cfg", text + '\nexperiments = ( { name = "e"; simulator = "hardmax_rank"; '
+                     'trials = 4; n = 4; d_h = 1; } );\n')
+        proc = run(["run", spec, "-o", f"{tmp}/t.h5"], expect=2)
+        one_line_error(proc, "t.cfg", "title", "control characters")
+        check("\x1b" not in proc.stderr, f"{label}: the refusal quotes the escape raw")
+    spec = write(f"{tmp}/c.cfg", MATHTEXT_SPEC.replace("rank at most $n^2^2$ tokens", "rank\\rat most"))
+    one_line_error(run(["run", spec, "-o", f"{tmp}/c.h5"], expect=2), "c.cfg", "statement", "byte 0x0d")
+    check(not os.path.exists(f"{tmp}/t.h5") and not os.path.exists(f"{tmp}/c.h5"), "nothing written")
+
+
+def case_file_kinds(tmp):
+    """Issue 37, 5: `attack -o rp.h5` where rp.h5.partial is an interrupted run's called it
+    an attack's partial, --resume then said damaged, and the suggested --force deleted the
+    run's progress; merge and mutants called an intact attack file "damaged: group /h3 is
+    missing". The file's kind comes first: a partial of another command is refused in one
+    line (exit 2, --force included) and kept, and an attack file given to a command that
+    reads result files is named as one, with the commands that read it."""
+    import attacks
+    _, good = tiny(tmp, "good.h5")
+    partial = partial_of(tmp, good, "rp", 2)
+    output = partial[: -len(".partial")]
+    spec = write(f"{tmp}/a.cfg", attacks.PLANTED)
+    before = digest(partial)
+    for extra in ([], ["--resume"], ["--force"]):
+        proc = run(["attack", spec, "-o", output, "-q", "--threads", "1", *extra], expect=2)
+        one_line_error(proc, "r.h5", "not an attack's", "run --resume")
+        check(digest(partial) == before and not os.path.exists(output), f"attack {extra}: the run's partial was altered")
+    _, attack_file = attacks.attack(tmp, attacks.PLANTED, name="a")
+    for args in (["merge", "-o", f"{tmp}/m.h5", attack_file], ["mutants", attack_file]):
+        proc = run(args, expect=2)
+        one_line_error(proc, "a.attacks.h5", "an attack file", "judge, info and report read it")
+        check("damaged" not in proc.stderr, f"{args[0]} calls an attack file damaged: {proc.stderr}")
+    check(not os.path.exists(f"{tmp}/m.h5"), "merge of an attack file left a file")
+    # a run whose OUTPUT.partial is an attack's: neither resumed nor replaced
+    shutil.copy(attack_file, f"{tmp}/x.h5.partial")
+    before = digest(f"{tmp}/x.h5.partial")
+    tiny_spec = write(f"{tmp}/tiny.cfg", TINY_SPEC)
+    for extra in (["--resume"], ["--force"]):
+        one_line_error(run(["run", tiny_spec, "-o", f"{tmp}/x.h5", "-q", *extra], expect=2), "x.h5.partial",
+                       "an attack file")
+        check(digest(f"{tmp}/x.h5.partial") == before and not os.path.exists(f"{tmp}/x.h5"),
+              f"run {extra}: the attack's partial was altered")
+
+
 def case_other_version(tmp):
     """A shard written by another attnrank (its attnrank_version or git_revision
     attribute) merged into a file labelled with this one's: refused in one line naming the

@@ -328,6 +328,26 @@ def case_report_attack_sigterm(tmp):
     nothing_left(rep, "an interrupted attack report")
 
 
+def case_output_is_spec(tmp):
+    """Issue 37, 5: `attack s.cfg -o s.cfg --force` and `run s.cfg -o s.cfg --force`
+    replaced the spec with HDF5. An output that is the spec (by that name, another name or
+    a hard link, or as the OUTPUT.partial a writer makes) is refused in one line, exit 2,
+    the spec kept, as merge and judge -o refuse their inputs."""
+    import attacks
+    spec = write(f"{tmp}/s.cfg", attacks.PLANTED)
+    os.link(spec, f"{tmp}/link.cfg")
+    before = test_cli.digest(spec)
+    for command in ("run", "attack"):
+        for out in (spec, f"{tmp}/link.cfg", f"{tmp}/./s.cfg", f"{tmp}/s"):
+            if out.endswith("/s"):  # s.partial is the spec's other name
+                os.link(spec, f"{out}.partial")
+            one_line_error(run([command, spec, "-o", out, "--force", "-q"], expect=2), "the spec", "give another -o")
+            check(test_cli.digest(spec) == before, f"{command} -o {out} --force: the spec was replaced")
+            if out.endswith("/s"):
+                os.unlink(f"{out}.partial")
+        check(sorted(os.listdir(tmp)) == ["link.cfg", "s.cfg"], f"{command}: something was left: {os.listdir(tmp)}")
+
+
 def case_review_findings(tmp):
     """A second review's findings: another writer's names as an output (a run on
     o.h5.partial replaced the file a run on o.h5 was writing), files of the user's inside
