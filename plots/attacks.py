@@ -111,9 +111,9 @@ def figure_for(attack_id, g, outdir, derived=None):
         title = f"attack {attack_id}: the search (verdict not shown: attnrank report re-derives it)"
         caption = f"{len(ev)} evaluations, {len(conf)} confirmation points, as stored; nothing here is checked"
         claims = []
-    fig.suptitle(title, fontsize=9)
+    fig.suptitle(title, fontsize=9, **common.AS_TEXT)
     fig.tight_layout(rect=(0, 0.08, 1, 0.93))
-    fig.text(0.01, 0.01, caption, fontsize=6, color="0.35", wrap=True)
+    fig.text(0.01, 0.01, caption, fontsize=6, color="0.35", wrap=True, **common.AS_TEXT)
     os.makedirs(outdir, exist_ok=True)
     files = {}
     for fmt in common.FORMATS:

@@ -26,7 +26,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 import conjectures
-from common import THEORY, PlotError, finish, main, text
+from common import AS_TEXT, THEORY, PlotError, each_drawn, finish, main, text
 
 MAX_LINES = conjectures.MAX_LINES
 MAX_POINTS = 200  # positions drawn along a line; more are thinned evenly (said in the caption)
@@ -211,7 +211,7 @@ def claim_figure(exp, row, outdir):
     ax.set_ylabel(f"E[{ylabel}]")
     resolution = row.get("resolution", "").strip(" -")
     ax.set_title(f"{verdict}: {resolution}" if resolution else verdict, fontsize=8,
-                 color=conjectures.VERDICT_COLORS.get(verdict, "0.3"))
+                 color=conjectures.VERDICT_COLORS.get(verdict, "0.3"), **AS_TEXT)
     legend(ax, 6)
 
     # the verdict's own estimate, interval and prediction, as /verdicts stores them
@@ -224,16 +224,16 @@ def claim_figure(exp, row, outdir):
                     color=color, markeredgecolor="black", markeredgewidth=0.5, label="estimate")
     else:
         av.text(0.5, 0.5, f"no estimate\n({verdict or 'no verdict'})", ha="center", va="center", fontsize=7,
-                transform=av.transAxes)
+                transform=av.transAxes, **AS_TEXT)
         av.set_yticks([])
     if has_prediction:
         av.axhline(prediction, **THEORY, label=f"prediction {prediction:.4g}")
     y_scale(av, [estimate, lo, hi] + ([prediction] if has_prediction else []))
     av.set_xlim(-1, 1)
     av.set_xticks([0], [f"{int(row.get('trials', 0))} trials"], fontsize=6)
-    av.set_xlabel(what_estimate(row, along), fontsize=6, wrap=True)
+    av.set_xlabel(what_estimate(row, along), fontsize=6, wrap=True, **AS_TEXT)
     av.set_title(f"{verdict}\n(expected {row['expected']})" if row.get("expected") else verdict, fontsize=7,
-                 color=color)
+                 color=color, **AS_TEXT)
     av.tick_params(axis="y", labelsize=6)
     legend(av, 5.5)
 
@@ -273,8 +273,9 @@ def joined(*parts):
 
 def figures_for(exp, outdir):
     """A figure per claim row of the experiment (users' conjectures: conjectures.py)."""
-    return [claim_figure(exp, row, outdir) for row in verdict_rows(exp) if not is_conjecture(exp, row["claim"])
+    rows = [row for row in verdict_rows(exp) if not is_conjecture(exp, row["claim"])
             and "theory" in exp.group and row["claim"] in exp.group["theory"]]
+    return each_drawn(exp, rows, lambda row: claim_figure(exp, row, outdir), lambda row: row["claim"])
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ PDF and PNG."""
 import json
 import os
 import sys
+import traceback
 
 import h5py
 import matplotlib
@@ -41,6 +42,8 @@ STYLE = {
 }
 plt.rcParams.update(STYLE)
 THEORY = dict(color="black", linestyle="--", linewidth=0.9)
+# For every text artist that draws text from a file or spec: as it is, never as mathtext.
+AS_TEXT = dict(parse_math=False, usetex=False)
 # What finish() writes; plot_all.py --svg-only (the report's call) keeps just SVG, which
 # is all an HTML page embeds and a third of the time.
 FORMATS = ["svg", "png", "pdf"]
@@ -212,9 +215,12 @@ def finish(fig, exp, title, claims, stem, outdir, extra="", tight=True):
     # room above the panels for the title, below them for the caption line
     height = fig.get_figheight()
     fig.tight_layout(rect=(0, 0.28 / height, 1, 1 - 0.32 / height))
-    fig.suptitle(f"{' '.join(claims)}: {title}" if claims else title, fontsize=9, y=1 - 0.06 / height, va="top")
+    # title and caption quote the file (statements, names): drawn as text, never as
+    # mathtext ("rank at most $n^2^2$" is a parse error that took every figure with it)
+    fig.suptitle(f"{' '.join(claims)}: {title}" if claims else title, fontsize=9, y=1 - 0.06 / height, va="top",
+                 **AS_TEXT)
     fig.text(0.01, 0.04 / height, exp.caption(extra), fontsize=6.5, color="0.35", ha="left", va="bottom",
-             wrap=not tight)
+             wrap=not tight, **AS_TEXT)
     os.makedirs(outdir, exist_ok=True)
     files = {}
     for fmt in FORMATS:
@@ -225,6 +231,39 @@ def finish(fig, exp, title, claims, stem, outdir, extra="", tight=True):
     plt.close(fig)
     return {"experiment": exp.name, "simulator": exp.simulator, "claims": claims, "title": title, "files": files,
             "caption": exp.caption(extra)}
+
+
+# The figures that failed, each said on stderr as it failed: plot_all.py exits 1 if any,
+# a script run alone 2.
+FAILED = []
+
+
+def failure_reason(e):
+    """The exception's own last line (a traceback's last line, where a multi-line message
+    such as mathtext's ends with what was wrong), with its type."""
+    lines = [l.strip() for l in traceback.format_exception_only(type(e), e) for l in l.splitlines() if l.strip()]
+    last = lines[-1] if lines else ""
+    named = last.split(":", 1)[0].split(".")[-1] == type(e).__name__  # "module.Error: ..." names it
+    return last if named else f"{type(e).__name__}: {last}"
+
+
+def each_drawn(exp, items, draw, claim_of):
+    """draw(item) for each item: the figures' entries. One that fails is said on stderr
+    (its claim, its experiment and why) and the others are still drawn."""
+    entries = []
+    for item in items:
+        try:
+            entries.append(draw(item))
+        except Exception as e:  # noqa: BLE001: one figure's failure must not take the others with it
+            plt.close("all")
+            said_failed(f"{claim_of(item)} in /{exp.name}", e)
+    return entries
+
+
+def said_failed(what, e):
+    FAILED.append(what)
+    print(f"{os.path.basename(sys.argv[0])}: the figure of {what} was not drawn: {failure_reason(e)}", file=sys.stderr,
+          flush=True)
 
 
 def main(figures_for, argv=None):
@@ -250,4 +289,4 @@ def main(figures_for, argv=None):
         json.dump(entries, m, indent=1)
     for e in entries:
         print(e["files"]["svg"])
-    return 0
+    return 2 if FAILED else 0

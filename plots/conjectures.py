@@ -21,7 +21,7 @@ import sys
 
 import numpy as np
 
-from common import THEORY, PlotError, figure, finish, main, text
+from common import AS_TEXT, THEORY, PlotError, each_drawn, figure, finish, main, text
 
 MAX_LINES = 8
 VERDICT_COLORS = {"HOLDS": "#2a7d2a", "VIOLATED": "#b22222", "INCONCLUSIVE": "#a0701a"}
@@ -227,7 +227,7 @@ def conjecture_figure(exp, cid, outdir):
     x_axis(ax, along, xs, ticks)
     ax.set_ylabel(f"E[{ylabel}]")
     ax.set_title(f"{verdict}: {resolution}" if resolution else verdict, fontsize=8,
-                 color=VERDICT_COLORS.get(verdict, "0.3"))
+                 color=VERDICT_COLORS.get(verdict, "0.3"), **AS_TEXT)
     ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1), borderaxespad=0)
 
     formula = formula if predicted else ""
@@ -262,7 +262,7 @@ def joined(*parts):
 
 
 def figures_for(exp, outdir):
-    return [conjecture_figure(exp, cid, outdir) for cid in conjecture_ids(exp)]
+    return each_drawn(exp, conjecture_ids(exp), lambda cid: conjecture_figure(exp, cid, outdir), lambda cid: cid)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,12 @@ conjecture, whatever the family), and writes OUTDIR/figures.tsv, one line a figu
 (space-separated), title, SVG path (relative to OUTDIR, so the folder can move),
 caption. `attnrank report` reads it.
 
-usage: plot_all.py [--svg-only] RESULT.h5 OUTDIR"""
+Only the experiments named after OUTDIR are drawn when any are (the report names those
+of the stored spec: a group the spec does not name is never read). A figure that fails
+is said on stderr (its claim and why) and the others are still drawn; the exit status
+is then 1.
+
+usage: plot_all.py [--svg-only] RESULT.h5 OUTDIR [EXPERIMENT...]"""
 import importlib
 import os
 import re
@@ -29,7 +34,9 @@ def figures_for(exp, outdir):
     family = []
     known = re.fullmatch(r"[a-z_][a-z0-9_]*", name) and name not in ("claims", "common", "conjectures", "plot_all")
     if known and os.path.exists(os.path.join(HERE, name + ".py")):
-        family = importlib.import_module(name).figures_for(exp, outdir)
+        family = common.each_drawn(exp, [name], lambda n: importlib.import_module(n).figures_for(exp, outdir),
+                                   lambda n: f"the family figures ({n}.py)")
+        family = family[0] if family else []
     return claims.figures_for(exp, outdir) + family + conjectures.figures_for(exp, outdir)
 
 
@@ -37,18 +44,18 @@ def run(argv):
     if argv[:1] == ["--svg-only"]:
         common.FORMATS[:] = ["svg"]
         argv = argv[1:]
-    if len(argv) != 2:
-        print("usage: plot_all.py [--svg-only] RESULT.h5 OUTDIR", file=sys.stderr)
+    if len(argv) < 2:
+        print("usage: plot_all.py [--svg-only] RESULT.h5 OUTDIR [EXPERIMENT...]", file=sys.stderr)
         return 2
-    path, outdir = argv
+    path, outdir, only = argv[0], argv[1], argv[2:]
     os.makedirs(outdir, exist_ok=True)
     entries = []
     try:
         with common.open_result(path) as f:
             if common.text(f.attrs.get("kind", "")) == "attacks":  # `attnrank attack`'s file
                 entries = attacks.figures_for_file(f, outdir)
-            for name in [] if entries else f.keys():
-                if isinstance(f[name], common.h5py.Group):
+            for name in [] if entries else only or f.keys():
+                if name in f and isinstance(f[name], common.h5py.Group):
                     entries += figures_for(common.Experiment(path, f, name), outdir)
     except common.PlotError as e:
         print(f"plot_all.py: {e}", file=sys.stderr)
@@ -59,7 +66,7 @@ def run(argv):
                       e["caption"]]
             out.write("\t".join(x.replace("\t", " ").replace("\n", " ") for x in fields) + "\n")
     print(f"{len(entries)} figures in {outdir}")
-    return 0
+    return 1 if common.FAILED else 0
 
 
 if __name__ == "__main__":

@@ -33,12 +33,16 @@ int ar_judge_mutants(ar_store *store, const ar_spec *spec, ar_mutant_row *rows, 
  * since the run; judging uses the current one). */
 int ar_judge_theory_changes(ar_store *store, long *changed, char *err);
 
+/* What differs in a stored row (ar_judge_check_verdicts' marks). */
+enum { AR_STORED_VERDICT_DIFFERS = 1, AR_STORED_THEORY_DIFFERS = 2 };
+
 /* The stored /verdicts table and theory/ datasets against the store's data judged
- * again by this attnrank, once every point is in: -1 (err: "damaged: ...", the first
- * differing row, its field and both values) where they differ and the file was written
- * by this very revision, since the same code judges the same numbers the same way;
- * where another revision wrote them, note says what differs (its rules may have
- * changed) and 0 is returned. */
-int ar_judge_check_verdicts(ar_store *store, char *note, size_t note_len, char *err);
+ * again by this attnrank, once every point is in. Whatever revision the file names,
+ * what attnrank shows is what it re-derives: fresh[r] (when not NULL) is row r judged
+ * again, marks[r] (when not NULL) what of the stored row r differs. Returns 0 when
+ * every stored row agrees (or not every point is in: fresh is then untouched), the
+ * number of rows that differ with err "FILE: damaged: ..." (the first one, its field
+ * and both values), or -1 with err where the file cannot be judged. */
+int ar_judge_check_verdicts(ar_store *store, ar_verdict_row *fresh, unsigned char *marks, char *err);
 
 #endif

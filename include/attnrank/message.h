@@ -5,6 +5,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* Formats into err (len bytes); field may be NULL. Control characters (a name from a
  * hostile file) become blanks, so the message stays one line. */
@@ -14,5 +15,12 @@ void ar_message(char *err, size_t len, const char *at, const char *field, const 
 int ar_message_fail(char *err, size_t len, const char *at, const char *field, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 int ar_message_vfail(char *err, size_t len, const char *at, const char *field, const char *fmt, va_list args);
+
+/* The first control character of text (a byte below 0x20, or 0x7f), or NULL: what a
+ * spec's title and statements may not hold. */
+const char *ar_message_control(const char *text);
+/* Writes text to f with each control character escaped (\n, \t, \r, \xNN): the one
+ * way text from a file or spec reaches a terminal (an ESC would drive it). */
+void ar_message_print(FILE *f, const char *text);
 
 #endif

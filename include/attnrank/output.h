@@ -20,6 +20,13 @@
  * name (NAME_MAX of its folder) or on a path (PATH_MAX). */
 int ar_output_check_name(const char *output, const char *longest_suffix, char *err);
 
+/* Whether two names are one file (a name, another name or a link): by device and inode. */
+int ar_output_same_file(const char *a, const char *b);
+/* Refuses (-1, one line in err) an output whose name, or a name a writer makes beside it
+ * (OUTPUT.partial, OUTPUT.partial.tmp), is the input (what: "the spec", ...), by device
+ * and inode: --force would replace the input with the output. */
+int ar_output_check_not_input(const char *output, const char *input, const char *what, char *err);
+
 typedef struct ar_output_lock ar_output_lock;
 
 /* Takes OUTPUT.lock and writes this process's PID and host into it. NULL, with one line

@@ -65,10 +65,10 @@ typedef struct ar_verdict_row {
 
 /* How many rows of the stored /verdicts table differ, as the file holds them (every
  * field, text included; both NaN count as equal), from these rows as it would record
- * them; the first such row and, in what, its first differing field and both values.
- * -1 with err set if the table cannot be read. */
-int ar_store_verdicts_differ(ar_store *store, const ar_verdict_row *fresh, int n_rows, int *first, char *what,
-                             size_t what_len, char *err);
+ * them; differs[r] (when not NULL) says which; the first such row and, in what, its
+ * first differing field and both values. -1 with err set if the table cannot be read. */
+int ar_store_verdicts_differ(ar_store *store, const ar_verdict_row *fresh, int n_rows, unsigned char *differs,
+                             int *first, char *what, size_t what_len, char *err);
 /* The note in a few words ("", "loose", "implied by H2", ...), for tables. */
 void ar_store_note_describe(const ar_verdict_row *row, char *buf, size_t len);
 /* The prediction column: the value, or the direction for a trend (whose theory value

@@ -22,6 +22,26 @@ int ar_message_vfail(char *err, size_t len, const char *at, const char *field, c
     return -1;
 }
 
+const char *ar_message_control(const char *text)
+{
+    for (const char *c = text; c && *c; ++c)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            return c;
+    return NULL;
+}
+
+void ar_message_print(FILE *f, const char *text)
+{
+    for (const unsigned char *c = (const unsigned char *)text; c && *c; ++c) {
+        if (*c == '\n' || *c == '\t' || *c == '\r')
+            fprintf(f, "\\%c", *c == '\n' ? 'n' : *c == '\t' ? 't' : 'r');
+        else if (*c < 0x20 || *c == 0x7f)
+            fprintf(f, "\\x%02x", *c);
+        else
+            fputc(*c, f);
+    }
+}
+
 int ar_message_fail(char *err, size_t len, const char *at, const char *field, const char *fmt, ...)
 {
     va_list args;

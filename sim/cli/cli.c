@@ -3,6 +3,7 @@
  * cli_tables.c (cli_parts.h). A thin client of the library. */
 #define _GNU_SOURCE
 #include "cli_parts.h"
+#include "attnrank/message.h"
 
 #include <gsl/gsl_errno.h>
 
@@ -137,14 +138,7 @@ void ar_cli_say(const char *fmt, ...)
     vsnprintf(text, sizeof text, fmt, args);
     va_end(args);
     fprintf(stderr, "%s: ", program);
-    for (const unsigned char *c = (const unsigned char *)text; *c; ++c) {
-        if (*c == '\n' || *c == '\t' || *c == '\r')
-            fprintf(stderr, "\\%c", *c == '\n' ? 'n' : *c == '\t' ? 't' : 'r');
-        else if (*c < 0x20 || *c == 0x7f)
-            fprintf(stderr, "\\x%02x", *c);
-        else
-            fputc(*c, stderr);
-    }
+    ar_message_print(stderr, text);
     fputc('\n', stderr);
 }
 

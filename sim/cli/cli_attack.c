@@ -182,9 +182,14 @@ static int run_attacks(const ar_spec *spec, const char *output, const char *comm
         return AR_EXIT_BAD_INPUT;
     }
     struct stat st;
+    /* the file's kind first: another command's partial is its progress, never ours to resume or replace */
     const char *refusal = (stat(output, &st) == 0 && S_ISDIR(st.st_mode)) ||
                                   (stat(partial, &st) == 0 && S_ISDIR(st.st_mode))
                               ? "is a directory (or its .partial is): not an output --force can replace"
+                          : file_exists(partial) && !ar_store_is_attack_file(partial)
+                              ? "has a .partial that is not an attack's (an interrupted run's or merge's: `attnrank "
+                                "run --resume` continues a run's): attack neither resumes nor replaces it, --force "
+                                "included; give the attack another -o"
                           : file_exists(output) && !force      ? "exists; --force replaces it"
                           : resume && !file_exists(partial)  ? "has no .partial to resume"
                           : !resume && !force && file_exists(partial) ? "has a .partial of an interrupted attack: "
@@ -328,7 +333,8 @@ int ar_cli_cmd_attack(int argc, char **argv, char *command_line)
     int status;
     if (!output && !fallback) {
         status = AR_EXIT_IO;
-    } else if (ar_spec_load(spec_path, sets, n_sets, &spec, err) != 0) {
+    } else if (ar_output_check_not_input(output ? output : fallback, spec_path, "the spec", err) != 0 ||
+               ar_spec_load(spec_path, sets, n_sets, &spec, err) != 0) {
         ar_cli_say("%s", err);
         status = AR_EXIT_BAD_INPUT;
     } else {

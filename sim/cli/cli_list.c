@@ -1,6 +1,7 @@
 /* cli_list: list (simulators, parameters, claims) and info (a file, or the BLAS core). */
 #define _GNU_SOURCE
 #include "cli_parts.h"
+#include "attnrank/message.h"
 
 #include <gsl/gsl_errno.h>
 
@@ -68,8 +69,9 @@ const char ar_cli_info_help[] =
     "kernels (the normal sampler's variant, the S = Q K^T kernel).\n\n"
     "A file that disagrees with itself is refused (exit 2, one line naming the dataset):\n"
     "statistics against each other and the histograms, axes and attributes against the\n"
-    "stored spec, the stored verdicts and theory/ against the data judged again (a file\n"
-    "of another attnrank revision gets a note instead). -q is accepted, as elsewhere.\n";
+    "stored spec. The verdicts shown are the data judged again, whatever revision wrote\n"
+    "the file: a stored /verdicts row or theory/ dataset that differs is marked DAMAGED on\n"
+    "its line and info exits 2. -q is accepted, as elsewhere.\n";
 
 int ar_cli_cmd_list(int argc, char **argv, char *command_line)
 {
@@ -166,19 +168,20 @@ int ar_cli_cmd_info(int argc, char **argv, char *command_line)
     }
     char err[AR_ERR_LEN];
     ar_store *store = ar_store_open(file, 0, err);
-    /* the stored verdicts agree with the data before anything is shown */
-    ar_verdict_row *rows = NULL;
-    int n = 0;
-    char stale[AR_ERR_LEN];
+    /* What is shown is what the data give, re-judged: a stored row that differs (whatever
+     * revision the file names) is marked on its line and makes info exit 2. */
+    ar_verdict_row *rows = NULL, *fresh = NULL;
+    unsigned char *marks = NULL;
+    int n = 0, damaged = 0;
     if (!store || ar_store_read_verdicts(store, &rows, &n, err) < 0 ||
-        ar_judge_check_verdicts(store, stale, sizeof stale, err) < 0) {
-        ar_cli_say("%s", err);
-        free(rows);
+        !(fresh = calloc((size_t)(n ? n : 1), sizeof *fresh)) || !(marks = calloc((size_t)(n ? n : 1), 1)) ||
+        (memcpy(fresh, rows, (size_t)n * sizeof *rows),
+         (damaged = ar_judge_check_verdicts(store, fresh, marks, err)) < 0)) {
+        ar_cli_say("%s", store && (!fresh || !marks) ? "info: out of memory" : err);
+        free(rows), free(fresh), free(marks);
         ar_store_close(store);
         return AR_EXIT_BAD_INPUT;
     }
-    if (stale[0])
-        ar_cli_say("%s", stale);
     static const char *const attrs[] = {"attnrank_version", "git_revision", "created", "command_line", "host",
                                         "spec_source", "spec_hash", "title", "openblas_core",
                                         "openblas_core_origin", "kernels", "hdf5_version",
@@ -186,8 +189,11 @@ int ar_cli_cmd_info(int argc, char **argv, char *command_line)
     printf("%s\n", file);
     for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; ++i) {
         char *value = ar_store_attribute(store, attrs[i]);
-        if (value && value[0])
-            printf("  %-17s %s\n", attrs[i], value);
+        if (value && value[0]) { /* the file's text: escaped, never obeyed by the terminal */
+            printf("  %-17s ", attrs[i]);
+            ar_message_print(stdout, value);
+            printf("\n");
+        }
         free(value);
     }
     const ar_spec *spec = ar_store_spec(store);
@@ -228,8 +234,12 @@ int ar_cli_cmd_info(int argc, char **argv, char *command_line)
     if (all_done < all_points)
         printf("incomplete run (%ld of %ld points): verdicts are computed when it completes\n", all_done, all_points);
     else
-        ar_cli_print_verdicts(stdout, rows, n);
-    free(rows);
+        ar_cli_print_checked_verdicts(stdout, fresh, rows, marks, n);
+    free(rows), free(fresh), free(marks);
     ar_store_close(store);
+    if (damaged) { /* said last, where it is seen */
+        ar_cli_say("%s (shown: the verdicts its data give)", err);
+        return AR_EXIT_BAD_INPUT;
+    }
     return AR_EXIT_OK;
 }

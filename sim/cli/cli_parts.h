@@ -39,10 +39,18 @@ void ar_cli_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* cli_tables.c: the verdict and mutant tables. */
 void ar_cli_print_verdicts(FILE *f, const ar_verdict_row *given, int n);
+/* The same, with each row whose stored one differs (marks: ar_judge_check_verdicts')
+ * marked on its line with what the file stored. */
+void ar_cli_print_checked_verdicts(FILE *f, const ar_verdict_row *given, const ar_verdict_row *stored,
+                                   const unsigned char *marks, int n);
 int ar_cli_verdict_status(const ar_verdict_row *rows, int n, int *undecided);
 void ar_cli_print_outcome(int status, int undecided);
 void ar_cli_print_mutants(const ar_mutant_row *rows, int n);
 int ar_cli_print_file_mutants(const char *path);
+/* What a file is, said before a command that reads result files opens it: an attack
+ * file (ar_store_is_attack_file) is named as one, with the commands that read it, and
+ * AR_EXIT_BAD_INPUT returned; 0 for any other file (its own checks follow). */
+int ar_cli_refuse_attack_file(const char *path, const char *command);
 
 /* cli_run.c: run, verify, merge, plan, report, mutants, judge. */
 int ar_cli_cmd_run(int argc, char **argv, char *command_line);

@@ -6,6 +6,7 @@
 
 #include "attnrank/blas_core.h"
 #include "attnrank/engine.h"
+#include "attnrank/output.h"
 #include "attnrank/format.h"
 #include "attnrank/registry.h"
 #include "attnrank/report.h"
@@ -145,13 +146,22 @@ int ar_cli_cmd_run(int argc, char **argv, char *command_line)
     o.run.command_line = command_line;
     ar_spec spec;
     char err[AR_ERR_LEN];
-    if (ar_spec_load(o.spec_path, o.sets, o.n_sets, &spec, err) != 0) {
+    char *partial = malloc(strlen(o.run.output) + sizeof ".partial");
+    if (partial)
+        strcat(strcpy(partial, o.run.output), ".partial");
+    if (!partial) {
+        status = AR_EXIT_IO;
+    } else if (ar_cli_refuse_attack_file(partial, "run")) { /* an attack's progress is not a run's to take */
+        status = AR_EXIT_BAD_INPUT;
+    } else if (ar_output_check_not_input(o.run.output, o.spec_path, "the spec", err) != 0 ||
+               ar_spec_load(o.spec_path, o.sets, o.n_sets, &spec, err) != 0) {
         ar_cli_say("%s", err);
         status = AR_EXIT_BAD_INPUT;
     } else {
         status = run_spec(&spec, &o);
         ar_spec_free(&spec);
     }
+    free(partial);
     free(output);
     free(o.sets);
     return status;
@@ -399,6 +409,9 @@ int ar_cli_cmd_merge(int argc, char **argv, char *command_line)
         return ar_cli_bad_usage("%s", "merge: give the merged file with -o FILE");
     if (optind >= argc)
         return ar_cli_bad_usage("%s", "merge: give the shard files");
+    for (int i = optind; i < argc; ++i)
+        if (ar_cli_refuse_attack_file(argv[i], "merge"))
+            return AR_EXIT_BAD_INPUT;
     ar_verdict_row *rows;
     int n_rows;
     char err[AR_ERR_LEN];

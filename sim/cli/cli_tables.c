@@ -57,6 +57,12 @@ static void printable_row(const ar_verdict_row *in, ar_verdict_row *out)
 
 void ar_cli_print_verdicts(FILE *f, const ar_verdict_row *given, int n)
 {
+    ar_cli_print_checked_verdicts(f, given, NULL, NULL, n);
+}
+
+void ar_cli_print_checked_verdicts(FILE *f, const ar_verdict_row *given, const ar_verdict_row *stored,
+                                   const unsigned char *marks, int n)
+{
     ar_verdict_row *rows = malloc((size_t)(n > 0 ? n : 1) * sizeof *rows);
     if (!rows) {
         fprintf(f, "(out of memory: the verdicts cannot be printed)\n");
@@ -92,9 +98,17 @@ void ar_cli_print_verdicts(FILE *f, const ar_verdict_row *given, int n)
         ar_store_prediction_describe(r, prediction, sizeof prediction);
         char note[32];
         ar_store_note_describe(r, note, sizeof note);
-        fprintf(f, "%-*s %-*s %-12s %-12s %10s  %-30s %7lld  %-30s %-15s %s%s\n", cw, r->claim, ew, r->experiment,
+        /* a stored row that differs from the re-derived one shown is marked on its line */
+        char stored_mark[160] = "";
+        if (marks && (marks[i] & AR_STORED_VERDICT_DIFFERS))
+            snprintf(stored_mark, sizeof stored_mark, " <-- DAMAGED: the file's stored row differs (stored verdict %s)",
+                     stored ? ar_verdict_name(stored[i].verdict) : "?");
+        if (marks && (marks[i] & AR_STORED_THEORY_DIFFERS))
+            snprintf(stored_mark + strlen(stored_mark), sizeof stored_mark - strlen(stored_mark),
+                     " <-- DAMAGED: the file's theory/%s differs from the prediction", r->claim);
+        fprintf(f, "%-*s %-*s %-12s %-12s %10s  %-30s %7lld  %-30s %-15s %s%s%s\n", cw, r->claim, ew, r->experiment,
                 ar_verdict_name(r->verdict), ar_verdict_name(r->expected), prediction, est, r->trials, resolution,
-                note[0] ? note : "-", r->point[0] ? r->point : "-", mark);
+                note[0] ? note : "-", r->point[0] ? r->point : "-", mark, stored_mark);
     }
     fprintf(f, "\nclaims:\n");
     for (int i = 0; i < n; ++i) {
@@ -211,8 +225,20 @@ void ar_cli_print_mutants(const ar_mutant_row *rows, int n)
 }
 
 /* Mutants of every claim of a finished result file. */
+int ar_cli_refuse_attack_file(const char *path, const char *command)
+{
+    if (!ar_store_is_attack_file(path))
+        return 0;
+    ar_cli_say("%s: an attack file (`attnrank attack` wrote it; judge, info and report read it), not a result "
+               "file: %s reads result files", path, command);
+    return AR_EXIT_BAD_INPUT;
+}
+
 int ar_cli_print_file_mutants(const char *path)
 {
+    int refused = ar_cli_refuse_attack_file(path, "mutants");
+    if (refused)
+        return refused;
     char err[AR_ERR_LEN];
     ar_store *store = ar_store_open(path, 0, err);
     if (!store) {
@@ -226,8 +252,7 @@ int ar_cli_print_file_mutants(const char *path)
             ar_store_close(store);
             return AR_EXIT_BAD_INPUT;
         }
-    char stale[AR_ERR_LEN];
-    if (ar_judge_check_verdicts(store, stale, sizeof stale, err) < 0) {
+    if (ar_judge_check_verdicts(store, NULL, NULL, err) != 0) {
         ar_cli_say("%s", err);
         ar_store_close(store);
         return AR_EXIT_BAD_INPUT;

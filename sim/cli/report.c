@@ -29,6 +29,10 @@ typedef struct {
     char *experiment, *claims, *title, *svg, *caption;
 } figure;
 
+/* The empty file a report puts in the folder it builds (DIR.partial, then DIR): only a
+ * folder holding it is ever removed as a report's. */
+#define REPORT_MARK ".attnrank-report"
+
 static void html(FILE *out, const char *s)
 {
     for (; s && *s; ++s) {
@@ -138,25 +142,53 @@ static const char *address_space_too_small(char *reason, size_t len)
     return reason;
 }
 
-/* Draw the figures: plots/plot_all.py RESULT DIR/figures, its output kept in
- * DIR/figures/plot.log for the note. Started with an argument vector, never a shell:
- * the names are data, whatever characters they hold. */
-static void draw_figures(const char *result, const char *figures, const char *plots, char *note, size_t len)
+/* Why the figures failed, from the scripts' log: the first figure plot_all.py says was
+ * not drawn (its claim and the reason) and how many more, else the log's last line (a
+ * traceback's last line says what went wrong, its first only that one follows). */
+static void failure_from_log(char *log, char *why, size_t len)
+{
+    const char *first = NULL, *last = NULL;
+    int failed = 0;
+    for (char *line = strtok(log, "\n"); line; line = strtok(NULL, "\n")) {
+        if (strncmp(line, "plot_all.py: ", 13) == 0 && !failed++)
+            first = line + 13;
+        if (line[strspn(line, " \t")])
+            last = line;
+    }
+    if (first && failed > 1)
+        snprintf(why, len, "%s (and %d more: figures/plot.log)", first, failed - 1);
+    else
+        snprintf(why, len, "%s", first ? first : last ? last + strspn(last, " \t") : "the figure scripts failed");
+}
+
+/* Draw the figures: plots/plot_all.py RESULT DIR/figures [EXPERIMENT...], its output
+ * kept in DIR/figures/plot.log for the note; the experiments are the stored spec's
+ * (spec NULL: every one, for an attack file), so a group the spec does not name is never
+ * read. Started with an argument vector, never a shell: the names are data, whatever
+ * characters they hold. */
+static void draw_figures(const char *result, const ar_spec *spec, const char *figures, const char *plots, char *note,
+                         size_t len)
 {
     static const char python[] = "/usr/bin/python3";
     char *script = joined(plots, "/plot_all.py"), *log = joined(figures, "/plot.log"), **env = figure_environment();
     posix_spawn_file_actions_t actions;
     int have_actions = posix_spawn_file_actions_init(&actions) == 0;
     const char *why = NULL;
-    char reason[256], *text = NULL;
-    if (!script || !log || !env || !have_actions) {
+    char reason[512], *text = NULL;
+    int n_names = spec ? spec->n_experiments : 0;
+    char **argv = calloc((size_t)n_names + 6, sizeof *argv);
+    if (!script || !log || !env || !have_actions || !argv) {
         why = "out of memory";
     } else if (access(python, X_OK) != 0) {
         why = "/usr/bin/python3 is missing (apt install python3 python3-matplotlib python3-h5py python3-numpy)";
     } else if ((why = address_space_too_small(reason, sizeof reason))) {
         /* said why; the page still has the table */
     } else {
-        char *argv[] = {(char *)python, script, "--svg-only", (char *)result, (char *)figures, NULL};
+        int argc = 0;
+        argv[argc++] = (char *)python, argv[argc++] = script, argv[argc++] = "--svg-only";
+        argv[argc++] = (char *)result, argv[argc++] = (char *)figures;
+        for (int e = 0; e < n_names; ++e)
+            argv[argc++] = (char *)spec->experiments[e].name;
         pid_t child;
         int failed = posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log, O_WRONLY | O_CREAT | O_TRUNC, 0666);
         failed = failed ? failed : posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
@@ -167,9 +199,12 @@ static void draw_figures(const char *result, const char *figures, const char *pl
             why = reason;
         } else if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
             text = slurp(log);
-            why = text && strstr(text, "ModuleNotFoundError") ? strstr(text, "ModuleNotFoundError")
-                  : text && text[0]                           ? text
-                                                              : "the figure scripts failed";
+            if (text && strstr(text, "ModuleNotFoundError"))
+                why = strstr(text, "ModuleNotFoundError");
+            else if (text)
+                failure_from_log(text, reason, sizeof reason), why = reason;
+            else
+                why = "the figure scripts failed";
         }
     }
     if (why) {
@@ -182,6 +217,7 @@ static void draw_figures(const char *result, const char *figures, const char *pl
     if (have_actions)
         posix_spawn_file_actions_destroy(&actions);
     free(env);
+    free(argv);
     free(script);
     free(log);
 }
@@ -228,6 +264,17 @@ static int speaks_of(const figure *f, const char *experiment, const char *claim)
         found = strcmp(id, claim) == 0;
     free(ids);
     return found;
+}
+
+/* Does the stored spec name the experiment? A figure of a group it does not name (one
+ * added to the file) is never drawn. */
+static int spec_names(const ar_store *store, const char *experiment)
+{
+    const ar_spec *spec = ar_store_spec(store);
+    for (int e = 0; e < spec->n_experiments; ++e)
+        if (spec->experiments[e].name && strcmp(spec->experiments[e].name, experiment) == 0)
+            return 1;
+    return 0;
 }
 
 /* Has the experiment a row in the verdict table? */
@@ -321,8 +368,22 @@ static void incomplete_notice(const ar_store *store, char *buf, size_t len)
 
 /* The page: the verdicts, a section per claim with its figures, the spec and the
  * provenance. Returns 0, or -1 with err set if it cannot be written. */
-static int write_page(const char *result, ar_store *store, const ar_verdict_row *rows, int n_rows,
-                      const char *figures_dir, const char *page, const char *note, char *err)
+/* What is marked DAMAGED on the page of a row whose stored one differs. */
+static void damage_mark(FILE *out, const ar_verdict_row *shown, const ar_verdict_row *stored, unsigned char mark)
+{
+    if (mark & AR_STORED_VERDICT_DIFFERS)
+        fprintf(out, "<br><span class=damaged>DAMAGED: the file's stored row differs (stored verdict %s); shown: "
+                "its data re-judged</span>", ar_verdict_name(stored->verdict));
+    if (mark & AR_STORED_THEORY_DIFFERS) {
+        fputs("<br><span class=damaged>DAMAGED: the file's theory/", out);
+        html(out, shown->claim);
+        fputs(" differs from the prediction</span>", out);
+    }
+}
+
+static int write_page(const char *result, ar_store *store, const ar_verdict_row *rows, const ar_verdict_row *stored,
+                      const unsigned char *marks, int n_rows, const char *figures_dir, const char *page,
+                      const char *note, char *err)
 {
     figure *figs;
     int n_figs = read_figures(figures_dir, &figs);
@@ -344,6 +405,7 @@ static int write_page(const char *result, ar_store *store, const ar_verdict_row 
           "figure{margin:1em 0}figure svg{max-width:100%;height:auto}figcaption{font-size:12px;color:#555}\n"
           "pre{background:#f7f7f7;padding:1em;overflow:auto;font-size:12px}\n"
           ".tag{font:11px sans-serif;background:#dfe6f6;color:#234;border-radius:3px;padding:0 4px;margin-left:4px}\n"
+          ".damaged{color:#fff;background:#a00;font:bold 12px sans-serif;padding:0 4px}\n"
           "</style></head><body>\n",
           out);
     fputs("<h1>attnrank verification report</h1>\n<p>", out);
@@ -367,7 +429,7 @@ static int write_page(const char *result, ar_store *store, const ar_verdict_row 
           out);
     for (int i = 0; i < n_rows; ++i) {
         const ar_verdict_row *r = &rows[i];
-        fprintf(out, "<tr class=%s><td><a href=\"#", verdict_class(r->verdict));
+        fprintf(out, "<tr class=%s%s><td><a href=\"#", verdict_class(r->verdict), marks[i] ? " data-damaged=1" : "");
         anchor(out, r);
         fputs("\">", out);
         html(out, r->claim);
@@ -380,8 +442,9 @@ static int write_page(const char *result, ar_store *store, const ar_verdict_row 
         fprintf(out, "</td><td class=num>%s</td><td class=num>%.4g [%.4g, %.4g]</td><td>", prediction, r->estimate,
                 r->ci_lo, r->ci_hi);
         resolution_and_note(out, r);
-        fprintf(out, "</td><td class=num>%lld</td><td>%s</td><td>%s</td></tr>\n", r->trials,
-                ar_verdict_name(r->verdict), ar_verdict_name(r->expected));
+        fprintf(out, "</td><td class=num>%lld</td><td>%s", r->trials, ar_verdict_name(r->verdict));
+        damage_mark(out, r, &stored[i], marks[i]);
+        fprintf(out, "</td><td>%s</td></tr>\n", ar_verdict_name(r->expected));
     }
     fputs("</table>\n<h2>Claims</h2>\n", out);
     for (int i = 0; i < n_rows; ++i) {
@@ -402,6 +465,9 @@ static int write_page(const char *result, ar_store *store, const ar_verdict_row 
             html(out, conjecture->formula);
             fputs("<br>", out);
         }
+        damage_mark(out, r, &stored[i], marks[i]);
+        if (marks[i])
+            fputs("<br>", out);
         html(out, r->explanation);
         fputs(r->point[0] ? "; deciding point " : "", out);
         html(out, r->point);
@@ -413,6 +479,8 @@ static int write_page(const char *result, ar_store *store, const ar_verdict_row 
             if (!speaks_of(&figs[k], r->experiment, r->claim))
                 continue;
             used[k] = 1;
+            if (marks[i]) /* its figure draws what the file stored, not what the data give */
+                continue;
             fputs("<figure>", out);
             embed_svg(out, figs[k].svg);
             fputs("<figcaption>", out);
@@ -421,7 +489,8 @@ static int write_page(const char *result, ar_store *store, const ar_verdict_row 
             shown++;
         }
         if (!shown)
-            fputs("<p><small>no figure for this claim", out), fputs(note[0] ? " (figures not drawn)" : "", out),
+            fputs("<p><small>no figure for this claim", out),
+                fputs(marks[i] ? " (not drawn: the file's stored values for it are damaged)" : note[0] ? " (figures not drawn)" : "", out),
                 fputs("</small></p>\n", out);
         fputs("</section>\n", out);
     }
@@ -430,7 +499,8 @@ static int write_page(const char *result, ar_store *store, const ar_verdict_row 
     for (int judged = 1; judged >= 0; --judged) {
         int shown = 0;
         for (int k = 0; k < n_figs; ++k) {
-            if (used[k] || has_verdicts(rows, n_rows, figs[k].experiment) != judged)
+            if (used[k] || !spec_names(store, figs[k].experiment) ||
+                has_verdicts(rows, n_rows, figs[k].experiment) != judged)
                 continue;
             if (!shown++)
                 fputs(judged ? "<h2>More figures</h2>\n<p>Figures of judged experiments that name none of their "
@@ -623,7 +693,8 @@ static void remove_tree(const char *path)
 static int report_wrote(const char *name, int is_dir, int figures_level)
 {
     if (!figures_level)
-        return is_dir ? strcmp(name, "figures") == 0 : strcmp(name, "report.html") == 0;
+        return is_dir ? strcmp(name, "figures") == 0
+                      : strcmp(name, "report.html") == 0 || strcmp(name, REPORT_MARK) == 0;
     size_t len = strlen(name);
     return !is_dir && (strcmp(name, "figures.tsv") == 0 || strcmp(name, "attacks.tsv") == 0 ||
                        strcmp(name, "plot.log") == 0 ||
@@ -703,25 +774,53 @@ static int put_in_place(const char *building, const char *dir, char *err)
     return -1;
 }
 
+/* Is folder (DIR.partial) one a report made: a real folder holding its mark? */
+static int made_by_report(const char *folder)
+{
+    char *mark = joined(folder, "/" REPORT_MARK);
+    struct stat st, at;
+    int ours = mark && lstat(folder, &at) == 0 && S_ISDIR(at.st_mode) && lstat(mark, &st) == 0 && S_ISREG(st.st_mode);
+    free(mark);
+    return ours;
+}
+
 /* Under DIR.lock the report is built in DIR.partial and renamed to DIR when complete;
- * a failed or interrupted one is removed. */
-/* DIR.partial and its figures/ made afresh, with the page's path in it: 0, or -1 with err. */
+ * a failed or interrupted one is removed. DIR.partial and its figures/ made afresh, with
+ * the page's path in it: 0; -1 with err; -2 with err where DIR.partial exists and no
+ * report made it (a folder of the user's is never removed). */
 static int make_folders(const char *dir, char **building, char **figures_dir, char **page, char *err)
 {
     *building = joined(dir, ".partial");
     *figures_dir = *building ? joined(*building, "/figures") : NULL;
     *page = *building ? joined(*building, "/report.html") : NULL;
-    if (!*figures_dir || !*page)
-        return snprintf(err, AR_ERR_LEN, "%s: out of memory", dir), -1;
-    if (remove_tree(*building), mkdir(*building, 0777) != 0 || mkdir(*figures_dir, 0777) != 0)
-        return snprintf(err, AR_ERR_LEN, "%s: cannot create the report folder: %s", *building, strerror(errno)), -1;
-    return 0;
+    char *mark = *building ? joined(*building, "/" REPORT_MARK) : NULL;
+    struct stat st;
+    int status = 0;
+    if (!*figures_dir || !*page || !mark)
+        status = (snprintf(err, AR_ERR_LEN, "%s: out of memory", dir), -1);
+    else if (lstat(*building, &st) == 0 && !made_by_report(*building))
+        status = (snprintf(err, AR_ERR_LEN, "%s: exists and no report made it (it has no %s); a report builds its "
+                          "folder there: move it away or give another -o DIR", *building, REPORT_MARK), -2);
+    else if (remove_tree(*building), mkdir(*building, 0777) != 0 || mkdir(*figures_dir, 0777) != 0)
+        status = (snprintf(err, AR_ERR_LEN, "%s: cannot create the report folder: %s", *building, strerror(errno)), -1);
+    else {
+        int fd = open(mark, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd < 0 || close(fd) != 0)
+            status = (snprintf(err, AR_ERR_LEN, "%s: cannot write: %s", mark, strerror(errno)), -1);
+    }
+    free(mark);
+    return status;
+}
+
+static void say_interrupted(const char *dir, char *err)
+{
+    snprintf(err, AR_ERR_LEN, "%s: interrupted by %s; no report written", dir, ar_stop_signal_name());
 }
 
 ar_status ar_report_write(const char *result, const char *dir_given, const char *plots, char *note, size_t note_len,
                           char *err)
 {
-    note[0] = '\0';
+    note[0] = err[0] = '\0';
     char *dir = strdup(dir_given), *building = NULL, *figures_dir = NULL, *page = NULL;
     for (size_t n = dir ? strlen(dir) : 0; n > 1 && dir[n - 1] == '/'; --n)
         dir[n - 1] = '\0'; /* DIR/ names the folder DIR */
@@ -730,7 +829,10 @@ ar_status ar_report_write(const char *result, const char *dir_given, const char 
     ar_verdict_row *rows = NULL;
     int n_rows = 0;
     ar_output_lock *lock = NULL;
-    char stale[AR_ERR_LEN] = ""; /* stored verdicts another revision judged differently */
+    ar_verdict_row *fresh = NULL; /* what is shown: the data judged again */
+    unsigned char *marks = NULL;  /* which stored rows differ from it */
+    int damaged = 0;
+    char damage[AR_ERR_LEN] = "";
     int attacks = ar_store_is_attack_file(result);
     ar_attack_file af = {0};
     ar_status loaded = AR_ERR_INPUT; /* an attack file read, checked and re-derived before any folder is made */
@@ -740,25 +842,34 @@ ar_status ar_report_write(const char *result, const char *dir_given, const char 
              (loaded = ar_attack_file_load(result, &af, err)) == AR_OK &&
              (lock = ar_output_lock_take(dir, err)) && replaceable(dir, err) == 0) {
         status = AR_ERR_IO;
-        if (make_folders(dir, &building, &figures_dir, &page, err) == 0 &&
-            write_attack_rows(&af, figures_dir, err) == 0) {
+        int made = make_folders(dir, &building, &figures_dir, &page, err);
+        if (made == 0 && write_attack_rows(&af, figures_dir, err) == 0) {
             err[0] = '\0';
-            draw_figures(result, figures_dir, plots, note, note_len);
-            if (write_attack_page(result, &af, figures_dir, page, note, err) == 0 && !ar_stop_signal &&
-                put_in_place(building, dir, err) == 0)
+            draw_figures(result, NULL, figures_dir, plots, note, note_len);
+            if (!ar_stop_signal && write_attack_page(result, &af, figures_dir, page, note, err) == 0 &&
+                !ar_stop_signal && put_in_place(building, dir, err) == 0)
                 status = AR_OK;
+            else if (ar_stop_signal) /* said as the result file's report says it: a status and a line */
+                say_interrupted(dir, err), status = AR_ERR_INTERRUPTED;
         }
-        if (status != AR_OK && building)
+        if (made == -2)
+            status = AR_ERR_INPUT;
+        else if (status != AR_OK && building)
             remove_tree(building);
     } else if (!attacks && ar_output_check_name(dir, ".partial", err) == 0 && (store = ar_store_open(result, 0, err)) &&
              ar_store_read_verdicts(store, &rows, &n_rows, err) == 0 &&
-             ar_judge_check_verdicts(store, stale, sizeof stale, err) == 0 &&
+             (fresh = calloc((size_t)(n_rows ? n_rows : 1), sizeof *fresh)) &&
+             (marks = calloc((size_t)(n_rows ? n_rows : 1), 1)) &&
+             (memcpy(fresh, rows, (size_t)n_rows * sizeof *rows),
+              (damaged = ar_judge_check_verdicts(store, fresh, marks, damage)) >= 0) &&
              (lock = ar_output_lock_take(dir, err)) &&
              replaceable(dir, err) == 0) {
         status = AR_ERR_IO;
-        if (make_folders(dir, &building, &figures_dir, &page, err) == 0) {
-            draw_figures(result, figures_dir, plots, note, note_len);
-            if (!ar_stop_signal && write_page(result, store, rows, n_rows, figures_dir, page, note, err) == 0 &&
+        int made = make_folders(dir, &building, &figures_dir, &page, err);
+        if (made == 0) {
+            draw_figures(result, ar_store_spec(store), figures_dir, plots, note, note_len);
+            if (!ar_stop_signal &&
+                write_page(result, store, fresh, rows, marks, n_rows, figures_dir, page, note, err) == 0 &&
                 !ar_stop_signal && put_in_place(building, dir, err) == 0) {
                 status = AR_OK;
                 char incomplete[160], *figures = strdup(note); /* the page has it; say it on stderr too */
@@ -766,25 +877,32 @@ ar_status ar_report_write(const char *result, const char *dir_given, const char 
                 if (incomplete[0] && figures)
                     snprintf(note, note_len, "%s%s%s", incomplete, figures[0] ? "; " : "", figures);
                 free(figures);
-                figures = stale[0] ? strdup(note) : NULL;
-                if (figures)
-                    snprintf(note, note_len, "%s%s%s", stale, figures[0] ? "; " : "", figures);
-                free(figures);
+                if (damaged) { /* the page marks it; the status says it */
+                    snprintf(err, AR_ERR_LEN, "%s (%s/report.html shows what its data give, the differing rows "
+                             "marked DAMAGED)", damage, dir);
+                    status = AR_ERR_INPUT;
+                }
             }
             else if (ar_stop_signal) {
-                snprintf(err, AR_ERR_LEN, "%s: interrupted by %s; no report written", dir, ar_stop_signal_name());
+                say_interrupted(dir, err);
                 status = AR_ERR_INTERRUPTED;
             }
         }
-        if (status != AR_OK && building)
+        if (made == -2)
+            status = AR_ERR_INPUT;
+        else if (status != AR_OK && status != AR_ERR_INPUT && building)
             remove_tree(building);
     }
     if (loaded == AR_ERR_IO)
         status = AR_ERR_IO;
     if (attacks)
         ar_attack_file_free(&af);
+    if (damaged < 0) /* the file could not be judged */
+        snprintf(err, AR_ERR_LEN, "%s", damage);
+    else if (store && (!fresh || !marks) && !err[0])
+        snprintf(err, AR_ERR_LEN, "%s: out of memory", result);
     ar_output_lock_release(lock);
-    free(rows);
+    free(rows), free(fresh), free(marks);
     if (store)
         ar_store_close(store);
     free(dir), free(building), free(figures_dir), free(page);

@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "attnrank/engine.h"
-#include "attnrank/revision.h"
 
 /* What one claim is judged on: summaries and predictions over the experiment's grid,
  * and for trend and limit rules the line of each point along the claim's axis. */
@@ -276,51 +275,60 @@ int ar_judge_theory_changes(ar_store *store, long *changed, char *err)
     return 0;
 }
 
-int ar_judge_check_verdicts(ar_store *store, char *note, size_t note_len, char *err)
+int ar_judge_check_verdicts(ar_store *store, ar_verdict_row *fresh, unsigned char *marks, char *err)
 {
-    note[0] = '\0';
     const ar_spec *spec = ar_store_spec(store);
     int n_rows = ar_store_verdict_count(spec);
     for (int e = 0; e < spec->n_experiments; ++e)
         if (ar_store_done_count(store, e) < spec->experiments[e].n_points)
             return 0; /* rows stay NOT RUN until every point is in */
-    ar_verdict_row *fresh = calloc((size_t)(n_rows ? n_rows : 1), sizeof *fresh);
-    long *changed = calloc((size_t)(n_rows ? n_rows : 1), sizeof *changed);
-    char *revision = ar_store_attribute(store, "git_revision");
-    if (!fresh || !changed || !revision) {
-        free(fresh), free(changed), free(revision);
+    size_t count = (size_t)(n_rows ? n_rows : 1);
+    ar_verdict_row *rows = fresh ? fresh : calloc(count, sizeof *rows);
+    unsigned char *differs = calloc(count, 1);
+    long *changed = calloc(count, sizeof *changed);
+    if (!rows || !differs || !changed) {
+        if (!fresh)
+            free(rows);
+        free(differs), free(changed);
         snprintf(err, AR_ERR_LEN, "%s: out of memory re-judging its verdicts", ar_store_path(store));
         return -1;
     }
-    int first = -1, differing = 0, moved = -1;
+    int first = -1, differing = 0, moved = -1, status;
     char what[700] = "";
-    int status = ar_judge_verdicts(store, spec, fresh, err);
-    if (status == 0 && (differing = ar_store_verdicts_differ(store, fresh, n_rows, &first, what, sizeof what, err)) < 0)
+    status = ar_judge_verdicts(store, spec, rows, err);
+    if (status == 0 &&
+        (differing = ar_store_verdicts_differ(store, rows, n_rows, differs, &first, what, sizeof what, err)) < 0)
         status = -1;
     /* the theory/ datasets (what the figures draw) are this attnrank's predictions too */
     if (status == 0 && ar_judge_theory_changes(store, changed, err) < 0)
         status = -1;
-    for (int r = 0; status == 0 && r < n_rows && moved < 0; ++r)
-        if (changed[r])
+    int marked = 0;
+    for (int r = 0; status == 0 && r < n_rows; ++r) {
+        unsigned char m = (unsigned char)((differs[r] ? AR_STORED_VERDICT_DIFFERS : 0) |
+                                          (changed[r] ? AR_STORED_THEORY_DIFFERS : 0));
+        if (marks)
+            marks[r] = m;
+        marked += m != 0;
+        if (changed[r] && moved < 0)
             moved = r;
-    if (status == 0 && (differing || moved >= 0)) {
-        /* The same revision judges the same numbers the same way: a difference is an edit.
-         * Another revision's rules may have changed since: that is said, not refused. */
-        int ours = strcmp(revision, ar_git_revision) == 0;
-        char *text = ours ? err : note, found[900];
-        size_t len = ours ? AR_ERR_LEN : note_len;
+    }
+    if (status == 0 && marked) {
+        /* Provenance cannot be verified: whichever revision the file names (its
+         * git_revision is an attribute like any other), a stored row that differs from
+         * what this attnrank re-derives from the data is damage, never a note. */
+        char found[900];
         if (differing)
-            snprintf(found, sizeof found, "%d of %d /verdicts row(s) differ from its data re-judged (first: %s in %s, %s)",
-                     differing, n_rows, fresh[first].claim, fresh[first].experiment, what);
+            snprintf(found, sizeof found, "%d of %d /verdicts row(s) differ from its data re-judged (first: %s in %s, "
+                     "%s)", differing, n_rows, rows[first].claim, rows[first].experiment, what);
         else
             snprintf(found, sizeof found, "its theory/%s of experiment %s differs from this attnrank's prediction at "
-                     "%ld point(s)", fresh[moved].claim, fresh[moved].experiment, changed[moved]);
-        snprintf(text, len, "%s: %s%s%s%s%s", ar_store_path(store), ours ? "damaged: " : "note: ", found,
-                 ours ? "" : " (the file was judged by revision ", ours ? "" : revision,
-                 ours ? "" : "; `attnrank judge` prints the current verdicts)");
-        ar_store_one_line(text); /* it quotes the file's own texts */
-        status = ours ? -1 : 0;
+                     "%ld point(s)", rows[moved].claim, rows[moved].experiment, changed[moved]);
+        snprintf(err, AR_ERR_LEN, "%s: damaged: %s", ar_store_path(store), found);
+        ar_store_one_line(err); /* it quotes the file's own texts */
+        status = marked;
     }
-    free(fresh), free(changed), free(revision);
+    if (!fresh)
+        free(rows);
+    free(differs), free(changed);
     return status;
 }

@@ -1,20 +1,13 @@
 /* rejudge: `attnrank judge` without the command line: a finished file judged again,
- * with conjectures joined to its spec, the notes on theory that changed since the run,
- * and the copy (a merge of one). */
+ * with conjectures joined to its spec, and the copy (a merge of one). */
 #define _GNU_SOURCE
 #include "attnrank/engine.h"
+#include "attnrank/output.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-/* Whether two names are one file (a name, another name or a link). */
-static int same_file(const char *a, const char *b)
-{
-    struct stat sa, sb;
-    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
 
 /* Every point must be in: judging a part would judge another grid. */
 static ar_status check_complete(ar_store *store, const char *path, char *err)
@@ -30,40 +23,6 @@ static ar_status check_complete(ar_store *store, const char *path, char *err)
     return AR_OK;
 }
 
-/* The run's own claims come first in each experiment's rows: where their stored theory
- * differs from this attnrank's prediction, a note. */
-static ar_status theory_notes(ar_store *store, char **notes, char *err)
-{
-    const ar_spec *stored = ar_store_spec(store);
-    int n_stored = ar_store_verdict_count(stored);
-    long *changed = calloc((size_t)(n_stored ? n_stored : 1), sizeof *changed);
-    if (!changed) {
-        snprintf(err, AR_ERR_LEN, "out of memory");
-        return AR_ERR_INPUT;
-    }
-    if (ar_judge_theory_changes(store, changed, err) < 0) {
-        free(changed);
-        return AR_ERR_INPUT;
-    }
-    size_t len = 0;
-    FILE *nf = open_memstream(notes, &len);
-    if (!nf) {
-        free(changed);
-        snprintf(err, AR_ERR_LEN, "out of memory");
-        return AR_ERR_IO;
-    }
-    for (int e = 0, r = 0; e < stored->n_experiments; ++e)
-        for (int k = 0; k < stored->experiments[e].n_claims; ++k, ++r)
-            if (changed[r])
-                fprintf(nf, "note: %s in %s: this attnrank's prediction differs from the file's theory/%s at %ld of "
-                        "%ld points (the theory changed since the run, or the file was edited); judged with this "
-                        "attnrank's\n",
-                        stored->experiments[e].claims[k]->id, stored->experiments[e].name,
-                        stored->experiments[e].claims[k]->id, changed[r], stored->experiments[e].n_points);
-    free(changed);
-    return fclose(nf) == 0 ? AR_OK : AR_ERR_IO;
-}
-
 /* What needs the open file: its checks, the spec with the conjectures, the verdicts, the
  * mutants and the notes. */
 static ar_status judge_store(const ar_judge_request *req, ar_store *store, ar_file_judgement *out, char *err)
@@ -72,10 +31,9 @@ static ar_status judge_store(const ar_judge_request *req, ar_store *store, ar_fi
     ar_status status = check_complete(store, path, err);
     if (status != AR_OK)
         return status;
-    /* A file whose stored verdicts or theory its own revision would not give was edited:
-     * judging it again (a copy with -o especially) would launder the edit. */
-    char stale[AR_ERR_LEN];
-    if (ar_judge_check_verdicts(store, stale, sizeof stale, err) < 0)
+    /* A file whose stored verdicts or theory attnrank would not give (whatever revision it
+     * names) was edited: judging it again (a copy with -o especially) would launder it. */
+    if (ar_judge_check_verdicts(store, NULL, NULL, err) != 0)
         return AR_ERR_INPUT;
     /* A copy is written as this attnrank writes files, streams attribute included. */
     if (req->copy && ar_store_check_streams(store, path, "a copy", err) < 0) {
@@ -100,7 +58,12 @@ static ar_status judge_store(const ar_judge_request *req, ar_store *store, ar_fi
     if (ar_judge_verdicts(store, &out->spec, out->rows, err) < 0 ||
         (req->mutants && ar_judge_mutants(store, &out->spec, out->mutants, err) < 0))
         return AR_ERR_INPUT;
-    return theory_notes(store, &out->notes, err);
+    /* theory that changed since the run was refused above as damage: nothing to note */
+    if (!(out->notes = strdup(""))) {
+        snprintf(err, AR_ERR_LEN, "%s: out of memory", path);
+        return AR_ERR_IO;
+    }
+    return AR_OK;
 }
 
 ar_status ar_rejudge_file(const ar_judge_request *req, ar_file_judgement *out, char *err)
@@ -108,7 +71,7 @@ ar_status ar_rejudge_file(const ar_judge_request *req, ar_file_judgement *out, c
     memset(out, 0, sizeof *out);
     /* FILE is never modified: a COPY that is FILE (by that name, another or a link) was
      * replaced by the copy under --force. */
-    if (req->copy && same_file(req->path, req->copy)) {
+    if (req->copy && ar_output_same_file(req->path, req->copy)) {
         snprintf(err, AR_ERR_LEN, "%s: -o COPY is FILE itself (%s); judge never modifies FILE: name another COPY",
                  req->copy, req->path);
         return AR_ERR_INPUT;

@@ -14,6 +14,32 @@
 #include <time.h>
 #include <unistd.h>
 
+int ar_output_same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+int ar_output_check_not_input(const char *output, const char *input, const char *what, char *err)
+{
+    static const char *const beside[] = {"", ".partial", ".partial.tmp"};
+    for (size_t i = 0; i < sizeof beside / sizeof beside[0]; ++i) {
+        char *name;
+        if (asprintf(&name, "%s%s", output, beside[i]) < 0) {
+            snprintf(err, AR_ERR_LEN, "%.400s: out of memory", output);
+            return -1;
+        }
+        int same = ar_output_same_file(name, input);
+        free(name);
+        if (same) {
+            snprintf(err, AR_ERR_LEN, "%.400s: -o names %s (%.400s)%s%s: it would be replaced; give another -o",
+                     output, what, input, i ? ", by the name a writer makes beside it: " : "", beside[i]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int ar_output_check_name(const char *output, const char *longest_suffix, char *err)
 {
     if (!output[0]) {

@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "spec_parts.h"
+#include "attnrank/message.h"
 
 enum { MAX_GRID_POINTS = 10000000 };
 static const long MAX_TRIALS = 1000000000L;
@@ -425,6 +426,10 @@ static int read_root(const ar_spec_context *c, config_t *cfg, ar_spec *spec)
             const char *title = config_setting_get_string(s);
             if (strchr(title, '"') || strchr(title, '\\'))
                 return ar_spec_fail(c->err, at, key, "must not contain quotes or backslashes");
+            const char *control = ar_message_control(title);
+            if (control) /* it reaches terminals and pages */
+                return ar_spec_fail(c->err, at, key, "must not contain control characters (byte 0x%02x at "
+                                    "character %td)", (unsigned char)*control, control - title + 1);
             spec->title = strdup(title);
             if (!spec->title)
                 return ar_spec_fail(c->err, at, key, "out of memory");

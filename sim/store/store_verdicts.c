@@ -241,8 +241,8 @@ static int first_difference(const verdict_record *ra, const verdict_record *rb)
     return -1;
 }
 
-int ar_store_verdicts_differ(ar_store *store, const ar_verdict_row *fresh, int n_rows, int *first, char *what,
-                             size_t what_len, char *err)
+int ar_store_verdicts_differ(ar_store *store, const ar_verdict_row *fresh, int n_rows, unsigned char *differs,
+                             int *first, char *what, size_t what_len, char *err)
 {
     size_t count = (size_t)(n_rows ? n_rows : 1);
     verdict_record *records = calloc(count, sizeof *records);
@@ -258,6 +258,8 @@ int ar_store_verdicts_differ(ar_store *store, const ar_verdict_row *fresh, int n
         verdict_record now;
         to_record(&fresh[r], &now);
         int f = first_difference(&records[r], &now);
+        if (differs)
+            differs[r] = f >= 0;
         if (f >= 0 && differing++ == 0) {
             char was[300], is[300];
             field_text(&records[r], f, was, sizeof was);

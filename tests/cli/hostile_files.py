@@ -501,11 +501,15 @@ def statistics_lies():
     }
 
 
+ROW_LIES = ("verdict", "interval of a verdict", "resolution text", "theory edited")
+
+
 def case_statistics_lies(tmp):
     """A file must agree with itself (the verdicts are recomputed from these numbers):
     each lie is one line naming the file and what disagrees, exit 2, for info, judge,
-    report and --resume alike; a verdict row another revision judged is shown with a
-    note naming the rows that differ, not refused."""
+    report and --resume alike. A stored verdict row or theory/ that differs from the data
+    re-judged is damage whatever revision the file names: info shows the re-derived
+    verdicts with the row marked and exits 2, report draws the page so and exits 2."""
     spec = write(f"{tmp}/mixed.cfg", MIXED_SPEC)
     good = f"{tmp}/good.h5"
     run(["run", spec, "-o", good, "-q"], expect=None)
@@ -519,20 +523,187 @@ def case_statistics_lies(tmp):
         refused(["info", copy], copy, says)
         refused(["judge", copy], copy, says)  # an edited row too: judge -o would launder it into a copy
         refused(["judge", copy, "-o", f"{os.path.dirname(copy)}/copy.h5"], copy, says)
-        refused(["report", copy, "-o", f"{os.path.dirname(copy)}/rep"], copy, says)
-    # another revision's verdicts: shown, with the rows that differ named
-    copy = f"{tmp}/other_revision.h5"
-    shutil.copy(good, copy)
-    with h5py.File(copy, "r+") as f:
-        statistics_lies()["verdict"][1](f)
-        f.attrs["git_revision"] = "0123abc"
-    proc = run(["info", copy], expect=0)
-    one_line_error(proc, "other_revision.h5", "note", "1 of", "0123abc", "stored 'VIOLATED'")
+        if what in ROW_LIES:  # the page is drawn from the data, the row marked (case_forged_provenance)
+            one_line_error(run(["report", copy, "-o", f"{os.path.dirname(copy)}/rep"], expect=2), says, "DAMAGED")
+        else:
+            refused(["report", copy, "-o", f"{os.path.dirname(copy)}/rep"], copy, says)
     # a partial file's values are checked before --resume adds to them
     partial = partial_of(tmp, good, "partial", 3)
     with h5py.File(partial, "r+") as f:
         f["e/argmax_rank/stderr"][np.unravel_index(1, f["e/done"].shape)] *= 2
     refused(["run", spec, "-o", partial[: -len(".partial")], "--resume", "-q"], partial, "stderr", "point 1")
+
+
+def forged_row(f, claim, revision):
+    """claim's /verdicts row set to a verdict its data do not give, the file said to be
+    another revision's; returns (stored, re-derived)."""
+    rows = f["verdicts"][()]
+    r = [i for i, row in enumerate(rows) if row["claim"].decode() == claim][0]
+    was = rows["verdict"][r].decode()
+    rows["verdict"][r] = b"HOLDS" if was != "HOLDS" else b"INCONCLUSIVE"
+    f["verdicts"][...] = rows
+    f.attrs["git_revision"] = revision
+    return rows["verdict"][r].decode(), was
+
+
+def case_forged_provenance(tmp):
+    """Issue 37, 3: a forged /verdicts row or a halved theory/ of a file that says another
+    revision wrote it is not a note: info prints the verdict its data give with the row
+    marked DAMAGED on its line, one line on stderr, exit 2; report draws the page from the
+    data, marks the row (the page's table and the claim's section, its figure not drawn),
+    exit 2; judge and mutants refuse it, exit 2."""
+    _, good = tiny(tmp, "good.h5")
+    empty = f"{tmp}/noplots"
+    os.mkdir(empty)
+    write(f"{empty}/plot_all.py", "import sys; sys.exit(0)\n")
+    for label, edit in (("row", lambda f: forged_row(f, "H3", "0000000")),
+                        ("theory", lambda f: (f["e/theory/H3"].__setitem__(slice(None), f["e/theory/H3"][()] / 2),
+                                              f.attrs.__setitem__("git_revision", "0000000")))):
+        copy = f"{tmp}/{label}.h5"
+        shutil.copy(good, copy)
+        with h5py.File(copy, "r+") as f:
+            forged = edit(f)
+        proc = run(["info", copy], expect=2)
+        one_line_error(proc, f"{label}.h5", "damaged", "shown: the verdicts its data give")
+        line = [l for l in proc.stdout.splitlines() if l.startswith("H3 ")]
+        check(len(line) == 1 and "DAMAGED" in line[0], f"info marks H3's line: {line}")
+        if label == "row":
+            stored, derived = forged
+            check(line[0].split()[2] == derived and f"stored verdict {stored}" in line[0],
+                  f"info shows the verdict the data give ({derived}), not the stored {stored}: {line[0]!r}")
+        check(not [l for l in proc.stdout.splitlines() if l.startswith("H1 ") and "DAMAGED" in l], "H1 is not marked")
+        for args in (["judge", copy], ["judge", copy, "-o", f"{tmp}/c.h5"], ["mutants", copy]):
+            refused(args, copy, "damaged")
+        rep = f"{tmp}/rep-{label}"
+        proc = run(["report", copy, "-o", rep], expect=2, env={"ATTNRANK_PLOTS": empty})
+        one_line_error(proc, f"{label}.h5", "damaged", "report.html")
+        page = open(f"{rep}/report.html").read()
+        rows = [r for r in page.split("<tr class=")[1:] if 'href="#e-H3"' in r]
+        check(len(rows) == 1 and "data-damaged" in rows[0] and "DAMAGED" in rows[0], f"the page marks H3's row: {rows}")
+        if label == "row":
+            check(f"<td>{derived}<br><span class=damaged>" in rows[0], f"the page shows {derived}: {rows[0]}")
+        section = page.split('<section id="e-H3">')[1].split("</section>")[0]
+        check("DAMAGED" in section and "<svg" not in section, "H3's section is marked and draws no figure")
+
+
+MATHTEXT_SPEC = """seed = 3;
+experiments = ( { name = "e"; simulator = "hardmax_rank"; trials = 40; n = [8, 16]; d_h = [1, 2, 8];
+    claims = ["H1"];
+    conjectures = ( { id = "math"; output = "argmax_rank"; rule = "upper_bound"; prediction = "n";
+                      statement = "rank at most $n^2^2$ tokens"; } ); } );
+"""
+
+
+def report_page(tmp, result, name, env=None, expect=0):
+    proc = run(["report", result, "-o", f"{tmp}/{name}"], expect=expect, env=env)
+    return proc, open(f"{tmp}/{name}/report.html").read()
+
+
+def case_report_forged_group(tmp):
+    """Issue 37, 4: a group the stored spec does not name (/forged, its means set to 1
+    against its own histogram) passed info and was drawn under "Other figures". Objects
+    outside the stored spec's layout are never read: info shows the spec's experiments
+    only, the report's figure scripts are given the spec's experiments, and the page
+    draws no figure of another group."""
+    _, good = tiny(tmp, "good.h5")
+    forged = f"{tmp}/forged.h5"
+    shutil.copy(good, forged)
+    with h5py.File(forged, "r+") as f:
+        f.copy("e", "forged")
+        f["forged/argmax_rank/mean"][...] = 1.0
+    proc = run(["info", forged], expect=0)
+    check("\n/forged:" not in proc.stdout, f"info shows a group the spec does not name: {proc.stdout}")
+    proc, page = report_page(tmp, forged, "rep")
+    check("forged:/forged" not in page and "Other figures" not in page,
+          f"the page draws a group the spec does not name: {proc.stderr}")
+    check("<svg" in page, f"the spec's own figures are drawn: {proc.stderr}")
+
+
+def case_report_mathtext(tmp):
+    """Issue 37, 4: a conjecture statement with mathtext ("$n^2^2$", a parse error) made
+    the report draw no figure at all, its note only "Traceback (most recent call last):".
+    Text from the file is drawn as text; and a figure that fails for any other reason
+    names its claim and the reason (the traceback's last line) while the others are drawn."""
+    spec = write(f"{tmp}/math.cfg", MATHTEXT_SPEC)
+    result = f"{tmp}/math.h5"
+    run(["run", spec, "-o", result, "-q"], expect=None)
+    proc, page = report_page(tmp, result, "rep")
+    check("figures not drawn" not in proc.stderr, f"a statement with $ stops the figures: {proc.stderr}")
+    section = page.split('<section id="e-math">')[1].split("</section>")[0]
+    check("<svg" in section and "$n^2^2$" in section, "the conjecture's figure is drawn, its statement as text")
+    # a figure script that fails on one claim: that claim named with the reason, the rest drawn
+    plots = f"{tmp}/plots"
+    shutil.copytree(os.path.join(os.environ.get("ATTNRANK_SOURCE_ROOT", os.path.join(os.path.dirname(
+        os.path.abspath(__file__)), "..", "..")), "plots"), plots)
+    with open(f"{plots}/claims.py", "a") as f:
+        f.write("\n_drawn = claim_figure\n\n\ndef claim_figure(exp, row, outdir):\n"
+                "    if row['claim'] == 'H1':\n        raise ValueError('first line\\nthe reason is here')\n"
+                "    return _drawn(exp, row, outdir)\n")
+    proc, page = report_page(tmp, result, "rep2", env={"ATTNRANK_PLOTS": plots})
+    one_line_error(proc, "figures not drawn", "H1 in /e", "the reason is here")
+    check("Traceback" not in proc.stderr, f"the note is the traceback's first line: {proc.stderr}")
+    section = page.split('<section id="e-math">')[1].split("</section>")[0]
+    check("<svg" in section, "the other figures are still drawn")
+
+
+def case_control_characters(tmp):
+    """Issue 37, 5: info printed raw control characters (ESC [2J, an OSC title, CR) from
+    the root attributes title, host, command_line and created, and the spec's title took
+    ESC. Text from a file reaches the terminal escaped; a spec's title holding a control
+    character is refused in one line, exit 2, as a conjecture's statement already was."""
+    _, good = tiny(tmp, "good.h5")
+    hostile = "\x1b[2J\x1b]0;owned\x07\rX\x7f"
+    with h5py.File(good, "r+") as f:
+        for attr in ("title", "host", "command_line", "created"):
+            f.attrs[attr] = hostile
+    proc = subprocess.run([test_cli.EXE, "info", good], capture_output=True)
+    check(proc.returncode == 0, f"info: exit {proc.returncode}: {proc.stderr!r}")
+    raw = [c for c in (b"\x1b", b"\x07", b"\r", b"\x7f") if c in proc.stdout + proc.stderr]
+    check(not raw, f"info passes control characters to the terminal: {raw} in {proc.stdout[:600]!r}")
+    check(proc.stdout.count(b"\\x1b[2J") == 4, f"each attribute shown, escaped: {proc.stdout[:600]!r}")
+    for label, text in (("title", 'seed = 1; title = "a\\x1b[2Jb";'), ("raw title", 'seed = 1; title = "a\x1b[2Jb";')):
+        spec = write(f"{tmp}/t.cfg", text + '\nexperiments = ( { name = "e"; simulator = "hardmax_rank"; '
+                     'trials = 4; n = 4; d_h = 1; } );\n')
+        proc = run(["run", spec, "-o", f"{tmp}/t.h5"], expect=2)
+        one_line_error(proc, "t.cfg", "title", "control characters")
+        check("\x1b" not in proc.stderr, f"{label}: the refusal quotes the escape raw")
+    spec = write(f"{tmp}/c.cfg", MATHTEXT_SPEC.replace("rank at most $n^2^2$ tokens", "rank\\rat most"))
+    one_line_error(run(["run", spec, "-o", f"{tmp}/c.h5"], expect=2), "c.cfg", "statement", "byte 0x0d")
+    check(not os.path.exists(f"{tmp}/t.h5") and not os.path.exists(f"{tmp}/c.h5"), "nothing written")
+
+
+def case_file_kinds(tmp):
+    """Issue 37, 5: `attack -o rp.h5` where rp.h5.partial is an interrupted run's called it
+    an attack's partial, --resume then said damaged, and the suggested --force deleted the
+    run's progress; merge and mutants called an intact attack file "damaged: group /h3 is
+    missing". The file's kind comes first: a partial of another command is refused in one
+    line (exit 2, --force included) and kept, and an attack file given to a command that
+    reads result files is named as one, with the commands that read it."""
+    import attacks
+    _, good = tiny(tmp, "good.h5")
+    partial = partial_of(tmp, good, "rp", 2)
+    output = partial[: -len(".partial")]
+    spec = write(f"{tmp}/a.cfg", attacks.PLANTED)
+    before = digest(partial)
+    for extra in ([], ["--resume"], ["--force"]):
+        proc = run(["attack", spec, "-o", output, "-q", "--threads", "1", *extra], expect=2)
+        one_line_error(proc, "r.h5", "not an attack's", "run --resume")
+        check(digest(partial) == before and not os.path.exists(output), f"attack {extra}: the run's partial was altered")
+    _, attack_file = attacks.attack(tmp, attacks.PLANTED, name="a")
+    for args in (["merge", "-o", f"{tmp}/m.h5", attack_file], ["mutants", attack_file]):
+        proc = run(args, expect=2)
+        one_line_error(proc, "a.attacks.h5", "an attack file", "judge, info and report read it")
+        check("damaged" not in proc.stderr, f"{args[0]} calls an attack file damaged: {proc.stderr}")
+    check(not os.path.exists(f"{tmp}/m.h5"), "merge of an attack file left a file")
+    # a run whose OUTPUT.partial is an attack's: neither resumed nor replaced
+    shutil.copy(attack_file, f"{tmp}/x.h5.partial")
+    before = digest(f"{tmp}/x.h5.partial")
+    tiny_spec = write(f"{tmp}/tiny.cfg", TINY_SPEC)
+    for extra in (["--resume"], ["--force"]):
+        one_line_error(run(["run", tiny_spec, "-o", f"{tmp}/x.h5", "-q", *extra], expect=2), "x.h5.partial",
+                       "an attack file")
+        check(digest(f"{tmp}/x.h5.partial") == before and not os.path.exists(f"{tmp}/x.h5"),
+              f"run {extra}: the attack's partial was altered")
 
 
 def case_other_version(tmp):

@@ -5,6 +5,7 @@ usage: hostile_writers.py ATTNRANK CASE     (meson registers one test per case)
 """
 import os
 import resource
+import shutil
 import signal
 import socket
 import subprocess
@@ -323,6 +324,66 @@ def case_report_sigterm_stuck_script(tmp):
     nothing_left(rep, "an interrupted report")
 
 
+def case_report_partial_not_ours(tmp):
+    """Issue 37, 4: `report F -o mine` deleted an existing mine.partial/ with the user's
+    files in it. A folder no report made (it lacks the report's mark) is refused in one
+    line, exit 2, and kept; one a killed report left (marked) is cleared as before."""
+    result = small_result(tmp)
+    rep = f"{tmp}/mine"
+    os.mkdir(f"{rep}.partial")
+    write(f"{rep}.partial/notes.txt", "keep me\n")
+    one_line_error(run(["report", result, "-o", rep], expect=2), "mine.partial", "no report made it")
+    check(open(f"{rep}.partial/notes.txt").read() == "keep me\n", "the user's folder is kept")
+    check(not os.path.exists(rep) and not os.path.exists(f"{rep}.lock"), f"nothing made: {beside(rep)}")
+    os.remove(f"{rep}.partial/notes.txt")
+    os.rmdir(f"{rep}.partial")
+    # a report killed while drawing leaves its marked folder: the next one clears it
+    proc = start(["report", result, "-o", rep])
+    if not wait_for_any([f"{rep}.partial/figures/plot.log"], proc):
+        check(False, f"the report never drew: {proc.communicate()}")
+    proc.kill()
+    proc.communicate(timeout=60)
+    run(["report", result, "-o", rep], expect=0)
+    check(os.path.exists(f"{rep}/report.html") and beside(rep) == [rep], f"one report folder: {beside(rep)}")
+
+
+def case_report_attack_sigterm(tmp):
+    """Issue 37, 4: SIGTERM while reporting an attack file exited 3 with the message
+    `attnrank: ` (empty): now exit 143 and one line saying so, no folder left."""
+    import attacks
+    _, out = attacks.attack(tmp, attacks.PLANTED)
+    rep = f"{tmp}/rep"
+    proc = start(["report", out, "-o", rep])
+    if not wait_for_any([f"{rep}.partial/figures/plot.log"], proc):
+        check(False, f"the report never drew: {proc.communicate()}")
+    proc.send_signal(signal.SIGTERM)
+    stdout, stderr = proc.communicate(timeout=60)
+    check(proc.returncode == 143, f"attack report under SIGTERM: exit {proc.returncode}, want 143: {stderr!r}")
+    one_line_error(ended(proc, stderr), "rep", "interrupted by SIGTERM")
+    time.sleep(0.5)
+    nothing_left(rep, "an interrupted attack report")
+
+
+def case_output_is_spec(tmp):
+    """Issue 37, 5: `attack s.cfg -o s.cfg --force` and `run s.cfg -o s.cfg --force`
+    replaced the spec with HDF5. An output that is the spec (by that name, another name or
+    a hard link, or as the OUTPUT.partial a writer makes) is refused in one line, exit 2,
+    the spec kept, as merge and judge -o refuse their inputs."""
+    import attacks
+    spec = write(f"{tmp}/s.cfg", attacks.PLANTED)
+    os.link(spec, f"{tmp}/link.cfg")
+    before = test_cli.digest(spec)
+    for command in ("run", "attack"):
+        for out in (spec, f"{tmp}/link.cfg", f"{tmp}/./s.cfg", f"{tmp}/s"):
+            if out.endswith("/s"):  # s.partial is the spec's other name
+                os.link(spec, f"{out}.partial")
+            one_line_error(run([command, spec, "-o", out, "--force", "-q"], expect=2), "the spec", "give another -o")
+            check(test_cli.digest(spec) == before, f"{command} -o {out} --force: the spec was replaced")
+            if out.endswith("/s"):
+                os.unlink(f"{out}.partial")
+        check(sorted(os.listdir(tmp)) == ["link.cfg", "s.cfg"], f"{command}: something was left: {os.listdir(tmp)}")
+
+
 def case_review_findings(tmp):
     """A second review's findings: another writer's names as an output (a run on
     o.h5.partial replaced the file a run on o.h5 was writing), files of the user's inside
@@ -355,21 +416,21 @@ def case_review_findings(tmp):
     check(proc.returncode == 0 and os.path.exists(piped) and beside(piped) == [piped],
           f"a run whose stderr pipe closed: exit {proc.returncode}, left {beside(piped)}")
     # a stored statement holding a terminal escape and a newline is shown, not obeyed
-    with h5py.File(result, "r+") as f:
+    edited = f"{tmp}/edited.h5"
+    shutil.copy(result, edited)
+    with h5py.File(edited, "r+") as f:
         rows = f["verdicts"][...]
         rows["statement"][0] = b"\x1b[31mHACK\n\x07"
         f["verdicts"][...] = rows
-    # this revision's own file: the edited row is damage (the re-judge differs), said without the escape
-    shown = subprocess.run([test_cli.EXE, "info", result], capture_output=True)
-    check(shown.returncode == 2 and b"/verdicts" in shown.stderr and b"\x1b" not in shown.stdout + shown.stderr,
-          f"info of an edited verdict row: {shown.returncode} {shown.stderr[-300:]!r}")
-    # another revision's: shown with a note, its text made printable
-    with h5py.File(result, "r+") as f:
-        f.attrs["git_revision"] = "0123abc"
-    shown = subprocess.run([test_cli.EXE, "info", result], capture_output=True)
-    check(shown.returncode == 0 and b"\x1b" not in shown.stdout and b"\x07" not in shown.stdout,
-          f"info passes a stored escape sequence to the terminal: {shown.stdout[-300:]!r}")
-    check(b"0123abc" in shown.stderr and b"\x1b" not in shown.stderr, f"the note: {shown.stderr!r}")
+    # whatever revision it names, the edited row is damage (the re-judge differs), said without the escape
+    for revision in (None, "0123abc"):
+        if revision:
+            with h5py.File(edited, "r+") as f:
+                f.attrs["git_revision"] = revision
+        shown = subprocess.run([test_cli.EXE, "info", edited], capture_output=True)
+        check(shown.returncode == 2 and b"/verdicts" in shown.stderr and b"\x1b" not in shown.stdout + shown.stderr
+              and b"\x07" not in shown.stdout + shown.stderr,
+              f"info of an edited verdict row: {shown.returncode} {shown.stderr[-300:]!r} {shown.stdout[-300:]!r}")
     if test_cli.asan_build():
         return  # AddressSanitizer's shadow memory does not fit under any ulimit -v
     limit = 150000 * 1024

@@ -932,6 +932,7 @@ def case_report(tmp):
     check(len(figures) >= 3 and page.count("<svg") >= len(figures), f"every figure embedded: {len(figures)}")
     fetched = [m for m in ("src=\"http", "href=\"http", "url(http", "@import") if m in page]
     check(not fetched, f"the page loads nothing from the network: {fetched}")
+    check_damaged_row_marked(tmp, out, claims[0])
     # headless Chromium: the table and every figure render, no console errors
     dom = chromium(["--dump-dom", f"file://{tmp}/rep/report.html"])
     if dom is None:
@@ -957,6 +958,24 @@ def case_report(tmp):
     check(page.count("<tr class=") == len(claims) and "<svg" not in page and "figures not drawn" in page,
           "the table alone, and the reason")
     one_line_error(run(["report", f"{tmp}/absent.h5"], expect=2), "absent.h5")
+
+
+def check_damaged_row_marked(tmp, good, claim):
+    """A /verdicts row forged in a file that names another revision: the page (and
+    Chromium's rendering of it) shows the verdict the data give, the row marked."""
+    forged = f"{tmp}/forged.h5"
+    shutil.copy(good, forged)
+    with h5py.File(forged, "r+") as f:
+        rows = f["verdicts"][()]
+        rows["verdict"][0] = b"VIOLATED" if rows["verdict"][0] != b"VIOLATED" else b"HOLDS"
+        f["verdicts"][...] = rows
+        f.attrs["git_revision"] = "0000000"
+    run(["report", forged, "-o", f"{tmp}/forged-rep"], expect=2)
+    dom = chromium(["--dump-dom", f"file://{tmp}/forged-rep/report.html"])
+    text = dom.stdout if dom is not None else open(f"{tmp}/forged-rep/report.html").read()
+    marked = [r for r in text.split("<tr ")[1:] if "data-damaged" in r]
+    check(len(marked) == 1 and f">{claim}<" in marked[0] and "DAMAGED" in marked[0],
+          f"the forged row is marked on the page: {marked}")
 
 
 def check_every_claim_row_has_a_figure(tmp):
@@ -1121,10 +1140,23 @@ def case_bad_files_catalogue(tmp):
 
 def case_failure_injection(tmp):
     """Trials that fail (as when LAPACK does not converge) are counted, never averaged; a
-    point with more than 1% failed trials is marked; a memory rlimit gets the refusal."""
+    point with more than 1% failed trials is marked; a memory rlimit gets the refusal.
+    Run on hooks_attnrank, the program with the engine's test hook (tests/meson.build);
+    attnrank itself (ATTNRANK_RELEASE_EXE) reads no test hook: issue 37, 5, where the
+    release binary marked a point failed and turned H1 HOLDS into INCONCLUSIVE."""
     spec = write(f"{tmp}/small.cfg", SMALL_SPEC)
     clean = f"{tmp}/clean.h5"
     run(["run", spec, "-o", clean, "-q"], expect=0)
+    release = os.environ.get("ATTNRANK_RELEASE_EXE")
+    if release and os.path.realpath(release) != os.path.realpath(EXE):
+        hooked = f"{tmp}/release_hooked.h5"
+        proc = subprocess.run([release, "run", spec, "-o", hooked, "-q"], capture_output=True, text=True,
+                              env=dict(os.environ, ATTNRANK_INJECT_FAILURES="0.2"), timeout=600)
+        check(proc.returncode == 0 and "failed trials" not in proc.stderr,
+              f"attnrank obeys the test hook: exit {proc.returncode}: {proc.stderr}")
+        same_datasets(clean, hooked)
+        with open(release, "rb") as f:
+            check(b"ATTNRANK_INJECT" not in f.read(), "attnrank holds the test hook's variable name")
     few = f"{tmp}/few.h5"
     proc = run(["run", spec, "-o", few, "-q"], env={"ATTNRANK_INJECT_FAILURES": "0.005"})
     check(proc.returncode in (0, 1, 4), f"a few failures: exit {proc.returncode} {proc.stderr}")
