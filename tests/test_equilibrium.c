@@ -189,6 +189,37 @@ static void slow_node_near_a_saddle(void)
     free(work);
 }
 
+/* The family's rank-1 state (every token at e_1, W_V = diag(1, 1 - 1/(2d), ...), W_Q =
+ * W_K = c I) attracts: rho(J) = ||J||_2 = 1 - 1/(2d) (50-digit Jacobian), but J has a
+ * defective zero eigenvalue, so kappa(V) is whatever LAPACK's rounding makes it (1e17 at
+ * c = 0 here, 3 at c^2 = 1 on this machine, more on another core) and Bauer-Fike alone
+ * called it non-attracting at n = d = 4 (the issue's case: scale 1). The power bound
+ * must decide it at every scale, within 1e-6 of rho. */
+static void defective_rank_one_attracts(void)
+{
+    enum { N = 4, D = 4 };
+    int storage[N * N + N + 1];
+    ar_mask mask;
+    complete_mask(N, storage, &mask);
+    void *work = workspace(N, D);
+    static const double scales[] = {0, 0.25, 1, 4};
+    for (int t = 0; t < 4; ++t) {
+        double wq[D * D] = {0}, wv[D * D] = {0}, x[N * D] = {0};
+        for (int i = 0; i < D; ++i)
+            wq[i * D + i] = sqrt(scales[t]), wv[i * D + i] = 1 - i / (2.0 * D);
+        for (int i = 0; i < N; ++i)
+            x[i * D] = 1;
+        ar_attention_map map = {&mask, D, wq, wq, wv, AR_NORM_SPHERE, 1};
+        ar_equilibrium eq;
+        CHECK(ar_equilibrium_certify(&map, x, &eq, work) == 0);
+        printf("rank 1 at scale %g: radius %.9f, bound %.9f, kappa(V) %.3g\n", scales[t], eq.radius, eq.radius_bound,
+               eq.condition);
+        CHECK(eq.exists && fabs(eq.radius - 0.875) < 1e-9);
+        CHECK(eq.attracting && eq.radius_bound < 0.875 + 1e-6);
+    }
+    free(work);
+}
+
 /* ln_equilibria with W_V = I at sharp attention: many starts freeze, none may count as
  * escape; with any weight below the floor a trial is never escaped. */
 static void no_escape_below_the_floor(void)
@@ -225,6 +256,7 @@ int main(void)
     hemisphere_state_is_metastable();
     two_token_fixed_points();
     slow_node_near_a_saddle();
+    defective_rank_one_attracts();
     no_escape_below_the_floor();
     return check_report("equilibrium");
 }
