@@ -14,7 +14,8 @@
  *     fixed point lies within 2 eta of X*;
  *   - every attention weight on an edge is at least AR_WEIGHT_FLOOR;
  *   - a bound on the spectral radius of the exact Jacobian is below 1 (it attracts):
- *     the lesser of Bauer-Fike's rho(J) + sqrt(2) kappa(V) ||E||_F and a norm of a power,
+ *     Bauer-Fike's rho(J) + sqrt(2) kappa(V) ||E||_F, or where that is not below 1 the
+ *     lesser of it and a norm of a power,
  *     min over k = 1, 2, 4, ..., 64 of (||J^k||_2 + (||J|| + ||E||)^k - ||J||^k)^(1/k) with
  *     the rounding of the powers (kappa(V) is unbounded where J is defective, as at the
  *     rank-1 state of ln_equilibria's family); J the central-difference Jacobian in long
@@ -48,7 +49,8 @@ typedef struct ar_equilibrium {
     double distance;     /* ||X - X*||_F from the state that was polished */
     double min_weight;   /* smallest attention weight on an edge at X* */
     double radius;       /* spectral radius of the Jacobian at X* */
-    double radius_bound; /* the lesser of radius + sqrt(2) kappa(V) ||E||_F and the power bound */
+    double radius_bound; /* radius + sqrt(2) kappa(V) ||E||_F, or where that is >= 1 the lesser of
+                            it and the power bound */
     double rank;         /* singular values of X* above max(1e-6 sigma_1, 10 (distance + 2 eta)) */
     int exists;          /* Kantorovich's condition holds */
     int attracting;      /* radius_bound < 1 */

@@ -325,7 +325,8 @@ static void certify(const ar_attention_map *map, const double *start, ar_equilib
     eq->exists = eq->kantorovich <= KANTOROVICH_MAX;
     eq->radius = radius_and_condition(nd, s->jac, s, &eq->condition);
     double bauer_fike = eq->radius + sqrt(2.0) * eq->condition * error;
-    eq->radius_bound = fmin(bauer_fike, power_radius_bound(nd, s->jac, error, s));
+    /* the power bound (seven SVDs) only where Bauer-Fike does not decide */
+    eq->radius_bound = bauer_fike < 1 ? bauer_fike : fmin(bauer_fike, power_radius_bound(nd, s->jac, error, s));
     eq->attracting = eq->radius_bound < 1;
     /* The start is in the basin if the ball around X* that holds it is contracting in
      * the eigenvector norm: there ||J||_V <= bauer_fike + kappa K r, and the ball of

@@ -283,7 +283,8 @@ static void family_configuration(int n, int d, int r, double *x)
 enum { ORBIT_STEPS = 64, ORBIT_NEWTON = 30, MAX_ORBIT = 16 };
 
 typedef struct {
-    int tokens, first_token, axes, first_axis, trivial; /* trivial: the last axis is d - 1, character 0 */
+    int tokens, first_token, axes, first_axis;
+    int trivial; /* 0: none; 1, 2: the last axis is d - 1 with character 0, the others' descending, ascending */
 } orbit_block;
 
 static int character(int g, int c) { return __builtin_popcount((unsigned)(g & c)) % 2 ? -1 : 1; }
