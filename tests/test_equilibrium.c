@@ -13,6 +13,7 @@
 
 #include <float.h>
 #include <stdlib.h>
+#include <string.h>
 
 static void *workspace(int n, int d) { return calloc(1, ar_equilibrium_workspace(n, d)); }
 
@@ -189,6 +190,110 @@ static void slow_node_near_a_saddle(void)
     free(work);
 }
 
+/* The family's rank-1 state (every token at e_1, W_V = diag(1, 1 - 1/(2d), ...), W_Q =
+ * W_K = c I) attracts: rho(J) = ||J||_2 = 1 - 1/(2d) (50-digit Jacobian), but J has a
+ * defective zero eigenvalue, so kappa(V) is whatever LAPACK's rounding makes it (1e17 at
+ * c = 0 here, 3 at c^2 = 1 on this machine, more on another core) and Bauer-Fike alone
+ * called it non-attracting at n = d = 4 (the issue's case: scale 1). The power bound
+ * must decide it at every scale, within 1e-6 of rho. */
+static void defective_rank_one_attracts(void)
+{
+    enum { N = 4, D = 4 };
+    int storage[N * N + N + 1];
+    ar_mask mask;
+    complete_mask(N, storage, &mask);
+    void *work = workspace(N, D);
+    static const double scales[] = {0, 0.25, 1, 4};
+    for (int t = 0; t < 4; ++t) {
+        double wq[D * D] = {0}, wv[D * D] = {0}, x[N * D] = {0};
+        for (int i = 0; i < D; ++i)
+            wq[i * D + i] = sqrt(scales[t]), wv[i * D + i] = 1 - i / (2.0 * D);
+        for (int i = 0; i < N; ++i)
+            x[i * D] = 1;
+        ar_attention_map map = {&mask, D, wq, wq, wv, AR_NORM_SPHERE, 1};
+        ar_equilibrium eq;
+        CHECK(ar_equilibrium_certify(&map, x, &eq, work) == 0);
+        printf("rank 1 at scale %g: radius %.9f, bound %.9f, kappa(V) %.3g\n", scales[t], eq.radius, eq.radius_bound,
+               eq.condition);
+        CHECK(eq.exists && fabs(eq.radius - 0.875) < 1e-9);
+        CHECK(eq.attracting && eq.radius_bound < 0.875 + 1e-6);
+    }
+    free(work);
+}
+
+/* The closed form (theory/NOTES.md): W_Q = W_K = sqrt(scale) I, W_V = diag(1, 1 - 1/(2d),
+ * ..., (d + 1)/(2d)), two tokens (+-c, s) on the first and last axes are fixed iff
+ * tanh(beta c^2) = (d + 1)/(2d), beta = scale / sqrt(d). Where that has a root the pair
+ * is certified at rank 2 and Newton does not move it; it repels (rho 1.35 to 2.37 by a
+ * 50-digit Jacobian at these points). Its thresholds: scale 1.376, 1.466, 1.800. */
+static void pair_closed_form(void)
+{
+    static const int widths[] = {2, 4, 8};
+    static const double scales[] = {2, 4, 16}, thresholds[] = {1.37597, 1.46634, 1.80025};
+    for (int w = 0; w < 3; ++w) {
+        int d = widths[w], storage[2 * 2 + 2 + 1];
+        ar_mask mask;
+        complete_mask(2, storage, &mask);
+        double ratio = (d + 1.0) / (2 * d), threshold = sqrt((double)d) * atanh(ratio);
+        CHECK(fabs(threshold - thresholds[w]) < 1e-5);
+        void *work = workspace(2, d);
+        for (int t = 0; t < 3; ++t) {
+            double wq[64] = {0}, wv[64] = {0}, x[16] = {0}, exact[16];
+            for (int i = 0; i < d; ++i)
+                wq[i * d + i] = sqrt(scales[t]), wv[i * d + i] = 1 - i / (2.0 * d);
+            double beta = scales[t] / sqrt((double)d), c = sqrt(atanh(ratio) / beta), s = sqrt(1 - c * c);
+            x[0] = c, x[d - 1] = s, x[d] = -c, x[2 * d - 1] = s;
+            memcpy(exact, x, sizeof exact);
+            ar_attention_map map = {&mask, d, wq, wq, wv, AR_NORM_SPHERE, 1};
+            ar_equilibrium eq;
+            CHECK(ar_equilibrium_certify(&map, x, &eq, work) == 0);
+            double moved = 0;
+            for (int i = 0; i < 2 * d; ++i)
+                moved = fmax(moved, fabs(x[i] - exact[i]));
+            printf("pair d = %d, scale %g: c = %.6f, residual %.2g, moved %.2g, rank %.0f, radius %.4f\n", d, scales[t], c,
+                   eq.residual, moved, eq.rank, eq.radius);
+            CHECK(eq.exists && eq.rank == 2 && moved < 1e-14 && eq.min_weight >= AR_WEIGHT_FLOOR);
+            CHECK(eq.radius > 1.3 && !eq.attracting);
+        }
+        free(work);
+    }
+}
+
+/* The family's count of certified ranks 1..min(n, d) (ln_equilibria, value = family) in
+ * every trial of one point: cross-polytopes up to n/2, sign-flip orbits above. */
+static double family_certified(const char *point, long *trials)
+{
+    char text[512];
+    snprintf(text, sizeof text, "seed = 3; experiments = ( { name = \"f\"; simulator = \"ln_equilibria\"; trials = 2; "
+             "value = \"family\"; layers = 1; %s } );", point);
+    ar_spec spec;
+    load_spec(text, &spec);
+    const ar_experiment *x = &spec.experiments[0];
+    *trials = x->trials;
+    double *v = malloc((size_t)x->trials * ar_trials_values_per_trial(x, 0) * sizeof *v), least = INFINITY;
+    CHECK(ar_trials_point_values(&spec, x, 0, 1, v) == 0);
+    for (long t = 0; t < x->trials; ++t)
+        least = fmin(least, v[AR_EQUILIBRIA_OUT_FAMILY_CERTIFIED * x->trials + t]);
+    free(v);
+    ar_spec_free(&spec);
+    return least;
+}
+
+/* Ranks above n/2 with the one W_V (the issue's cases): every rank 1..8 at n = d = 8,
+ * scale 16; ranks 1..3 at n = 4, d = 8 at the default scale 1/8 (the tetrahedron-like
+ * orbit; rank 4 needs scale >= 6); ranks 1..4 at n = d = 4, scale 8; at n = 2 the pair
+ * above its threshold only. */
+static void family_ranks_above_half(void)
+{
+    long trials;
+    double all8 = family_certified("n = 8; d = 8; scale = 16.0;", &trials);
+    double three = family_certified("n = 4; d = 8;", &trials), four = family_certified("n = 4; d = 4; scale = 8.0;", &trials);
+    double below = family_certified("n = 2; d = 8; scale = 1.7;", &trials), above = family_certified("n = 2; d = 8; scale = 1.9;", &trials);
+    printf("family: %g ranks of 8 at n = d = 8, scale 16; %g of 4 at n = 4, d = 8, scale 1/8; %g of 4 at n = d = 4, scale 8; "
+           "n = 2, d = 8: %g at scale 1.7, %g at 1.9\n", all8, three, four, below, above);
+    CHECK(all8 == 8 && three == 3 && four == 4 && below == 1 && above == 2);
+}
+
 /* ln_equilibria with W_V = I at sharp attention: many starts freeze, none may count as
  * escape; with any weight below the floor a trial is never escaped. */
 static void no_escape_below_the_floor(void)
@@ -225,6 +330,9 @@ int main(void)
     hemisphere_state_is_metastable();
     two_token_fixed_points();
     slow_node_near_a_saddle();
+    defective_rank_one_attracts();
+    pair_closed_form();
+    family_ranks_above_half();
     no_escape_below_the_floor();
     return check_report("equilibrium");
 }

@@ -3,6 +3,7 @@
  * simulators mask_dynamics and ln_equilibria, and what the collapse bound needs of a
  * mask graph. */
 #include "families/masks/masks.h"
+#include "attnrank/attention.h"
 #include "attnrank/mask.h"
 #include "attnrank/theory.h"
 
@@ -96,9 +97,26 @@ static double m4_escape(const ar_point *p) { (void)p; return 0.5; }
  * of every rank 1..min(n/2, d) under one W_V = diag(1, 1 - 1/(2d), ...) and W_Q = W_K =
  * c I, each certified to exist by Kantorovich's condition (equilibrium.h). True by
  * construction, so a unit check; which of them attract is measured (a token on an axis
- * below W_V's top one drifts toward it: saddles, theory/NOTES.md). */
+ * below W_V's top one drifts toward it: saddles, theory/NOTES.md). Ranks above n/2 come
+ * from sign-flip orbits, each above or below a scale of its own (family_certified). */
 static int family(const ar_point *p) { return ar_point_choice(p, AR_EQUILIBRIA_VALUE) == AR_EQUILIBRIA_VALUE_FAMILY; }
 static double m4_family(const ar_point *p) { return family(p) ? 0.0 : NAN; }
+
+/* M4pair: two tokens (+-c, s) on W_V's first and last axes (entries 1 and (d + 1)/(2d))
+ * are an equilibrium iff tanh(beta c^2) = (d + 1)/(2d), beta = scale / sqrt(d): a root c
+ * in (0, 1) exists iff scale > sqrt(d) artanh((d + 1)/(2d)) (theory/NOTES.md). The
+ * family's rank-2 branch is followed numerically, without the closed form, so the count
+ * of certified ranks (1, or 2 above the threshold) checks both. Within 5% of the
+ * threshold c is near 1, the pair near the rank-1 state it branches off, and the
+ * certificate's margin is spent: not judged there. */
+static double m4_pair(const ar_point *p)
+{
+    int d = ar_point_int(p, AR_EQUILIBRIA_D);
+    if (!family(p) || ar_point_int(p, AR_EQUILIBRIA_N) != 2 || d < 2)
+        return NAN;
+    double ratio = ar_logit_scale(ar_point_real(p, AR_EQUILIBRIA_SCALE), d) / (sqrt((double)d) * atanh((d + 1.0) / (2 * d)));
+    return fabs(ratio - 1) < 0.05 ? NAN : ratio > 1 ? 2.0 : 1.0;
+}
 
 /* The paper's Figure 2: randomly initialised attention with LayerNorm alone, several
  * masks: "mu(X(t)) no longer converge[s] to zero". Made decidable: the mean of
@@ -157,11 +175,17 @@ const ar_claim ar_masks_claims[] = {
     {.id = "M4family", .sim = &ar_sim_ln_equilibria, .output = AR_EQUILIBRIA_OUT_FAMILY_MISSING,
      .statement = "unit check: one W_V (diag(1, 1 - 1/(2d), ...), W_Q = W_K = c I) has an equilibrium of every rank "
                   "1..min(n/2, d) at once (cross-polytopes), each certified to exist (Kantorovich, weights >= 1e-12): "
-                  "no rank missing in any trial",
+                  "no rank missing in any trial (ranks above n/2: sign-flip orbits, family_certified)",
      .formula = "0 ranks missing", .rule = AR_RULE_EVERY_TRIAL, .predict = m4_family, .identity = 1},
     {.id = "M4attract", .sim = &ar_sim_ln_equilibria, .output = AR_EQUILIBRIA_OUT_FAMILY_ATTRACTING,
-     .statement = "...of which this many ranks attract (spectral radius bound < 1)", .formula = "measured",
-     .rule = AR_RULE_MEASURE, .predict = m4_family},
+     .statement = "...of its certified equilibria of ranks 1..min(n, d), this many attract (spectral radius bound < 1)",
+     .formula = "measured", .rule = AR_RULE_MEASURE, .predict = m4_family},
+    {.id = "M4pair", .sim = &ar_sim_ln_equilibria, .output = AR_EQUILIBRIA_OUT_FAMILY_CERTIFIED,
+     .statement = "two tokens (+-c, s) on the family's first and last axes are an equilibrium iff tanh(beta c^2) = "
+                  "(d + 1)/(2d), beta = scale/sqrt(d): at n = 2 the family has certified equilibria of 2 ranks above "
+                  "scale sqrt(d) artanh((d + 1)/(2d)) and of 1 below (judged 5% or more away from it)",
+     .formula = "2 above sqrt(d) artanh((d + 1)/(2d)), else 1", .rule = AR_RULE_EQUALS, .predict = m4_pair,
+     .rel_tol = 0.02},
     {.id = "M4escape", .sim = &ar_sim_ln_equilibria, .output = AR_EQUILIBRIA_OUT_ESCAPED,
      .statement = "for some W_V a set of inputs of positive measure does not collapse: a random start ends "
                   "certified non-collapse (in the contracting ball of an attracting equilibrium of rank >= 2, "

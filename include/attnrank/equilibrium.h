@@ -13,11 +13,16 @@
  *     (4 times the change of J over a step of 1e-3 in one direction): then an exact
  *     fixed point lies within 2 eta of X*;
  *   - every attention weight on an edge is at least AR_WEIGHT_FLOOR;
- *   - the spectral radius of the Jacobian J (central differences in long double) plus
- *     Bauer-Fike's sqrt(2) kappa(V) ||E||_F is below 1 (it attracts), E the Jacobian's
- *     error: Richardson's estimate (steps h and 2h), rounding, and K times 2 eta.
+ *   - a bound on the spectral radius of the exact Jacobian is below 1 (it attracts):
+ *     Bauer-Fike's rho(J) + sqrt(2) kappa(V) ||E||_F, or where that is not below 1 the
+ *     lesser of it and a norm of a power,
+ *     min over k = 1, 2, 4, ..., 64 of (||J^k||_2 + (||J|| + ||E||)^k - ||J||^k)^(1/k) with
+ *     the rounding of the powers (kappa(V) is unbounded where J is defective, as at the
+ *     rank-1 state of ln_equilibria's family); J the central-difference Jacobian in long
+ *     double, E its error: Richardson's estimate (steps h and 2h), rounding, and K times
+ *     2 eta.
  * A state X is certified non-collapse when, besides, it lies in a ball around X* that
- * the map contracts: kappa^2 K (||X - X*|| + 2 eta) < (1 - radius bound) / 2 (near a
+ * the map contracts: kappa^2 K (||X - X*|| + 2 eta) < (1 - Bauer-Fike's bound) / 2 (near a
  * slow node with a saddle close by, "within 1e-4" alone would not do), and X* has rank
  * >= 2 (singular values above 1e-6 sigma_1 and above 10 times that distance).
  * K and E are estimates with safety factors (checked against a 40-digit Jacobian:
@@ -44,7 +49,8 @@ typedef struct ar_equilibrium {
     double distance;     /* ||X - X*||_F from the state that was polished */
     double min_weight;   /* smallest attention weight on an edge at X* */
     double radius;       /* spectral radius of the Jacobian at X* */
-    double radius_bound; /* radius + sqrt(2) kappa(V) ||E||_F */
+    double radius_bound; /* radius + sqrt(2) kappa(V) ||E||_F, or where that is >= 1 the lesser of
+                            it and the power bound */
     double rank;         /* singular values of X* above max(1e-6 sigma_1, 10 (distance + 2 eta)) */
     int exists;          /* Kantorovich's condition holds */
     int attracting;      /* radius_bound < 1 */

@@ -233,6 +233,50 @@ static double logit_bound(const ar_attention_map *map)
     return sqrt(q * k / d);
 }
 
+/* 2-norm of the n x n matrix a (copied to b, which is destroyed), raised by LAPACK's
+ * backward error (8 n u of itself); NaN if the SVD fails. */
+static double norm2_above(int n, const double *a, double *b, const scratch *s)
+{
+    memcpy(b, a, (size_t)n * n * sizeof *a);
+    if (ar_singular_values(n, n, b, s->sv, s->lapack, s->iwork) != 0)
+        return NAN;
+    return s->sv[0] * (1 + 8.0 * n * DBL_EPSILON);
+}
+
+/* A bound on the spectral radius of the exact Jacobian J + E (||E||_2 <= error) that
+ * needs no eigenvectors. Bauer-Fike's kappa(V) is unbounded where J is defective, as at
+ * the family's rank-1 state (a nilpotent block: LAPACK's kappa(V) anywhere from 3 to
+ * 1e17 at rho = 0.875, by rounding). Here rho(J + E) <= ||(J + E)^k||_2^(1/k) <=
+ * (||J^k||_2 + (s + e)^k - s^k)^(1/k), s >= ||J||_2, e = error, for k = 1, 2, 4, ..., 64:
+ * the least of them. J^k is formed by squaring in double; a product's rounding is at
+ * most gamma |P||P| entrywise (gamma = (nd + 2) u), of 2-norm at most gamma ||P||_F^2,
+ * and the error r carried in P becomes r (2 ||P||_F + r). jac2 and a are overwritten. */
+static double power_radius_bound(int nd, const double *jac, double error, const scratch *s)
+{
+    size_t nn = (size_t)nd * nd;
+    double gamma = (nd + 2) * DBL_EPSILON, *power = s->jac2, *next = s->a;
+    double top = norm2_above(nd, jac, next, s), carried = 0;
+    if (isnan(top))
+        return NAN;
+    double best = top + error;
+    memcpy(power, jac, nn * sizeof *jac);
+    for (int k = 2; k <= 64; k *= 2) {
+        double frobenius = 0;
+        for (size_t i = 0; i < nn; ++i)
+            frobenius += power[i] * power[i];
+        frobenius = sqrt(frobenius) * (1 + nd * DBL_EPSILON);
+        ar_gemm_nn(nd, nd, nd, power, power, next);
+        carried = carried * (2 * frobenius + carried) + gamma * frobenius * frobenius;
+        memcpy(power, next, nn * sizeof *next);
+        double norm = norm2_above(nd, power, next, s);
+        if (isnan(norm) || !isfinite(carried))
+            break;
+        double spread = pow(top + error, k) - pow(top, k); /* what E can add to J^k */
+        best = fmin(best, pow(norm + carried + spread, 1.0 / k));
+    }
+    return best;
+}
+
 static void certify(const ar_attention_map *map, const double *start, ar_equilibrium *eq, const scratch *s)
 {
     int n = map->mask->n, d = map->d, nd = n * d;
@@ -280,13 +324,16 @@ static void certify(const ar_attention_map *map, const double *start, ar_equilib
     eq->kantorovich = beta * eq->lipschitz * eta;
     eq->exists = eq->kantorovich <= KANTOROVICH_MAX;
     eq->radius = radius_and_condition(nd, s->jac, s, &eq->condition);
-    eq->radius_bound = eq->radius + sqrt(2.0) * eq->condition * error;
+    double bauer_fike = eq->radius + sqrt(2.0) * eq->condition * error;
+    /* the power bound (seven SVDs) only where Bauer-Fike does not decide */
+    eq->radius_bound = bauer_fike < 1 ? bauer_fike : fmin(bauer_fike, power_radius_bound(nd, s->jac, error, s));
     eq->attracting = eq->radius_bound < 1;
     /* The start is in the basin if the ball around X* that holds it is contracting in
-     * the eigenvector norm: there ||J||_V <= radius_bound + kappa K r, and the ball of
-     * 2-norm radius r = distance + 2 eta sits inside a V-ball of kappa r. */
+     * the eigenvector norm: there ||J||_V <= bauer_fike + kappa K r, and the ball of
+     * 2-norm radius r = distance + 2 eta sits inside a V-ball of kappa r. (The power
+     * bound says nothing about one step's contraction: it does not count here.) */
     double reach = eq->distance + 2 * eta;
-    eq->basin = eq->attracting && eq->condition * eq->condition * eq->lipschitz * reach < (1 - eq->radius_bound) / 2;
+    eq->basin = bauer_fike < 1 && eq->condition * eq->condition * eq->lipschitz * reach < (1 - bauer_fike) / 2;
     /* rank of X*: singular values above 1e-6 sigma_1 (the collapse threshold) and well
      * above the distances involved */
     for (int i = 0; i < nd; ++i)

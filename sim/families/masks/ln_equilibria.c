@@ -57,8 +57,8 @@ static const ar_param params[] = {
      "iid N(0, 1/d), or two_token: [[1/2, 2], [0, 1]] for n = d = 2 under the causal mask (Figure 1's setting "
      "of the paper, whose own W_V is not recovered: the first token's power iteration goes to (0, +-1), the "
      "second can settle at a third point); family: one map for every rank, W_V = diag(1, 1 - 1/(2d), ...) and "
-     "W_Q = W_K = sqrt(scale) I (complete mask, even n), with a cross-polytope equilibrium of each rank 1..min(n/2, d) "
-     "built and certified"},
+     "W_Q = W_K = sqrt(scale) I (complete mask, even n), with an equilibrium of each rank 1..min(n, d) built and "
+     "certified where its construction reaches: cross-polytopes up to n/2 (every scale), sign-flip orbits above"},
     [AR_EQUILIBRIA_LAYERS] = {"layers", AR_PARAM_INT, 2000, 1, 1000000, 0, NULL, "steps of the dynamics from a random start"},
 };
 
@@ -96,12 +96,8 @@ static int check(const ar_point *p, char *why, size_t len)
 }
 
 static int has_family(const ar_point *p) { return ar_point_choice(p, AR_EQUILIBRIA_VALUE) == AR_EQUILIBRIA_VALUE_FAMILY; }
-/* The family's ranks: 1..min(n/2, d) (a cross-polytope of n tokens spans n/2 axes). */
-static int family_ranks(const ar_point *p)
-{
-    int n = ar_point_int(p, AR_EQUILIBRIA_N), d = ar_point_int(p, AR_EQUILIBRIA_D);
-    return n / 2 < d ? n / 2 : d;
-}
+/* The family's ranks: 1..min(n, d) (cross-polytopes up to n/2, sign-flip orbits above). */
+static int family_ranks(const ar_point *p) { return rank_max(p); }
 static double rank_of_index(int i) { return i + 1; }
 
 static int has_witness(const ar_point *p)
@@ -158,9 +154,11 @@ static double cost(const ar_point *p)
 {
     double n = ar_point_int(p, AR_EQUILIBRIA_N), d = ar_point_int(p, AR_EQUILIBRIA_D), nd = n * d;
     double step = 4 * n * n * d + 6 * n * d * d + 20 * n * n;
-    /* the layers, then up to two polishes and certificates: 40 Newton steps and four
-     * Jacobians of 2 nd long-double evaluations (about 10 times a double one each) */
-    return ar_point_int(p, AR_EQUILIBRIA_LAYERS) * step + 2 * (44 * 2 * nd * 10 * step + 60 * nd * nd * nd);
+    /* the layers, then up to two polishes and certificates (and up to three a rank of
+     * the family): 40 Newton steps and four Jacobians of 2 nd long-double evaluations
+     * (about 10 times a double one each) */
+    double certificates = 2 + (has_family(p) ? 3.0 * rank_max(p) : 0);
+    return ar_point_int(p, AR_EQUILIBRIA_LAYERS) * step + certificates * (44 * 2 * nd * 10 * step + 60 * nd * nd * nd);
 }
 
 typedef struct {
@@ -270,28 +268,226 @@ static void family_configuration(int n, int d, int r, double *x)
         }
 }
 
-/* Builds and certifies the family's equilibrium of every rank; out[] gets the ranks
- * missing (not certified to exist, with weights above the floor, at their rank), those
- * attracting, the largest residual, and both by rank. */
-static int certify_family(const problem *pr, int ranks, double *out, double *certified_by_rank,
+/* Ranks above n/2: sign-flip orbits (theory/NOTES.md, "Equilibria of every rank").
+ * A block of 2^m tokens indexed by g = 0..2^m - 1 puts token g at chi_c(g) sqrt(p_k) on
+ * its k-th axis, chi_c(g) = (-1)^popcount(g & c) the character c of the axis: the sign
+ * flips g are symmetries of F (W_Q = W_K = c I and W_V diagonal commute with them), so
+ * the block is an equilibrium iff one token's row is: delta_k H_k(p) is the same for
+ * every axis k, H_k = sum_g chi_k(g) exp(beta (<x, g x> - 1)), <x, g x> = sum_l chi_l(g)
+ * p_l. Distinct characters make the block's rank the number of its axes. A block with
+ * only nontrivial characters sums to 0, so blocks on disjoint axes see each other at
+ * inner product 0, with equal weights whose contribution sums to 0: each solves its own
+ * equation. The trivial character (c = 0, an axis every token shares) gives the block
+ * rank 2^m but a nonzero sum: alone only (n = 2^m), and only above a threshold scale
+ * (for n = 2, the pair (+-c, s): tanh(beta c^2) = delta_j / delta_i). */
+enum { ORBIT_STEPS = 64, ORBIT_NEWTON = 30, MAX_ORBIT = 16 };
+
+typedef struct {
+    int tokens, first_token, axes, first_axis;
+    int trivial; /* 0: none; 1, 2: the last axis is d - 1 with character 0, the others' descending, ascending */
+} orbit_block;
+
+static int character(int g, int c) { return __builtin_popcount((unsigned)(g & c)) % 2 ? -1 : 1; }
+/* Nontrivial blocks: characters 1, 2, ... on their axes in order; a trivial block: 2^m -
+ * 1, 2^m - 2, ... (W_V's larger entries on the characters of smaller index: the order
+ * for which its large-scale branch exists at n = 4 and 8, theory/NOTES.md), then 0 on
+ * axis d - 1, W_V's smallest entry. */
+static int block_character(const orbit_block *b, int k)
+{
+    if (b->trivial && k == b->axes - 1)
+        return 0;
+    return b->trivial == 1 ? b->tokens - 1 - k : k + 1;
+}
+static int block_axis(const orbit_block *b, int k, int d) { return b->trivial && k == b->axes - 1 ? d - 1 : b->first_axis + k; }
+
+/* f_k = delta_k H_k / (delta_0 H_0) - 1 for k = 1..r-1, and sum p - 1 (long double). */
+static void orbit_equations(const orbit_block *b, const long double *delta, long double beta, const long double *p,
+                            long double *f)
+{
+    long double h[MAX_ORBIT] = {0};
+    for (int g = 0; g < b->tokens; ++g) {
+        long double inner = 0;
+        for (int l = 0; l < b->axes; ++l)
+            inner += character(g, block_character(b, l)) * p[l];
+        long double e = expl(beta * (inner - 1));
+        for (int k = 0; k < b->axes; ++k)
+            h[k] += character(g, block_character(b, k)) * e;
+    }
+    long double sum = 0;
+    for (int k = 0; k < b->axes; ++k)
+        sum += p[k];
+    for (int k = 1; k < b->axes; ++k)
+        f[k - 1] = delta[k] * h[k] / (delta[0] * h[0]) - 1;
+    f[b->axes - 1] = sum - 1;
+}
+
+static long double largest(int r, const long double *f)
+{
+    long double size = 0;
+    for (int k = 0; k < r; ++k)
+        size = fmaxl(size, fabsl(f[k]));
+    return size;
+}
+
+/* Newton's method on the block's equations at beta from p (in place), finite-difference
+ * Jacobian, the step halved until every p_k stays in (0, 1) and the equations shrink;
+ * 0 if it converged. */
+static int orbit_newton(const orbit_block *b, const long double *delta, long double beta, long double *p)
+{
+    int r = b->axes;
+    long double f[MAX_ORBIT], g[MAX_ORBIT], q[MAX_ORBIT];
+    double jac[MAX_ORBIT * MAX_ORBIT], step[MAX_ORBIT];
+    int ipiv[MAX_ORBIT];
+    for (int it = 0; it < ORBIT_NEWTON; ++it) {
+        orbit_equations(b, delta, beta, p, f);
+        long double size = largest(r, f);
+        if (size < 1e-13L)
+            return 0;
+        for (int e = 0; e < r; ++e) {
+            memcpy(q, p, (size_t)r * sizeof *q);
+            q[e] += 1e-9L;
+            orbit_equations(b, delta, beta, q, g);
+            for (int k = 0; k < r; ++k)
+                jac[k * r + e] = (double)((g[k] - f[k]) / 1e-9L);
+        }
+        for (int k = 0; k < r; ++k)
+            step[k] = (double)-f[k];
+        if (ar_lu_factor(r, jac, ipiv) != 0)
+            return 1;
+        ar_lu_solve(r, jac, ipiv, step);
+        long double length = 1;
+        for (int halving = 0;; ++halving, length /= 2) {
+            if (halving == 40)
+                return 1;
+            int inside = 1;
+            for (int k = 0; k < r; ++k)
+                q[k] = p[k] + length * step[k], inside &= q[k] > 0 && q[k] < 1;
+            if (!inside)
+                continue;
+            orbit_equations(b, delta, beta, q, g);
+            if (largest(r, g) < size)
+                break;
+        }
+        memcpy(p, q, (size_t)r * sizeof *p);
+    }
+    return 1;
+}
+
+/* The block's p at beta, followed along beta from where it is known: from beta = 1e-3
+ * (p_k proportional to 1 / delta_k) up, for nontrivial characters, or, with the trivial
+ * one, down from 64 beta (its branch lives at large scales; p_k = 1 / (4 beta) off the
+ * shared axis). 0 if the branch reaches beta. */
+static int orbit_solve(const orbit_block *b, const long double *delta, long double beta, long double *p)
+{
+    int r = b->axes;
+    long double from = b->trivial ? 64 * beta : fminl(beta, 1e-3L), total = 0;
+    for (int k = 0; k < r; ++k)
+        total += p[k] = b->trivial ? (k == r - 1 ? 0 : 1 / (4 * from)) : 1 / delta[k];
+    for (int k = 0; k < r; ++k)
+        p[k] = b->trivial ? (k == r - 1 ? 1 - total : p[k]) : p[k] / total;
+    if (r == 1)
+        return 0;
+    for (int step = 0; step <= ORBIT_STEPS; ++step)
+        if (orbit_newton(b, delta, from * powl(beta / from, (long double)step / ORBIT_STEPS), p) != 0)
+            return 1;
+    return 0;
+}
+
+/* The blocks of a rank-r orbit configuration of n tokens. trivial = 0: n's binary
+ * digits as blocks, largest first, each with one axis and the rest given out largest
+ * first (at most 2^m - 1 each: nontrivial characters). trivial = 1: one block of n = 2^m
+ * tokens, r - 1 nontrivial characters and the trivial one. Returns the number of
+ * blocks, 0 if the construction does not reach r. */
+static int orbit_blocks(int n, int d, int r, int trivial, orbit_block *blocks)
+{
+    if (r > d || r < 2)
+        return 0;
+    if (trivial) {
+        blocks[0] = (orbit_block){.tokens = n, .axes = r, .trivial = trivial};
+        return (n & (n - 1)) == 0 && r <= n && n <= MAX_ORBIT;
+    }
+    int count = 0, room = 0;
+    for (int m = 30; m >= 1; --m)
+        if (n & (1 << m)) {
+            if ((1 << m) > MAX_ORBIT)
+                return 0;
+            blocks[count++] = (orbit_block){.tokens = 1 << m, .axes = 1};
+            room += (1 << m) - 1;
+        }
+    if (r < count || r > room)
+        return 0;
+    int left = r - count, token = 0, axis = 0;
+    for (int b = 0; b < count; ++b) {
+        int more = blocks[b].tokens - 2 < left ? blocks[b].tokens - 2 : left;
+        blocks[b].axes += more, left -= more;
+        blocks[b].first_token = token, blocks[b].first_axis = axis;
+        token += blocks[b].tokens, axis += blocks[b].axes;
+    }
+    return count;
+}
+
+/* x: the rank-r orbit configuration (trivial: with the trivial character) at the map's
+ * scale (beta, delta = W_V's diagonal); 0 if it was built (every block's branch reached
+ * beta). */
+static int orbit_configuration(int n, int d, int r, int trivial, double beta, const double *wv, double *x)
+{
+    orbit_block blocks[8];
+    int count = orbit_blocks(n, d, r, trivial, blocks);
+    if (count == 0)
+        return 1;
+    memset(x, 0, (size_t)n * d * sizeof *x);
+    for (int b = 0; b < count; ++b) {
+        long double delta[MAX_ORBIT], p[MAX_ORBIT];
+        for (int k = 0; k < blocks[b].axes; ++k) {
+            int a = block_axis(&blocks[b], k, d);
+            delta[k] = wv[(size_t)a * d + a];
+        }
+        if (orbit_solve(&blocks[b], delta, beta, p) != 0)
+            return 1;
+        for (int g = 0; g < blocks[b].tokens; ++g)
+            for (int k = 0; k < blocks[b].axes; ++k)
+                x[(size_t)(blocks[b].first_token + g) * d + block_axis(&blocks[b], k, d)] =
+                    character(g, block_character(&blocks[b], k)) * (double)sqrtl(p[k]);
+    }
+    return 0;
+}
+
+/* Builds and certifies the family's equilibrium of every rank 1..min(n, d) (cross-
+ * polytopes up to n/2, orbits above); out[] gets the ranks up to min(n/2, d) missing
+ * (not certified to exist, with weights above the floor, at their rank), the ranks
+ * certified, those attracting, the largest residual, and both by rank. A rank whose
+ * construction does not reach the map's scale is not certified. */
+static int certify_family(const problem *pr, int ranks, double beta, double *out, double *certified_by_rank,
                           double *attracting_by_rank)
 {
     const layout *l = pr->l;
-    int n = pr->n, d = pr->d, missing = 0, attracting = 0;
+    int n = pr->n, d = pr->d, missing = 0, certified = 0, attracting = 0;
     double worst = 0;
     for (int r = 1; r <= ranks; ++r) {
-        family_configuration(n, d, r, l->x);
-        ar_equilibrium eq;
-        if (ar_equilibrium_certify(pr->map, l->x, &eq, l->certify_work) != 0)
-            return 1;
-        int exists = eq.exists && eq.rank == r && eq.min_weight >= AR_WEIGHT_FLOOR;
-        missing += !exists;
+        /* up to n/2 the cross-polytope; above, the orbits: without the trivial character
+         * (its branch lives at small scales), else with it (large scales), its other
+         * characters descending, then ascending (which of them reaches a rank depends
+         * on the rank and the scale: theory/NOTES.md) */
+        int exists = 0, built = 0;
+        ar_equilibrium eq = {0};
+        for (int kind = 0; kind < (2 * r <= n ? 1 : 3) && !exists; ++kind) {
+            int made = 2 * r <= n ? (family_configuration(n, d, r, l->x), 1)
+                                  : orbit_configuration(n, d, r, kind, beta, pr->map->wv, l->x) == 0;
+            if (!made || ar_equilibrium_certify(pr->map, l->x, &eq, l->certify_work) != 0)
+                continue; /* not built, or LAPACK failed or the polish left the finite: not certified */
+            built = 1;
+            exists = eq.exists && eq.rank == r && eq.min_weight >= AR_WEIGHT_FLOOR;
+        }
+        missing += !exists && 2 * r <= n;
+        certified += exists;
         attracting += exists && eq.attracting;
-        worst = fmax(worst, eq.residual);
+        if (built)
+            worst = fmax(worst, eq.residual);
         certified_by_rank[r - 1] = exists;
         attracting_by_rank[r - 1] = exists && eq.attracting;
     }
     out[AR_EQUILIBRIA_OUT_FAMILY_MISSING] = missing;
+    out[AR_EQUILIBRIA_OUT_FAMILY_CERTIFIED] = certified;
     out[AR_EQUILIBRIA_OUT_FAMILY_ATTRACTING] = attracting;
     out[AR_EQUILIBRIA_OUT_FAMILY_RESIDUAL] = worst;
     return 0;
@@ -342,7 +538,8 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
         int ranks = family_ranks(p);
         double *by_rank = out + ar_output_offset(p, AR_EQUILIBRIA_OUT_FAMILY_CERTIFIED_BY_RANK);
         double *attracts = out + ar_output_offset(p, AR_EQUILIBRIA_OUT_FAMILY_ATTRACTING_BY_RANK);
-        if (certify_family(&pr, ranks, out, by_rank, attracts) != 0)
+        double beta = ar_logit_scale(ar_point_real(p, AR_EQUILIBRIA_SCALE), d) / sqrt((double)d);
+        if (certify_family(&pr, ranks, beta, out, by_rank, attracts) != 0)
             return 1;
     }
     ar_equilibrium eq;
@@ -423,14 +620,18 @@ static const ar_output outputs[] = {
     [AR_EQUILIBRIA_OUT_LIMIT_RESIDUAL] = {"limit_residual", "||F(X*) - X*||_F there, long double (escaped trials; NaN in the others)"},
     [AR_EQUILIBRIA_OUT_LIMIT_DISTANCE] = {"limit_distance", "||X_T - X*||_F from the end state to that equilibrium (escaped trials; NaN in the others)"},
     [AR_EQUILIBRIA_OUT_FAMILY_MISSING] = {"family_missing", "ranks of 1..min(n/2, d) whose family equilibrium (value = "
-     "family: one W_V, W_Q = W_K = sqrt(scale) I) is not certified to exist at that rank with every weight >= 1e-12",
+     "family: one W_V, W_Q = W_K = sqrt(scale) I; cross-polytopes) is not certified to exist at that rank with every "
+     "weight >= 1e-12", rank_hist, has_family},
+    [AR_EQUILIBRIA_OUT_FAMILY_CERTIFIED] = {"family_certified", "ranks of 1..min(n, d) whose family equilibrium "
+     "(cross-polytopes up to n/2, sign-flip orbits above) is certified to exist at that rank with every weight >= 1e-12",
      rank_hist, has_family},
-    [AR_EQUILIBRIA_OUT_FAMILY_ATTRACTING] = {"family_attracting", "ranks whose family equilibrium is certified and attracting "
-     "(spectral radius bound < 1)", rank_hist, has_family},
+    [AR_EQUILIBRIA_OUT_FAMILY_ATTRACTING] = {"family_attracting", "ranks of 1..min(n, d) whose family equilibrium is "
+     "certified and attracting (spectral radius bound < 1)", rank_hist, has_family},
     [AR_EQUILIBRIA_OUT_FAMILY_RESIDUAL] = {"family_residual", "largest ||F(X*) - X*||_F over the family's equilibria after "
      "the polish (long double)", NULL, has_family},
     [AR_EQUILIBRIA_OUT_FAMILY_CERTIFIED_BY_RANK] = {"family_certified_by_rank", "1 if the family's equilibrium of this rank is "
-     "certified to exist (Kantorovich, rank, weights >= 1e-12), else 0", NULL, has_family, family_ranks, "rank",
+     "certified to exist (Kantorovich, rank, weights >= 1e-12), else 0 (also where its construction does not reach this "
+     "scale)", NULL, has_family, family_ranks, "rank",
      rank_of_index},
     [AR_EQUILIBRIA_OUT_FAMILY_ATTRACTING_BY_RANK] = {"family_attracting_by_rank", "1 if it is also attracting, else 0", NULL,
      has_family, family_ranks, "rank", rank_of_index},
