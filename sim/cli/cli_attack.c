@@ -3,6 +3,7 @@
 #include "cli_parts.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include "attnrank/mpi_world.h"
 #include "attnrank/output.h"
 #include "attnrank/provenance.h"
+#include "attnrank/regular_file.h"
 #include "attnrank/signals.h"
 #include "attnrank/store.h"
 
@@ -182,11 +184,16 @@ static int run_attacks(const ar_spec *spec, const char *output, const char *comm
         return AR_EXIT_BAD_INPUT;
     }
     struct stat st;
+    char kind[160] = "";
+    int partial_there = lstat(partial, &st) == 0, fd = -1;
+    if (partial_there && !S_ISDIR(st.st_mode) && (fd = ar_open_regular(partial, O_RDONLY, kind, sizeof kind, NULL)) >= 0)
+        close(fd), kind[0] = '\0';
     /* the file's kind first: another command's partial is its progress, never ours to resume or replace */
     const char *refusal = (stat(output, &st) == 0 && S_ISDIR(st.st_mode)) ||
                                   (stat(partial, &st) == 0 && S_ISDIR(st.st_mode))
                               ? "is a directory (or its .partial is): not an output --force can replace"
-                          : file_exists(partial) && !ar_store_is_attack_file(partial)
+                          : kind[0] ? kind
+                          : partial_there && !ar_store_is_attack_file(partial)
                               ? "has a .partial that is not an attack's (an interrupted run's or merge's: `attnrank "
                                 "run --resume` continues a run's): attack neither resumes nor replaces it, --force "
                                 "included; give the attack another -o"
@@ -197,7 +204,7 @@ static int run_attacks(const ar_spec *spec, const char *output, const char *comm
                                                               : NULL;
     if (refusal) {
         ar_output_lock_release(lock);
-        ar_cli_say("%s: %s", output, refusal);
+        ar_cli_say("%s: %s", kind[0] ? partial : output, refusal);
         return AR_EXIT_BAD_INPUT;
     }
     /* sized as a run is, before any search: memory, address space, disk, ulimit -f */
