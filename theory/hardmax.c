@@ -83,7 +83,7 @@ static double h5b_large_tau(const ar_point *p)
  * been d_h + 2 (a second-order term of rank <= d_h + 1 beside it, say), the ratio would
  * not fall at all (slope 0); a third-order tail, like 1/tau^2 (slope -2). Judged from
  * tau = 100 up, to rel_tol 1% (theory/NOTES.md: the slope's standard error at verify's
- * sizes is 0.003). Judged where a spec lists it: it needs four temperatures from 100 up,
+ * sizes is 0.003-0.004). Judged where a spec lists it: it needs four temperatures from 100 up,
  * which a spec sweeping tau for H5's rise does not have. */
 static double h5_ratio(const ar_point *p)
 {
