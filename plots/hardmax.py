@@ -7,7 +7,9 @@ hardmax_rank over (n, d_h): E[rank]/n against d_h, one line per n, with the boun
 (1 - 1/e) + 1/n (H1, or H4 where tied weights break its assumption) and
 1 - (1 - 1/n)^n (H2) read from the file's theory datasets;
 the rank's histogram at the largest n for a few d_h. softmax_rank over tau: the rank
-measures against the temperature, log-x, one panel per d_h (H5)."""
+measures against the temperature, log-x, one panel per d_h (H5); where the experiment
+judges H5ratio, ln(sigma_{d_h+2} / sigma_{d_h+1}) against tau instead.
+hardmax_saturation over log2_n: the saturation position against log2 n, log-log (H2sat)."""
 import sys
 
 import numpy as np
@@ -128,16 +130,80 @@ def temperature_figure(exp, outdir):
     axes[0].legend()
     # the rank measures drawn whose rise along tau is judged where the spec lists it
     measured = [c for c in ("H5tau_abs", "H5tau_stable", "H5tau_eff") if c in exp.claims]
-    return [finish(fig, exp, "rank measures of softmax attention against the temperature",
-                   ["H5a", "H5b", "H5tau_rel", "H5steeper"] + measured,
+    # the ids of the claims this experiment judges (all of them where it names none)
+    drawn = [c for c in ["H5a", "H5b", "H5tau_rel", "H5steeper"] + measured if not exp.claims or c in exp.claims]
+    return [finish(fig, exp, "rank measures of softmax attention against the temperature", drawn,
                    f"{exp.name}_tau", outdir)]
+
+
+def tail_figure(exp, outdir):
+    """H5ratio: ln(sigma_{d_h+2} / sigma_{d_h+1}) against tau, one line per d_h, with a
+    line of slope -1 through each line's largest tau."""
+    if "tau" not in exp.axis_names or not exp.has("log_tail_ratio"):
+        return []
+    taus = np.asarray(exp.coords["tau"], dtype=float)
+    widths = list(exp.coords["d_h"]) if "d_h" in exp.axis_names else [None]
+    others = {a: exp.coords[a][0] for a in exp.axis_names if a not in ("tau", "d_h")}
+    fig, axes = figure(3.4, 2.5)
+    ax = axes[0]
+    drew = False
+    for dh in widths:
+        fix = dict(others, **({"d_h": dh} if dh is not None else {}))
+        mean = np.asarray(exp.get("log_tail_ratio", "mean", **fix), dtype=float)
+        if not np.isfinite(mean).any():
+            continue
+        line = band(ax, taus, exp, "log_tail_ratio", f"$d_h$ = {dh:g}" if dh is not None else None, **fix)
+        last = np.flatnonzero(np.isfinite(mean))[-1]
+        ax.plot(taus, mean[last] - np.log(taus / taus[last]), linestyle=":", color=line.get_color())
+        drew = True
+    if not drew:
+        plt_close(fig)
+        return []
+    ax.set_xscale("log")
+    ax.set_xlabel(r"temperature $\tau / \sqrt{d_h}$")
+    ax.set_ylabel(r"$\ln \sigma_{d_h+2} / \sigma_{d_h+1}$")
+    ax.legend()
+    return [finish(fig, exp, "beyond rank d_h + 1 only the second order: the ratio falls like 1/tau (dotted: slope -1)",
+                   ["H5ratio"], f"{exp.name}_tail", outdir)]
+
+
+def saturation_figure(exp, outdir):
+    """H2sat: the saturation position d_h* against log2 n, one line per shortfall, log-log,
+    with a line proportional to log n through each line's smallest n."""
+    if "log2_n" not in exp.axis_names:
+        return []
+    ks = np.asarray(exp.coords["log2_n"], dtype=float)
+    levels = list(exp.coords["shortfall"]) if "shortfall" in exp.axis_names else [None]
+    fig, axes = figure(3.4, 2.5)
+    ax = axes[0]
+    for eps in levels:
+        fix = {"shortfall": eps} if eps is not None else {}
+        mean = np.asarray(exp.get("saturation_d_h", "mean", **fix), dtype=float)
+        line = band(ax, ks, exp, "saturation_d_h", f"$\\varepsilon$ = {eps:g}" if eps is not None else None, **fix)
+        ax.plot(ks, mean[0] * ks / ks[0], linestyle=":", color=line.get_color())
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel(r"$\log_2 n$")
+    ax.set_ylabel(r"saturation position $d_h^*$")
+    ax.legend()
+    return [finish(fig, exp, "where the rank saturates against log n (dotted: proportional to log n)", ["H2sat"],
+                   f"{exp.name}_saturation", outdir)]
+
+
+def plt_close(fig):
+    import matplotlib.pyplot as plt
+    plt.close(fig)
 
 
 def figures_for(exp, outdir):
     if exp.simulator == "hardmax_rank" and "n" in exp.axis_names and "d_h" in exp.axis_names:
         return bound_figure(exp, outdir)
     if exp.simulator == "softmax_rank":
+        if "H5ratio" in exp.claims:
+            return tail_figure(exp, outdir)
         return temperature_figure(exp, outdir)
+    if exp.simulator == "hardmax_saturation":
+        return saturation_figure(exp, outdir)
     return []
 
 

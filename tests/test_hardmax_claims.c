@@ -79,6 +79,16 @@ static void claims_keep_to_their_assumptions(void)
     CHECK(isnan(h5b->predict(&p)));
     p.value[AR_HARDMAX_TAU] = 1; /* H5's rise speaks from hardmax up to tau = 1 */
     CHECK(isnan(h5b->predict(&p)) && rises->predict(&p) == 0);
+    /* H5b cannot fail (its cut is the remainder's bound): a unit check, shown as such;
+     * H5ratio, the form that can fail, speaks from tau = 100 where d_h + 2 <= n */
+    const ar_claim *ratio = ar_claim_find("H5ratio");
+    CHECK(h5b->identity && !ratio->identity && ratio->rule == AR_RULE_LOG_SLOPE);
+    p.value[AR_HARDMAX_D_H] = 30, p.value[AR_HARDMAX_TAU] = 100;
+    CHECK(ratio->predict(&p) == -1);
+    p.value[AR_HARDMAX_TAU] = 50;
+    CHECK(isnan(ratio->predict(&p)));
+    p.value[AR_HARDMAX_D_H] = 31, p.value[AR_HARDMAX_TAU] = 1e4;
+    CHECK(isnan(ratio->predict(&p)));
 }
 
 /* H2's identity: given the keys K, row argmaxes are iid with probabilities p_j, so
@@ -204,6 +214,27 @@ static void first_order_rank_at_every_tau(void)
     ar_spec_free(&spec);
 }
 
+/* H5ratio's output: ln(sigma_{d_h+2} / sigma_{d_h+1}) falls by ln 10 a decade of tau once
+ * the expansion's O(1/tau) corrections are small (tau >= 1e3: below 1%), measured only
+ * in its regime. Fixed seed; the tolerance is 4 standard errors of the difference. */
+static void tail_ratio_falls_like_one_over_tau(void)
+{
+    ar_spec spec;
+    load_spec("seed = 16; experiments = ( { name = \"s\"; simulator = \"softmax_rank\"; trials = 400; n = 16;"
+              " d_h = 3; tau = [1.0, 1e3, 1e4]; } );", &spec);
+    ar_summary low, mid, high;
+    summarize_value(&spec, 0, AR_SOFTMAX_OUT_LOG_TAIL_RATIO, 1, &low);
+    summarize_value(&spec, 1, AR_SOFTMAX_OUT_LOG_TAIL_RATIO, 1, &mid);
+    summarize_value(&spec, 2, AR_SOFTMAX_OUT_LOG_TAIL_RATIO, 1, &high);
+    ar_spec_free(&spec);
+    double drop = high.mean - mid.mean, se = hypot(high.sem, mid.sem);
+    printf("H5ratio: ln ratio %.4f at tau = 1e3, %.4f at 1e4: drop %.4f +- %.4f (-ln 10 = %.4f)\n", mid.mean, high.mean,
+           drop, se, -log(10.0));
+    CHECK(low.count == 0);            /* tau = 1: outside the regime, not measured */
+    CHECK(mid.count == 400 && high.count == 400);
+    CHECK(se > 0 && fabs(drop + log(10.0)) < 4 * se);
+}
+
 /* One trial of a point from a fixed stream: what the engine would compute for trial 0
  * of a point keyed 7. */
 static void trial_outputs(const ar_point *p, double *out)
@@ -214,6 +245,60 @@ static void trial_outputs(const ar_point *p, double *out)
     ar_rng_init(&rng, 31, 7, 0, 0);
     CHECK(p->sim->trial(p, &rng, workspace, out) == 0);
     free(workspace);
+}
+
+/* hardmax_saturation at n = 4: one head coordinate makes E[rank | K_1] = 2 - 2^(1 - n)
+ * for every draw of the keys (the largest and the smallest key each win half the
+ * queries), so with a target t below it every draw saturates at width 1, at position
+ * (t - 1) / (R_1 - 1), R_1 the M-query estimate: 1 + (t - 1) / position recovers R_1,
+ * unbiased for 1.875 (H3's value). Fixed seed, 4 standard errors. Then: max_d_h only
+ * says where to stop (the same draws and values below it, a failed trial above), and
+ * every shortfall in range has a crossing to find. */
+static void saturation_position_is_unbiased(void)
+{
+    ar_spec spec;
+    load_spec("seed = 17; experiments = ( { name = \"s\"; simulator = \"hardmax_saturation\"; trials = 4000;"
+              " log2_n = 2; shortfall = 0.5; queries_per_token = 16; } );", &spec);
+    const ar_experiment *x = &spec.experiments[0];
+    long trials = x->trials;
+    double *v = malloc((size_t)trials * ar_trials_values_per_trial(x, 0) * sizeof *v);
+    ar_trials_point_values(&spec, x, 0, 2, v);
+    double target = 0.5 * ar_hardmax_h2_bound(4), sum = 0, sum2 = 0;
+    long at_one = 0;
+    for (long t = 0; t < trials; ++t) {
+        double position = v[(size_t)AR_SATURATION_OUT_D_H * trials + t];
+        double r1 = 1 + (target - 1) / position;
+        at_one += position > 0 && position <= 1;
+        sum += r1, sum2 += r1 * r1;
+        CHECK_NEAR(v[(size_t)AR_SATURATION_OUT_LOG_D_H * trials + t], log(position), 1e-15);
+    }
+    double mean = sum / trials, se = sqrt((sum2 / trials - mean * mean) / (trials - 1));
+    printf("H2sat: n = 4, width 1: E[rank | K_1] recovered %.5f +- %.5f (exact %.5f), %ld of %ld at width <= 1\n",
+           mean, se, 2 - pow(2, -3), at_one, trials);
+    CHECK(at_one == trials);
+    CHECK(se > 0 && fabs(mean - (2 - pow(2, -3))) < 4 * se);
+    free(v);
+    ar_spec_free(&spec);
+
+    /* max_d_h: the draws do not depend on it; a draw not saturated by it fails */
+    ar_point p;
+    ar_point_defaults(&ar_sim_hardmax_saturation, &p);
+    p.value[AR_SATURATION_LOG2_N] = 5;
+    double wide[AR_MAX_OUTPUTS], narrow[AR_MAX_OUTPUTS];
+    trial_outputs(&p, wide);
+    CHECK(isfinite(wide[AR_SATURATION_OUT_D_H]) && wide[AR_SATURATION_OUT_D_H] > 2);
+    p.value[AR_SATURATION_MAX_D_H] = (int)ceil(wide[AR_SATURATION_OUT_D_H]);
+    trial_outputs(&p, narrow);
+    CHECK(memcmp(wide, narrow, 2 * sizeof *wide) == 0);
+    p.value[AR_SATURATION_MAX_D_H] = (int)ceil(wide[AR_SATURATION_OUT_D_H]) - 1;
+    size_t bytes = (p.sim->workspace_bytes(&p) + 63) & ~(size_t)63;
+    void *workspace = aligned_alloc(64, bytes);
+    ar_rng rng;
+    ar_rng_init(&rng, 31, 7, 0, 0);
+    CHECK(p.sim->trial(&p, &rng, workspace, narrow) == 1 && isnan(narrow[AR_SATURATION_OUT_D_H]));
+    free(workspace);
+    /* the largest shortfall still asks more than width 0's rank 1 at the smallest n */
+    CHECK((1 - ar_sim_hardmax_saturation.params[AR_SATURATION_SHORTFALL].max) * ar_hardmax_h2_bound(4) > 1);
 }
 
 static void hardmax_point(const ar_sim *sim, int dh, int weights, int sampler, double sigma, double tau, ar_point *p)
@@ -251,7 +336,7 @@ static void weight_scale_is_exact(void)
                     trial_outputs(&p, out);
                     CHECK(out[AR_SOFTMAX_OUT_ARGMAX_RANK] == soft_unit[AR_SOFTMAX_OUT_ARGMAX_RANK]);
                     for (int v = 0; v < ar_values_per_trial(&p); ++v)
-                        CHECK(isfinite(out[v]) || v == AR_SOFTMAX_OUT_NUMRANK_FIRST_ORDER);
+                        CHECK(isfinite(out[v]) || v == AR_SOFTMAX_OUT_NUMRANK_FIRST_ORDER || v == AR_SOFTMAX_OUT_LOG_TAIL_RATIO);
                 }
                 /* (sigma, tau) and (1, tau / sigma^2), the quotient exact in powers of 2 */
                 const double pairs[][3] = {{2, 4, 1}, {0x1p-600, 0x1p-1000, 0x1p200}, {0x1p300, 0x1p500, 0x1p-100}};
@@ -284,6 +369,8 @@ int main(void)
     deficit_is_the_rank_rescaled();
     given_keys_is_unbiased();
     first_order_rank_at_every_tau();
+    tail_ratio_falls_like_one_over_tau();
+    saturation_position_is_unbiased();
     claims_keep_to_their_assumptions();
     dh1_is_exact();
     bound_and_its_failure();

@@ -153,6 +153,30 @@ int main(void)
     check_variant("key-query gap skip LN", everything, 6);
     check_variant("layernorm eps", eps, 8);
     check_variant("key-query gap skip LN eps", eps_everything, 9);
+    /* the authors' block with its skip and no MLP returns its output doubled: the reverse
+     * mode through the doubling (and LayerNorm's backward on the doubled output) */
+    ar_layer_kind doubled = plain, doubled_everything = eps_everything;
+    doubled.doubled = doubled_everything.doubled = 1;
+    check_variant("authors' doubled skip", doubled, 10);
+    check_variant("key-query gap doubled skip LN eps", doubled_everything, 11);
+    stack *twice = calloc(2, sizeof *twice);
+    ar_rng rd;
+    ar_rng_init(&rd, 7, 8, 0, 0);
+    draw(&rd, &twice[0]);
+    twice[1] = twice[0];
+    ar_layer_kind one_layer = eps_everything;
+    ar_layer_tape t0 = {.x = twice[0].x[0], .a = twice[0].a[0], .y = twice[0].y[0], .w = twice[0].w[0],
+                        .wq = twice[0].wq[0], .wk = twice[0].wk[0], .q = twice[0].q[0], .k = twice[0].k[0],
+                        .inv_sigma = twice[0].sigma[0]};
+    ar_layer_tape t1 = {.x = twice[1].x[0], .a = twice[1].a[0], .y = twice[1].y[0], .w = twice[1].w[0],
+                        .wq = twice[1].wq[0], .wk = twice[1].wk[0], .q = twice[1].q[0], .k = twice[1].k[0],
+                        .inv_sigma = twice[1].sigma[0]};
+    ar_layer_forward(&one_layer, &t0, twice[0].x[1], work);
+    one_layer.doubled = 1;
+    ar_layer_forward(&one_layer, &t1, twice[1].x[1], work);
+    for (int i = 0; i < ND; ++i)
+        CHECK(twice[1].x[1][i] == 2 * twice[0].x[1][i]);
+    free(twice);
 
     /* The linear stack: probes, closed form and the reverse mode agree. */
     stack *s = calloc(1, sizeof *s);

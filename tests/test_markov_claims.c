@@ -335,9 +335,51 @@ static void value_sd_scales_the_layer(void)
     CHECK(fabs(ratio - D) <= 5 * se);
 }
 
+/* skip = authors_double: the "Mind the Gap" authors' block with its skip and no MLP
+ * returns 2 (X + A X W). On one stream, against skip = plain: with Markov attention X_l
+ * is plain's times 2^l exactly (doubling is exact in floating point), so every stable
+ * rank is plain's bit for bit; with key-query attention (value_sd = 1, the authors' W_V)
+ * layers 0 and 1 agree and layer 2 differs, its logits 4 times larger. */
+static void authors_double_skip(void)
+{
+    for (int keyquery = 0; keyquery <= 1; ++keyquery) {
+        double out[2][AR_MAX_OUTPUTS * 8];
+        ar_point pt;
+        for (int k = 0; k < 2; ++k) {
+            ar_point_defaults(&ar_sim_depth_collapse, &pt);
+            pt.value[AR_DEPTH_N] = 12, pt.value[AR_DEPTH_LAYERS] = 3, pt.value[AR_DEPTH_VALUE_SD] = 1;
+            pt.value[AR_DEPTH_GRADIENT] = AR_DEPTH_GRADIENT_NONE;
+            pt.value[AR_DEPTH_ATTENTION] = keyquery ? AR_DEPTH_ATTENTION_KEYQUERY : AR_DEPTH_ATTENTION_MARKOV;
+            pt.value[AR_DEPTH_SKIP] = k ? AR_DEPTH_SKIP_AUTHORS_DOUBLE : AR_DEPTH_SKIP_PLAIN;
+            CHECK(ar_values_per_trial(&pt) <= AR_MAX_OUTPUTS * 8);
+            size_t bytes = (pt.sim->workspace_bytes(&pt) + 63) & ~(size_t)63;
+            void *workspace = aligned_alloc(64, bytes);
+            ar_rng rng;
+            ar_rng_init(&rng, 41, 3, 0, 0);
+            CHECK(pt.sim->trial(&pt, &rng, workspace, out[k]) == 0);
+            free(workspace);
+        }
+        const double *sr[2], *frob[2];
+        for (int k = 0; k < 2; ++k) {
+            sr[k] = out[k] + ar_output_offset(&pt, AR_DEPTH_OUT_STABLE_RANK);
+            frob[k] = out[k] + ar_output_offset(&pt, AR_DEPTH_OUT_FROBENIUS);
+        }
+        printf("authors_double (%s): stable rank by layer plain %.6f %.6f %.6f %.6f, doubled %.6f %.6f %.6f %.6f\n",
+               keyquery ? "key-query" : "markov", sr[0][0], sr[0][1], sr[0][2], sr[0][3], sr[1][0], sr[1][1], sr[1][2],
+               sr[1][3]);
+        CHECK(sr[1][0] == sr[0][0] && sr[1][1] == sr[0][1] && frob[1][1] == 2 * frob[0][1]);
+        if (keyquery)
+            CHECK(fabs(sr[1][2] - sr[0][2]) > 1e-6 * sr[0][2]);
+        else
+            for (int l = 0; l <= 3; ++l)
+                CHECK(sr[1][l] == sr[0][l] && frob[1][l] == ldexp(frob[0][l], l));
+    }
+}
+
 int main(void)
 {
     check_register_families();
+    authors_double_skip();
     vanished_layers_are_not_averaged();
     orthonormal_inputs();
     value_sd_scales_the_layer();

@@ -7,6 +7,8 @@
  *         (biased, 1/d) variance; eps = 0 is the exact normalisation to unit variance,
  *         eps = 1e-5 torch's nn.LayerNorm default (its weight 1 and bias 0 at
  *         initialisation), which shrinks rows whose variance is below eps instead
+ *   doubled: out = 2 (U or LayerNorm(U)), the "Mind the Gap" authors' block with its
+ *         skip on and no MLP (model.py returns y + y: Python's `or` binds after `and`)
  *
  * The forward pass records what the backward pass needs in a tape; the backward pass
  * turns a cotangent G = dL/d(out) into dL/dX and dL/dW (a vector-Jacobian product).
@@ -29,6 +31,7 @@ typedef struct ar_layer_kind {
     double branch_scale;
     int layernorm;
     double layernorm_eps; /* >= 0, added to each row's variance (torch: 1e-5) */
+    int doubled;          /* out doubled (the authors' skip without MLP) */
 } ar_layer_kind;
 
 /* One layer's record. The caller fills x, w (and a, or wq and wk for key-query) and

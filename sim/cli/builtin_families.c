@@ -9,7 +9,8 @@
 #include "families/markov/markov.h"
 #include "families/masks/masks.h"
 
-static const ar_sim *const hardmax_sims[] = {&ar_sim_hardmax_rank, &ar_sim_softmax_rank, NULL};
+static const ar_sim *const hardmax_sims[] = {&ar_sim_hardmax_rank, &ar_sim_softmax_rank, &ar_sim_hardmax_saturation,
+                                              NULL};
 static const ar_sim *const markov_sims[] = {&ar_sim_markov_spectrum, &ar_sim_width_collapse, &ar_sim_depth_collapse,
                                             NULL};
 static const ar_sim *const masks_sims[] = {&ar_sim_mask_dynamics, &ar_sim_ln_equilibria, NULL};

@@ -46,7 +46,7 @@ static void layernorm_with_eps(int n, int d, double *x, double *inv_sigma, doubl
 /* g: dL/d(out) -> dL/dU, in place, for out = (U - mean) / sigma row by row, sigma =
  * sqrt(var + eps): dout = (dc - out (out . dc) / d) / sigma with dc the centred dU,
  * the same expression in out and 1/sigma for any eps. */
-static void layernorm_backward(int n, int d, const double *out, const double *inv_sigma, double *g)
+static void layernorm_backward(int n, int d, const double *out, double out_scale, const double *inv_sigma, double *g)
 {
     for (int i = 0; i < n; ++i) {
         const double *y = out + (size_t)i * d;
@@ -56,7 +56,7 @@ static void layernorm_backward(int n, int d, const double *out, const double *in
             mean_gy += gi[j] * y[j];
         }
         mean_g /= d;
-        mean_gy /= d;
+        mean_gy /= d * out_scale * out_scale; /* y = out_scale x the normalised row, twice */
         for (int j = 0; j < d; ++j)
             gi[j] = inv_sigma[i] * (gi[j] - mean_g - y[j] * mean_gy);
     }
@@ -86,6 +86,9 @@ void ar_layer_forward(const ar_layer_kind *kind, ar_layer_tape *tape, double *ou
         layernorm_with_eps(n, d, out, tape->inv_sigma, kind->layernorm_eps);
     else if (kind->layernorm)
         ar_rows_layernorm(n, d, out, tape->inv_sigma);
+    if (kind->doubled)
+        for (size_t i = 0; i < (size_t)n * d; ++i)
+            out[i] *= 2;
 }
 
 /* dL/dA -> dL/dS in place, for A = softmax(S / sqrt(d)) (+ constant), row by row. */
@@ -107,8 +110,11 @@ void ar_layer_backward(const ar_layer_kind *kind, const ar_layer_tape *tape, con
     int n = kind->n, d = kind->d;
     double c = kind->residual ? kind->branch_scale : 1;
     double *g_y = work;
+    if (kind->doubled) /* out = 2 LN(U) or 2 U: dL/d(LN(U)) = 2 dL/d(out) */
+        for (size_t i = 0; i < (size_t)n * d; ++i)
+            g[i] *= 2;
     if (kind->layernorm)
-        layernorm_backward(n, d, out, tape->inv_sigma, g); /* g = dL/dU */
+        layernorm_backward(n, d, out, kind->doubled ? 2 : 1, tape->inv_sigma, g); /* g = dL/dU */
     ar_gemm('T', 'N', d, d, n, c, tape->y, g, 0, grad_w);   /* dL/dW = c Y^T dL/dU */
     ar_gemm('N', 'T', n, d, d, c, g, tape->w, 0, g_y);      /* dL/dY = c dL/dU W^T */
     double *g_a = g_y + (size_t)n * d, *g_q = g_a + (size_t)n * n, *g_k = g_q + (size_t)n * d;

@@ -68,6 +68,7 @@ def case_sigma_scale_free(tmp):
 BASE = {
     "hardmax_rank": {"n": "8", "d_h": "2"},
     "softmax_rank": {"n": "8", "d_h": "2"},
+    "hardmax_saturation": {"log2_n": "4"},
     "markov_spectrum": {"n": "16"},
     "width_collapse": {"n": "16"},
     "depth_collapse": {"n": "8", "layers": "4"},
@@ -107,6 +108,14 @@ EXPECT = {
                                        "hardmax rows at 1e100", {}),
     ("softmax_rank", "tau"): (HOLDS, "H5a judged at the small end, H5b at the large end", {}),
     ("softmax_rank", "rank_tol"): (HOLDS, "only numrank_abs reads it, judged by no claim at tau = 1", {}),
+    ("hardmax_saturation", "log2_n"): (HOLDS, "H2sat speaks along log2_n only; n = 1024 costs about 20 s",
+                                       {"max": SKIP}),
+    ("hardmax_saturation", "shortfall"): (HOLDS, "no claim at one n; near 0 the position runs to max_d_h (failed "
+                                                 "trials, marked) unless the M-query estimate reaches the limit", {}),
+    ("hardmax_saturation", "queries_per_token"): (HOLDS, "M = n is the estimator's least; more queries only "
+                                                         "sharpen E[rank | keys]", {}),
+    ("hardmax_saturation", "max_d_h"): (SAME, "where to stop, not what is drawn; at 1 no draw reaches 0.9 of "
+                                              "the limit", {"min": [(MARKED, {})]}),
     ("markov_spectrum", "n"): (HOLDS, "limits are judged along n only; 16384 needs a 16384^2 SVD", {"max": SKIP}),
     ("markov_spectrum", "d_h"): (SAME, "only entries = keyquery reads it",
                                  {"all": [(SAME, {}), (HOLDS, {"entries": '"keyquery"'})]}),
@@ -270,7 +279,7 @@ def check_end(tmp, sim, name, kind, end, value, rule, reason, extra, base_verdic
 
 
 def case_range_ends_hardmax(tmp):
-    sweep(tmp, ["hardmax_rank", "softmax_rank"])
+    sweep(tmp, ["hardmax_rank", "softmax_rank", "hardmax_saturation"])
 
 
 def case_range_ends_markov(tmp):

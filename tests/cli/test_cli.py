@@ -135,6 +135,9 @@ def case_run_layout(tmp):
     out = f"{tmp}/small.h5"
     proc = run(["run", spec, "-o", out, "--quiet"], expect=0)
     check("H1" in proc.stdout and "HOLDS" in proc.stdout, "run prints the verdict table")
+    # H5b cannot fail (its cut is the remainder's own bound): the table says so
+    h5b = [line for line in proc.stdout.splitlines() if line.startswith("H5b ")]
+    check(len(h5b) == 1 and "unit check" in h5b[0], f"H5b labelled a unit check: {h5b}")
     check(not os.path.exists(out + ".partial"), "the partial file is renamed away")
     with h5py.File(out, "r") as f:
         for attr in ["attnrank_version", "git_revision", "created", "command_line", "spec", "spec_canonical",

@@ -31,6 +31,10 @@ experiments = (
   { name = "soft"; simulator = "softmax_rank"; trials = 20; n = 8; d_h = [2, 4]; tau = [1e-6, 1.0, 1e6];
     conjectures = ( { id = "tau_up"; output = "numrank_rel"; rule = "increasing"; prediction = "d_h + 1";
                       along = "tau"; } ); },
+  { name = "tail"; simulator = "softmax_rank"; trials = 20; n = 8; d_h = 2; tau = [100.0, 1e3, 1e4, 1e5];
+    claims = ["H5ratio"]; },
+  { name = "sat"; simulator = "hardmax_saturation"; trials = 10; log2_n = [3, 4, 5, 6]; shortfall = [0.5, 0.1];
+    claims = ["H2sat"]; },
   { name = "spectrum"; simulator = "markov_spectrum"; trials = 10; n = [16, 32]; gap = ["keep", "remove"]; },
   { name = "disc"; simulator = "markov_spectrum"; trials = 10; n = [16, 32]; eigenvalues = "yes"; },
   { name = "width"; simulator = "width_collapse"; trials = 10; n = [16, 32]; gap = ["keep", "remove"]; },
@@ -99,7 +103,7 @@ def script(name, *args):
 
 def case_scripts(tmp, exe):
     path = result_file(tmp, exe)
-    expect = {"hardmax.py": ["bound_rank", "bound_hist", "soft_tau"],
+    expect = {"hardmax.py": ["bound_rank", "bound_hist", "soft_tau", "tail_tail", "sat_saturation"],
               "markov.py": ["spectrum_singular_values", "spectrum_stable_rank", "disc_eigenvalues", "width_width",
                             "depth_depth", "depth_gradient"],
               "masks.py": ["masks_mu", "window_rate_w", "equilibria_equilibria"],

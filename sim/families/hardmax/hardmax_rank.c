@@ -68,6 +68,10 @@ static int model_d(const ar_point *p)
 static int hist_to_n(const ar_point *p) { return ar_point_int(p, AR_HARDMAX_N); }
 static int only_dh2(const ar_point *p) { return ar_point_int(p, AR_HARDMAX_D_H) == 2; }
 static int first_order_regime(const ar_point *p) { return ar_hardmax_unit_tau(p) >= AR_SOFTMAX_FIRST_ORDER_TAU; }
+static int tail_regime(const ar_point *p)
+{
+    return ar_hardmax_unit_tau(p) >= AR_SOFTMAX_TAIL_TAU && ar_point_int(p, AR_HARDMAX_D_H) + 2 <= ar_point_int(p, AR_HARDMAX_N);
+}
 
 double ar_hardmax_h2_bound(int n) { return n * -expm1(n * log1p(-1.0 / n)); }
 
@@ -110,6 +114,18 @@ static double numrank_first_order(int n, const double *sv, double eps)
     while (count < n && sv[count] > cut)
         count++;
     return count;
+}
+
+/* ln(sigma_{d_h+2} / sigma_{d_h+1}): the second-order term's largest singular value over
+ * the first-order term's smallest, which falls like 1/tau (theory/NOTES.md, H5ratio).
+ * NaN (a failed trial) where sigma_{d_h+2} lies within a thousand times rounding's floor
+ * n eps_mach sigma_1: the SVD's rounding would decide the ratio. */
+static double log_tail_ratio(int n, int dh, const double *sv)
+{
+    double second = sv[dh + 1], first = sv[dh];
+    if (!(second > 1e3 * n * DBL_EPSILON * sv[0]))
+        return NAN;
+    return log(second / first);
 }
 
 static int use_faithful(const ar_point *p)
@@ -281,18 +297,23 @@ static double rank_given_keys(const ar_point *p, const double *k, ar_rng *rng, c
         l->wins[j] = 0;
     for (int i = 0; i < m; ++i)
         l->wins[l->fresh_argmax[i]]++;
+    return ar_hardmax_rank_given_wins(n, m, l->wins, l->miss_by_wins);
+}
+
+double ar_hardmax_rank_given_wins(int n, int m, const int *wins, double *miss_by_wins)
+{
     for (int c = 0; c <= m; ++c)
-        l->miss_by_wins[c] = -1; /* not computed yet: few distinct win counts occur */
+        miss_by_wins[c] = -1; /* not computed yet: few distinct win counts occur */
     double rank = 0;
     for (int j = 0; j < n; ++j) {
-        int c = l->wins[j];
-        if (l->miss_by_wins[c] < 0) {
+        int c = wins[j];
+        if (miss_by_wins[c] < 0) {
             double miss = 1; /* C(M - c, n) / C(M, n) = prod_t (M - c - t) / (M - t) */
             for (int t = 0; t < n && miss > 0; ++t)
                 miss *= m - c - t > 0 ? (double)(m - c - t) / (m - t) : 0;
-            l->miss_by_wins[c] = miss;
+            miss_by_wins[c] = miss;
         }
-        rank += 1 - l->miss_by_wins[c];
+        rank += 1 - miss_by_wins[c];
     }
     return rank;
 }
@@ -392,6 +413,7 @@ static int softmax_trial(const ar_point *p, ar_rng *rng, void *workspace, double
     out[AR_SOFTMAX_OUT_STABLE_RANK_GRAM] = ar_stable_rank_gram(l.sv, n);
     out[AR_SOFTMAX_OUT_EFFECTIVE_RANK] = ar_effective_rank(l.sv, n);
     out[AR_SOFTMAX_OUT_NUMRANK_FIRST_ORDER] = first_order_regime(p) ? numrank_first_order(n, l.sv, eps) : NAN;
+    out[AR_SOFTMAX_OUT_LOG_TAIL_RATIO] = tail_regime(p) ? log_tail_ratio(n, ar_point_int(p, AR_HARDMAX_D_H), l.sv) : NAN;
     return 0;
 }
 
@@ -459,6 +481,10 @@ static const ar_output softmax_outputs[] = {
     [AR_SOFTMAX_OUT_NUMRANK_CERT] = {"numrank_cert", "singular values of A above 1e-10 sigma_1, certified: NaN (a failed "
      "trial) where one lies within the rounding margin of the cut, or where the scores' rounding has no bound (a "
      "temperature near 0 with near-ties)", hist_to_n, NULL, .definition = AR_DEFINITION_NUMRANK_CERT},
+    [AR_SOFTMAX_OUT_LOG_TAIL_RATIO] = {"log_tail_ratio", "ln(sigma_{d_h+2} / sigma_{d_h+1}): the second-order term's "
+     "largest singular value over the first-order term's smallest, falling like 1/tau (tau >= 10 sigma^2, d_h + 2 <= n; "
+     "NaN, a failed trial, where sigma_{d_h+2} is within 1e3 n eps_mach sigma_1 of rounding)", NULL, tail_regime,
+     .definition = "ln(sigma_{d_h+2}(A) / sigma_{d_h+1}(A)), singular values in decreasing order"},
 };
 
 const ar_sim ar_sim_hardmax_rank = {

@@ -6,7 +6,8 @@
  * fresh random Markov matrix A_l, or key-query attention A_l(X_l) (either with the gap
  * removed, A_l - 11^T/n, if asked), and W_l (d x d, iid N(0, value_sd^2), by default
  * N(0, 1/d)) and applies the layer of layer.h: X_{l+1} = A_l X_l W_l, optionally with a
- * skip connection (X_l + ..., or X_l + .../sqrt(d)) and LayerNorm (with layernorm_eps).
+ * skip connection (X_l + ..., or X_l + .../sqrt(d), or the authors' 2 (X_l + ...)) and
+ * LayerNorm (with layernorm_eps).
  * Per layer it measures the stable rank of X_l (and of X_l X_l^T, the authors'
  * statistic), the mean |cosine| between its tokens and ||X_l||_F. An X_l that is exactly
  * 0 (key-query attention without the gap: the softmax rounds to exactly 1/n) has no
@@ -40,7 +41,8 @@
 static const char *const laws[] = {[AR_MARKOV_LAW_LOGNORMAL] = "lognormal", [AR_MARKOV_LAW_EXPONENTIAL] = "exponential", [AR_MARKOV_LAW_UNIFORM] = "uniform", NULL};
 static const char *const gaps[] = {[AR_MARKOV_GAP_KEEP] = "keep", [AR_MARKOV_GAP_REMOVE] = "remove", NULL};
 static const char *const norms[] = {[AR_DEPTH_NORM_NONE] = "none", [AR_DEPTH_NORM_LAYERNORM] = "layernorm", NULL};
-static const char *const skips[] = {[AR_DEPTH_SKIP_NONE] = "none", [AR_DEPTH_SKIP_PLAIN] = "plain", [AR_DEPTH_SKIP_UPSCALED] = "upscaled", NULL};
+static const char *const skips[] = {[AR_DEPTH_SKIP_NONE] = "none", [AR_DEPTH_SKIP_PLAIN] = "plain", [AR_DEPTH_SKIP_UPSCALED] = "upscaled",
+                                    [AR_DEPTH_SKIP_AUTHORS_DOUBLE] = "authors_double", NULL};
 static const char *const attentions[] = {[AR_DEPTH_ATTENTION_MARKOV] = "markov", [AR_DEPTH_ATTENTION_KEYQUERY] = "keyquery", NULL};
 static const char *const inputs[] = {[AR_DEPTH_INPUTS_ORTHONORMAL] = "orthonormal", [AR_DEPTH_INPUTS_GAUSSIAN] = "gaussian", NULL};
 static const char *const gradients[] = {[AR_DEPTH_GRADIENT_AUTO] = "auto", [AR_DEPTH_GRADIENT_PROBE] = "probe", [AR_DEPTH_GRADIENT_NONE] = "none", NULL};
@@ -55,7 +57,9 @@ static const ar_param params[] = {
     [AR_DEPTH_SKIP] = {"skip", AR_PARAM_CHOICE, AR_DEPTH_SKIP_NONE, 0, 0, 0, skips,
      "none: A X W; plain: X + A X W; upscaled: X + A X W / sqrt(d). The paper's code has W_V of N(0, 1) entries "
      "(value_sd = 1): there its skip is plain and its \"upscaled skip\" upscaled; with the default value_sd "
-     "(N(0, 1/d)) plain is the paper's upscaled skip"},
+     "(N(0, 1/d)) plain is the paper's upscaled skip; authors_double: 2 (X + A X W), LayerNorm inside the "
+     "doubling (2 LN(X + A X W)), what the authors' block returns with its skip on and no MLP (model.py: "
+     "`a or b and c` adds y to y)"},
     [AR_DEPTH_ATTENTION] = {"attention", AR_PARAM_CHOICE, AR_DEPTH_ATTENTION_MARKOV, 0, 0, 0, attentions,
      "markov: a fresh random Markov A_l per layer (entries); keyquery: A_l = softmax(X_l W_Q (X_l W_K)^T / "
      "sqrt(d)) with fresh W_Q, W_K of iid N(0, scale) entries"},
@@ -122,6 +126,7 @@ static ar_layer_kind kind_of(const ar_point *p)
         .branch_scale = skip == AR_DEPTH_SKIP_UPSCALED ? 1 / sqrt((double)d) : 1,
         .layernorm = ar_point_choice(p, AR_DEPTH_NORM) == AR_DEPTH_NORM_LAYERNORM,
         .layernorm_eps = ar_point_real(p, AR_DEPTH_LAYERNORM_EPS),
+        .doubled = skip == AR_DEPTH_SKIP_AUTHORS_DOUBLE,
     };
 }
 
