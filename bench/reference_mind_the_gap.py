@@ -10,9 +10,11 @@ Propagation-in-Attention-Layers); their TransformerModel, configs and input gene
 imported from there (needs torch; nothing of theirs is copied here). It runs their configs
 "A(X) + skip" and "A(X) + skip + LN" (key-query attention, skip_connections = True, W_V of
 N(0, 1) entries, Xavier-normal W_Q, W_K) built as their stable_ranks.py builds them, over
---seeds seeds, in float32 (theirs) and in float64 (torch's default dtype set to double, the
-input cast to double before rounding), and takes their statistic, the stable rank of X X^T
-(sum s^2 / max s^2 over the singular values s of X X^T; their row l is X_{l+1}).
+--seeds seeds, in float32 (theirs) and in float64 (the same draws: the model built in float32
+from the same seed, then converted with .double(), and the isometric input kept in double
+before their rounding to float32), so that the two differ by arithmetic alone; it takes
+their statistic, the stable rank of X X^T (sum s^2 / max s^2 over the singular values s of
+X X^T; their row l is X_{l+1}).
 attnrank runs the same configurations (a spec in a temporary folder, `attnrank run`) with
 skip = "authors_double", and with skip = "plain" (X + A X W) and "none" (A X W), the
 readings of their skip without the doubling. Printed per layer: their mean +- SE,
@@ -60,9 +62,9 @@ def their_stable_ranks(authors, conf, n, layers, seeds, first_seed, dtype):
     import torch
     model_mod, configs, utils = authors
     params = configs[conf]
-    torch.set_default_dtype(dtype)
     # generate_isometric_input draws in float64 and rounds to float32 on return; for the
-    # float64 run the same draw is returned in double.
+    # float64 run the same draw is returned in double. The weights are drawn in float32
+    # either way (torch's normal_ draws other numbers for float64 from the same seed).
     real_torch = utils.torch
     if dtype == torch.float64:
         utils.torch = types.SimpleNamespace(tensor=torch.tensor, float32=torch.float64)
@@ -77,7 +79,7 @@ def their_stable_ranks(authors, conf, n, layers, seeds, first_seed, dtype):
                 distribution_A=params["distribution_A"], distribution_V=params["distribution_V"],
                 LN=params["layernorm"], skip_connections=params["skip_connections"],
                 sigma_A=params["sigma_A"], sigma_V=params["sigma_V"], mlp=params["mlp"],
-                distribution_Q=params["distribution_Q"], distribution_K=params["distribution_K"])
+                distribution_Q=params["distribution_Q"], distribution_K=params["distribution_K"]).to(dtype)
             with torch.no_grad():
                 _, xs = net.forward_with_embeds(x0.reshape(1, n, n))
             for l, x in enumerate(xs):
@@ -88,7 +90,6 @@ def their_stable_ranks(authors, conf, n, layers, seeds, first_seed, dtype):
                     pass
     finally:
         utils.torch = real_torch
-        torch.set_default_dtype(torch.float32)
     return out
 
 
@@ -150,7 +151,8 @@ def main():
           f"stable rank of X_l X_l^T (their statistic), key-query attention, their skip_connections = True")
     for norm, conf in THEIRS.items():
         for dtype in (torch.float32, torch.float64):
-            tm, ts, tc = summary(their_stable_ranks(authors, conf, a.n, a.layers, a.seeds, a.seed, dtype))
+            theirs = their_stable_ranks(authors, conf, a.n, a.layers, a.seeds, a.seed, dtype)
+            tm, ts, tc = summary(theirs)
             name = str(dtype).replace("torch.", "")
             print(f"\n== theirs: \"{conf}\" in {name}  (norm = {norm}); stable rank - 1, mean ± SE")
             print(f"{'layer':>5} {'theirs':>20}" + "".join(f" {s:>20} {'z':>8}" for s in SKIPS))
@@ -169,6 +171,7 @@ def main():
                 print(f"{label:>26}" + "".join(
                     f" {'':>20} {math.sqrt(np.mean(np.square(np.array(zs[s])[keep]))) if keep.any() else math.nan:8.2f}"
                     for s in SKIPS))
+            print(f"  theirs reading exactly 1, trials a layer: {' '.join(str(k) for k in (theirs == 1).sum(axis=0))}")
             if (tc < a.seeds).any():
                 print(f"  theirs NaN (their try/except or overflow) in {a.seeds - tc} trials a layer")
 
