@@ -185,9 +185,9 @@ const ar_claim ar_hardmax_claims[] = {
      .formula = "tau's rise > d_h's", .rule = AR_RULE_STEEPER, .predict = h5_rises, .trend_axis = "tau",
      .versus_axis = "d_h"},
     {.id = "H2sat", .sim = &ar_sim_hardmax_saturation, .output = AR_SATURATION_OUT_LOG_D_H,
-     .statement = "the rank saturates at a head width growing like log n (revised version: critical position "
-                  "d_h = Omega(log n)): d_h* where E[rank | keys] first reaches (1 - eps) of H2's limit, slope 1 of "
-                  "ln d_h* along ln log2 n",
+     .statement = "the revised version's critical position d_h = Omega(log n), read as Theta(log n) at the sizes run: "
+                  "d_h*, the width at which a draw's estimate of E[rank | keys] first reaches (1 - eps) of H2's "
+                  "limit, has slope 1 of ln d_h* along ln log2 n (the lower bound alone is not judged)",
      .formula = "1", .rule = AR_RULE_LOG_SLOPE, .predict = h2_saturation, .rel_tol = 0.1, .trend_axis = "log2_n",
      .rate_lo = 1, .rate_hi = 1, .on_request = 1},
     {.id = "H2gap", .sim = &ar_sim_hardmax_rank, .output = AR_HARDMAX_OUT_H2_DEFICIT_GIVEN_KEYS,

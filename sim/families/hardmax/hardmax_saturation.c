@@ -105,8 +105,10 @@ static double cost(const ar_point *p)
 }
 
 static const ar_output outputs[] = {
-    [AR_SATURATION_OUT_D_H] = {"saturation_d_h", "the head width at which this draw's E[rank | keys] first reaches "
-     "(1 - shortfall) of H2's limit n (1 - (1 - 1/n)^n), interpolated between widths; NaN (a failed trial) where "
+    [AR_SATURATION_OUT_D_H] = {"saturation_d_h", "the head width at which this draw's estimate of E[rank | keys] "
+     "first reaches (1 - shortfall) of H2's limit n (1 - (1 - 1/n)^n), interpolated between widths (unbiased at each "
+     "width, but a noisy curve's first crossing comes early: its mean is not the crossing of E[rank], theory/NOTES.md); "
+     "NaN (a failed trial) where "
      "max_d_h does not reach it", NULL, NULL,
      .definition = "d - 1 + (t - R_{d-1}) / (R_d - R_{d-1}), d the first width with R_d >= t = (1 - eps) n (1 - "
                    "(1 - 1/n)^n), R_d = sum_j 1 - C(M - c_j, n) / C(M, n) from M fresh queries on the head's first d "
