@@ -747,5 +747,39 @@ def case_beside_not_regular(tmp):
             os.unlink(name)
 
 
+def case_resume_through_link(tmp):
+    """Hostile review (outputs, 2): after an interrupted run, `ln o.h5.partial other.h5; run
+    --resume` exited 0 and other.h5 changed with it: resuming writes the partial in place.
+    A partial with other names, or a symbolic link as the partial, is refused in one line,
+    exit 2, both files as they were; once it is a file of its own the run resumes."""
+    spec = write(f"{tmp}/busy.cfg", BUSY_SPEC)
+    out = f"{tmp}/o.h5"
+    partial = out + ".partial"
+    for _ in range(30):
+        proc = start(["run", spec, "-o", out, "-q"])
+        if wait_for_any([partial], proc):
+            time.sleep(0.3)
+            proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=120)
+        if os.path.exists(partial) and not os.path.exists(out):
+            break
+        for path in beside(out):
+            os.remove(path)
+    check(os.path.exists(partial), "no interrupted run left its partial")
+    other = f"{tmp}/other.h5"
+    os.link(partial, other)
+    before = test_cli.digest(other)
+    one_line_error(run(["run", spec, "-o", out, "--resume", "-q"], expect=2), partial, "hard link")
+    check(test_cli.digest(other) == before and test_cli.digest(partial) == before, "the linked file changed")
+    os.unlink(partial)
+    os.symlink("other.h5", partial)
+    one_line_error(run(["run", spec, "-o", out, "--resume", "-q"], expect=2), partial, "symbolic link")
+    check(test_cli.digest(other) == before and os.path.islink(partial), "the linked file changed")
+    os.unlink(partial)
+    os.rename(other, partial)
+    run(["run", spec, "-o", out, "--resume", "-q"], expect=0)
+    check(beside(out) == [out], f"left {beside(out)}")
+
+
 if __name__ == "__main__":
     test_cli.main(test_cli.cases_of(globals()))
