@@ -17,7 +17,11 @@
 
 /* Refuses (-1, one line in err) an output name that is empty, or that with the longest
  * suffix a writer adds (".partial.tmp" for a run) exceeds the file system's limit on a
- * name (NAME_MAX of its folder) or on a path (PATH_MAX). */
+ * name (NAME_MAX of its folder) or on a path (PATH_MAX); and an output that is there and
+ * is neither a regular file nor a folder (a device, FIFO, socket, or a link to one), which
+ * no writer replaces, --force or not. A writer of a file (any suffix but a report's
+ * ".partial") also refuses an OUTPUT.partial or OUTPUT.partial.tmp that is not a regular
+ * file or a symbolic link (a folder, a FIFO, a device): not its to open or remove. */
 int ar_output_check_name(const char *output, const char *longest_suffix, char *err);
 
 /* Whether two names are one file (a name, another name or a link): by device and inode. */
@@ -30,7 +34,9 @@ int ar_output_check_not_input(const char *output, const char *input, const char 
 typedef struct ar_output_lock ar_output_lock;
 
 /* Takes OUTPUT.lock and writes this process's PID and host into it. NULL, with one line
- * in err, if another process holds it (naming its PID and host) or it cannot be made. */
+ * in err, if another process holds it (naming its PID and host), it cannot be made, or
+ * it is not attnrank's (a file with other content or other names, or not a regular file:
+ * a FIFO or a device there is never opened). */
 ar_output_lock *ar_output_lock_take(const char *output, char *err);
 /* Removes OUTPUT.lock while still holding it, then lets it go. NULL does nothing. */
 void ar_output_lock_release(ar_output_lock *lock);

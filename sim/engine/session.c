@@ -70,6 +70,16 @@ static ar_store *open_or_create(const ar_spec *spec, const ar_run_options *opt, 
                 snprintf(err, AR_ERR_LEN, "%s: nothing to resume: no interrupted run at %s", opt->output, partial);
             return NULL;
         }
+        /* Resuming writes into the file in place: through a symbolic link, or into a file
+         * with other names (a hard link), it would alter those files too. */
+        struct stat st;
+        if (lstat(partial, &st) == 0 && (S_ISLNK(st.st_mode) || (S_ISREG(st.st_mode) && st.st_nlink > 1))) {
+            snprintf(err, AR_ERR_LEN, "%s: %s: resuming writes into it in place and would change %s too; make it a "
+                     "file of its own (cp it aside, then mv the copy over it), or start over with --force", partial,
+                     S_ISLNK(st.st_mode) ? "is a symbolic link" : "the file has other names (a hard link)",
+                     S_ISLNK(st.st_mode) ? "the file it names" : "them");
+            return NULL;
+        }
         /* Read-only first: opening for writing alters the file, and a file of another
          * spec must be left exactly as it is. */
         ar_store *store = ar_store_open(partial, 0, err);

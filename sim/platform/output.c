@@ -40,6 +40,52 @@ int ar_output_check_not_input(const char *output, const char *input, const char 
     return 0;
 }
 
+/* What a name that is not a regular file is, in a word for a refusal. */
+static const char *kind_of(mode_t mode)
+{
+    return S_ISDIR(mode) ? "a directory" : S_ISFIFO(mode) ? "a FIFO" : S_ISSOCK(mode) ? "a socket"
+         : S_ISCHR(mode) ? "a character device" : S_ISBLK(mode) ? "a block device" : "not a regular file";
+}
+
+/* The output and the names a writer makes beside it must be regular files where they are
+ * there: a writer replaces OUTPUT by rename (a device node, --force or not, became an
+ * HDF5 file), resumes OUTPUT.partial, removes OUTPUT.partial.tmp, and opens OUTPUT.lock
+ * (which ar_output_lock_take checks itself, for every writer). A folder as OUTPUT is
+ * each caller's to refuse; a report (longest suffix ".partial") builds a folder at
+ * DIR.partial, which report.c checks. */
+static int check_kinds(const char *output, int writes_a_file, char *err)
+{
+    struct stat st;
+    if (stat(output, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+        struct stat link;
+        int linked = lstat(output, &link) == 0 && S_ISLNK(link.st_mode);
+        snprintf(err, AR_ERR_LEN, "%s: is %s%s, not a regular file: attnrank writes only regular files and never "
+                 "replaces this (not with --force either); give another -o", output, linked ? "a link to " : "",
+                 kind_of(st.st_mode));
+        return -1;
+    }
+    if (!writes_a_file)
+        return 0;
+    static const char *const beside[] = {".partial", ".partial.tmp"};
+    for (size_t i = 0; i < sizeof beside / sizeof *beside; ++i) {
+        char *name;
+        if (asprintf(&name, "%s%s", output, beside[i]) < 0) {
+            snprintf(err, AR_ERR_LEN, "%.400s: out of memory", output);
+            return -1;
+        }
+        /* a symbolic link there is replaced by rename or unlink, not written through,
+         * except by --resume, which refuses one (session.c) */
+        int bad = lstat(name, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode);
+        if (bad)
+            snprintf(err, AR_ERR_LEN, "%s: is %s, which attnrank did not make and will not remove (not with --force "
+                     "either); remove it or give another -o", name, kind_of(st.st_mode));
+        free(name);
+        if (bad)
+            return -1;
+    }
+    return 0;
+}
+
 int ar_output_check_name(const char *output, const char *longest_suffix, char *err)
 {
     if (!output[0]) {
@@ -81,7 +127,7 @@ int ar_output_check_name(const char *output, const char *longest_suffix, char *e
                  output, strlen(output), longest_suffix, PATH_MAX);
         return -1;
     }
-    return 0;
+    return check_kinds(output, strcmp(longest_suffix, ".partial") != 0, err);
 }
 
 struct ar_output_lock {
@@ -123,7 +169,16 @@ ar_output_lock *ar_output_lock_take(const char *output, char *err)
     memcpy(lock->path + len, ".lock", sizeof ".lock");
     snprintf(err, AR_ERR_LEN, "%s: cannot take the lock: its file keeps being replaced", lock->path);
     for (int attempt = 0; attempt < 100; ++attempt) {
-        int fd = open(lock->path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+        /* A FIFO or a device under that name is not opened at all (opening a device can
+         * act on it); O_NONBLOCK keeps one put there after this look from blocking the
+         * open, and the check below refuses it. */
+        struct stat there;
+        if (lstat(lock->path, &there) == 0 && !S_ISREG(there.st_mode) && !S_ISLNK(there.st_mode)) {
+            snprintf(err, AR_ERR_LEN, "%s: is not an attnrank lock (it is %s): it is left as it is; remove it or "
+                     "write elsewhere", lock->path, kind_of(there.st_mode));
+            break;
+        }
+        int fd = open(lock->path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
         if (fd < 0) {
             snprintf(err, AR_ERR_LEN, "%s: cannot create the lock file: %s", lock->path, strerror(errno));
             break;

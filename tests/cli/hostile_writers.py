@@ -657,5 +657,129 @@ def case_option_names(tmp):
     run(["info", "-q", result], expect=0)
 
 
+def special_file(path, kind):
+    """Makes a node of kind at path: "fifo", "socket", "device" (a copy of /dev/null, made
+    with mknod: root only), or "link" (a symbolic link to such a device). False where it
+    cannot be made here (not root)."""
+    import stat
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "socket":
+        sock = socket.socket(socket.AF_UNIX)
+        sock.bind(path)
+        sock.close()
+    elif kind in ("device", "link"):
+        target = path if kind == "device" else path + ".dev"
+        try:
+            os.mknod(target, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+        except PermissionError:
+            return False
+        if kind == "link":
+            os.symlink(os.path.basename(target), path)
+    return True
+
+
+def same_kind(path, kind):
+    import stat
+    mode = os.stat(path).st_mode if os.path.exists(path) or os.path.islink(path) else 0
+    return {"fifo": stat.S_ISFIFO, "socket": stat.S_ISSOCK, "device": stat.S_ISCHR,
+            "link": stat.S_ISCHR}[kind](mode) and (kind != "link" or os.path.islink(path))
+
+
+def case_output_not_regular(tmp):
+    """Hostile review (outputs, 1): `run s.cfg -o DEV --force`, with DEV a character device
+    made by mknod (as /dev/null is), exited 0 and DEV became an HDF5 file; so for judge -o,
+    merge -o, attack -o, a FIFO or a socket as the output, and a symbolic link to a
+    device. An output that is there and is not a regular file is refused in one line, exit
+    2, and left as it is, --force or not, by every command that writes one."""
+    import attacks
+    result = small_result(tmp)
+    spec = write(f"{tmp}/small.cfg", SMALL_SPEC)
+    planted = write(f"{tmp}/planted.cfg", attacks.PLANTED)
+    for kind in ("device", "link", "fifo", "socket"):
+        out = f"{tmp}/out-{kind}"
+        if not special_file(out, kind):
+            print(f"skipped: {kind} (mknod needs root)")
+            continue
+        jobs = {"run": ["run", spec, "-o", out, "-q"], "judge -o": ["judge", result, "-o", out],
+                "merge": ["merge", "-o", out, result], "attack": ["attack", planted, "-o", out, "-q"],
+                "verify": ["verify", "--quick", "--no-report", "-o", out, "-q"]}
+        for label, args in jobs.items():
+            for force in ([], ["--force"]):
+                proc = run(args + force, expect=2, timeout=120)
+                one_line_error(proc, out, "not a regular file", "give another -o")
+                check(same_kind(out, kind), f"{label} {force}: the {kind} {out} was replaced")
+                check(beside(out) == [out], f"{label} {force}: left {beside(out)}")
+    os.mkfifo(f"{tmp}/rep")
+    one_line_error(run(["report", result, "-o", f"{tmp}/rep"], expect=2), "rep")
+    check(same_kind(f"{tmp}/rep", "fifo"), "report: the FIFO was replaced")
+
+
+def case_beside_not_regular(tmp):
+    """Hostile review (outputs, 3 and 4): OUT.partial a directory: a run said "an interrupted
+    run is there; continue it with --resume", and with --force exited 3 ("cannot create: Is
+    a directory"); OUT.partial, OUT.partial.tmp or OUT.lock a FIFO or a device: never
+    opened, blocked on or removed. Each is refused in one line, exit 2, and left there,
+    by run (plain, --force, --resume), merge, judge -o and attack."""
+    import attacks
+    result = small_result(tmp)
+    spec = write(f"{tmp}/small.cfg", SMALL_SPEC)
+    planted = write(f"{tmp}/planted.cfg", attacks.PLANTED)
+    out = f"{tmp}/o.h5"
+    jobs = {"run": ["run", spec, "-o", out, "-q"], "run --force": ["run", spec, "-o", out, "-q", "--force"],
+            "run --resume": ["run", spec, "-o", out, "-q", "--resume"], "judge -o": ["judge", result, "-o", out],
+            "merge": ["merge", "-o", out, result], "merge --force": ["merge", "-o", out, "--force", result],
+            "attack": ["attack", planted, "-o", out, "-q", "--force"]}
+    os.mkdir(out + ".partial")
+    for label, args in jobs.items():
+        one_line_error(run(args, expect=2, timeout=120), "o.h5.partial", "is a directory", "did not make")
+        check(os.path.isdir(out + ".partial") and beside(out) == [out + ".partial"], f"{label}: left {beside(out)}")
+    os.rmdir(out + ".partial")
+    for suffix in (".partial", ".partial.tmp", ".lock"):
+        for kind in ("fifo", "device", "socket"):
+            name = out + suffix
+            if not special_file(name, kind):
+                continue
+            for label, args in jobs.items():
+                proc = run(args, expect=2, timeout=60)
+                one_line_error(proc, name, {"fifo": "FIFO", "device": "character device", "socket": "socket"}[kind])
+                check(same_kind(name, kind) and beside(out) == [name], f"{label}: {name} ({kind}): {beside(out)}")
+            os.unlink(name)
+
+
+def case_resume_through_link(tmp):
+    """Hostile review (outputs, 2): after an interrupted run, `ln o.h5.partial other.h5; run
+    --resume` exited 0 and other.h5 changed with it: resuming writes the partial in place.
+    A partial with other names, or a symbolic link as the partial, is refused in one line,
+    exit 2, both files as they were; once it is a file of its own the run resumes."""
+    spec = write(f"{tmp}/busy.cfg", BUSY_SPEC)
+    out = f"{tmp}/o.h5"
+    partial = out + ".partial"
+    for _ in range(30):
+        proc = start(["run", spec, "-o", out, "-q"])
+        if wait_for_any([partial], proc):
+            time.sleep(0.3)
+            proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=120)
+        if os.path.exists(partial) and not os.path.exists(out):
+            break
+        for path in beside(out):
+            os.remove(path)
+    check(os.path.exists(partial), "no interrupted run left its partial")
+    other = f"{tmp}/other.h5"
+    os.link(partial, other)
+    before = test_cli.digest(other)
+    one_line_error(run(["run", spec, "-o", out, "--resume", "-q"], expect=2), partial, "hard link")
+    check(test_cli.digest(other) == before and test_cli.digest(partial) == before, "the linked file changed")
+    os.unlink(partial)
+    os.symlink("other.h5", partial)
+    one_line_error(run(["run", spec, "-o", out, "--resume", "-q"], expect=2), partial, "symbolic link")
+    check(test_cli.digest(other) == before and os.path.islink(partial), "the linked file changed")
+    os.unlink(partial)
+    os.rename(other, partial)
+    run(["run", spec, "-o", out, "--resume", "-q"], expect=0)
+    check(beside(out) == [out], f"left {beside(out)}")
+
+
 if __name__ == "__main__":
     test_cli.main(test_cli.cases_of(globals()))
