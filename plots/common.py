@@ -147,29 +147,51 @@ class Experiment:
             (f"; {extra}" if extra else "")
 
 
+# What attnrank writes lies at most 3 levels deep in a few hundred links an experiment;
+# the same bounds as its own check (sim/store/store_hdf5.c), so a file nested thousands
+# deep or with 10^5 links is refused at once rather than walked for minutes.
+MAX_DEPTH, MAX_LINKS = 8, 1 << 16
+OTHER_LINKS = {h5py.h5l.TYPE_SOFT: "SoftLink", h5py.h5l.TYPE_EXTERNAL: "ExternalLink"}
+
+
 def outside_the_file(f):
-    """Why f reaches outside itself, or None: a link that is not a hard link (an external
-    link to a FIFO hangs whoever follows it), a dataset whose data live in other files
-    (external storage, virtual) or in a layout attnrank never writes. attnrank refuses
-    such a file; a figure script given one directly refuses it too, without following."""
-    seen, groups = set(), [f]
+    """Why f reaches outside itself or is not a file attnrank wrote, or None: a link that
+    is not a hard link (an external link to a FIFO hangs whoever follows it), a dataset
+    whose data live in other files (external storage, virtual) or in a layout attnrank
+    never writes, a name that is not printable UTF-8, nesting or links beyond what
+    attnrank writes. attnrank refuses such a file; a figure script given one directly
+    refuses it too, without following. Names are read as bytes (h5py's own decoding
+    raised UnicodeDecodeError) and each object is checked once, opened from its group."""
+    seen, groups, links = set(), [(f.id, "", 0)], 0
     while groups:
-        group = groups.pop()
-        for name in group:
-            link = group.get(name, getlink=True)
-            where = f"{group.name.rstrip('/')}/{name}"
-            if not isinstance(link, h5py.HardLink):
-                return f"{where} is {type(link).__name__}, not a hard link; attnrank follows no other"
-            obj = group[name]
-            if obj.id in seen:
+        group, where, depth = groups.pop()
+        for raw in list(group):
+            try:
+                name = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                name = None
+            if name is None or any(c < " " or c == "\x7f" for c in name):
+                return f"{where}/? has a name that is not printable UTF-8; attnrank writes no such name"
+            here = f"{where}/{name}"
+            links += 1
+            if links > MAX_LINKS:
+                return f"{here} is one link too many: the file holds over {MAX_LINKS} links"
+            info = group.links.get_info(raw)
+            if info.type != h5py.h5l.TYPE_HARD:
+                return f"{here} is {OTHER_LINKS.get(info.type, 'a user-defined link')}, not a hard link; " \
+                    "attnrank follows no other"
+            if info.u in seen:
                 continue
-            seen.add(obj.id)
-            if isinstance(obj, h5py.Group):
-                groups.append(obj)
-            elif isinstance(obj, h5py.Dataset):
-                dcpl = obj.id.get_create_plist()
+            seen.add(info.u)
+            obj = h5py.h5o.open(group, raw)
+            if isinstance(obj, h5py.h5g.GroupID):
+                if depth + 1 > MAX_DEPTH:
+                    return f"{here} lies over {MAX_DEPTH} groups deep; attnrank writes 3 levels at most"
+                groups.append((obj, here, depth + 1))
+            elif isinstance(obj, h5py.h5d.DatasetID):
+                dcpl = obj.get_create_plist()
                 if dcpl.get_external_count() or dcpl.get_layout() != h5py.h5d.CONTIGUOUS:
-                    return f"{where} keeps its data outside the file or in a layout attnrank never writes"
+                    return f"{here} keeps its data outside the file or in a layout attnrank never writes"
     return None
 
 

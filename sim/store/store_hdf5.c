@@ -33,30 +33,105 @@ void ar_store_one_line(char *text)
 }
 /* ---- opening a file: every kind (result, partial, shard, attack file) comes here ---- */
 
+/* attnrank writes at most three levels (/experiment/output/dataset, /attacks/id/table)
+ * and a few hundred links an experiment; a file deeper or with more links than these
+ * generous bounds is not one it wrote, and walking it would cost time without end
+ * (a walk by full path is quadratic in depth; 10^5 links to one dataset took 7 s). */
+enum { MAX_DEPTH = 8, MAX_LINKS = 1 << 16, SEEN_SLOTS = 2 * MAX_LINKS };
+
 typedef struct {
     char what[160]; /* why the walk stopped, or "" */
-    char name[256];
+    char name[256]; /* the link's path from the root, shortened if need be */
+    long links;
+    int depth;
+    haddr_t *seen; /* SEEN_SLOTS addresses, HADDR_UNDEF where free: each object checked once,
+                    * whatever the links to it (cycles too) */
 } structure_walk;
 
-/* One link of the file: a hard link to a group, or to a dataset whose raw data is inside
- * the file in the one layout attnrank writes (contiguous). A soft, external or user
- * link, external storage (raw data in other files: a write would go there), a virtual
- * dataset (data read from other files) or another layout stops the walk. */
+/* 1 if addr was seen before; else it is now. */
+static int seen_before(structure_walk *walk, haddr_t addr)
+{
+    size_t slot = (size_t)(addr * 0x9E3779B97F4A7C15ull >> 40) % SEEN_SLOTS;
+    while (walk->seen[slot] != HADDR_UNDEF) {
+        if (walk->seen[slot] == addr)
+            return 1;
+        slot = (slot + 1) % SEEN_SLOTS;
+    }
+    walk->seen[slot] = addr;
+    return 0;
+}
+
+/* Valid UTF-8 with no control character: the only names attnrank writes, and the only
+ * ones a message or a figure script can show. */
+static int printable_utf8(const char *s)
+{
+    const unsigned char *c = (const unsigned char *)s;
+    while (*c) {
+        int extra = *c < 0x80 ? 0 : (*c & 0xe0) == 0xc0 ? 1 : (*c & 0xf0) == 0xe0 ? 2 : (*c & 0xf8) == 0xf0 ? 3 : -1;
+        if (extra < 0 || (extra == 0 && (*c < ' ' || *c == 0x7f)) || (extra == 1 && *c < 0xc2))
+            return 0;
+        for (int i = 1; i <= extra; ++i)
+            if ((c[i] & 0xc0) != 0x80)
+                return 0;
+        c += extra + 1;
+    }
+    return 1;
+}
+
+static herr_t check_link(hid_t group, const char *name, const H5L_info_t *info, void *data);
+
+/* The links of one group, each object opened relative to it (never by its full path). */
+static int walk_group(hid_t group, structure_walk *walk)
+{
+    size_t at = strlen(walk->name);
+    herr_t st = H5Literate(group, H5_INDEX_NAME, H5_ITER_INC, NULL, check_link, walk);
+    if (st == 0)
+        walk->name[at] = '\0';
+    return st;
+}
+
 static herr_t check_link(hid_t group, const char *name, const H5L_info_t *info, void *data)
 {
     structure_walk *walk = data;
-    snprintf(walk->name, sizeof walk->name, "%s", name);
+    size_t at = strlen(walk->name);
+    int printable = printable_utf8(name);
+    snprintf(walk->name + at, sizeof walk->name - at, "/%s", printable ? name : "?");
+    if (!printable) {
+        snprintf(walk->what, sizeof walk->what, "has a name that is not printable UTF-8; attnrank writes no such name");
+        return 1;
+    }
+    if (++walk->links > MAX_LINKS) {
+        snprintf(walk->what, sizeof walk->what, "is one link too many: the file holds over %d links; a file attnrank "
+                 "writes holds far fewer", MAX_LINKS);
+        return 1;
+    }
     if (info->type != H5L_TYPE_HARD) {
         snprintf(walk->what, sizeof walk->what, "is %s link; attnrank writes hard links only and follows no other",
                  info->type == H5L_TYPE_SOFT ? "a soft" : info->type == H5L_TYPE_EXTERNAL ? "an external" : "a user-defined");
         return 1;
+    }
+    if (seen_before(walk, info->u.address)) { /* fewer links than slots: never full */
+        walk->name[at] = '\0';
+        return 0;
     }
     hid_t obj = H5Oopen(group, name, H5P_DEFAULT);
     if (obj < 0) {
         snprintf(walk->what, sizeof walk->what, "cannot be opened: damaged");
         return 1;
     }
-    if (H5Iget_type(obj) == H5I_DATASET) {
+    H5I_type_t type = H5Iget_type(obj);
+    if (type == H5I_GROUP) {
+        if (walk->depth >= MAX_DEPTH) {
+            snprintf(walk->what, sizeof walk->what, "lies over %d groups deep; attnrank writes 3 levels at most",
+                     MAX_DEPTH);
+        } else {
+            ++walk->depth;
+            herr_t st = walk_group(obj, walk);
+            --walk->depth;
+            if (st != 0 && !walk->what[0])
+                snprintf(walk->what, sizeof walk->what, "is damaged: its links cannot be listed");
+        }
+    } else if (type == H5I_DATASET) {
         hid_t dcpl = H5Dget_create_plist(obj);
         H5D_layout_t layout = dcpl < 0 ? H5D_LAYOUT_ERROR : H5Pget_layout(dcpl);
         int external = dcpl < 0 ? -1 : H5Pget_external_count(dcpl);
@@ -72,7 +147,10 @@ static herr_t check_link(hid_t group, const char *name, const H5L_info_t *info, 
             H5Pclose(dcpl);
     }
     H5Oclose(obj);
-    return walk->what[0] ? 1 : 0;
+    if (walk->what[0])
+        return 1;
+    walk->name[at] = '\0';
+    return 0;
 }
 
 /* path opened as HDF5 if it is a regular file whose every link and dataset is of a kind
@@ -112,12 +190,19 @@ hid_t store_open_file(const char *path, int writable, char *err)
         store_fail(err, path, "cannot open the HDF5 file%s", writable ? " for writing" : "");
         return -1;
     }
-    structure_walk walk = {.what = ""};
-    herr_t walked = H5Lvisit(file, H5_INDEX_NAME, H5_ITER_INC, check_link, &walk);
+    structure_walk walk = {.what = "", .name = ""};
+    walk.seen = malloc(SEEN_SLOTS * sizeof *walk.seen);
+    int no_memory = !walk.seen;
+    for (size_t i = 0; walk.seen && i < SEEN_SLOTS; ++i)
+        walk.seen[i] = HADDR_UNDEF;
+    herr_t walked = no_memory ? -1 : walk_group(file, &walk);
+    free(walk.seen);
     if (walked != 0) {
         H5Fclose(file);
-        if (walk.what[0])
-            store_fail(err, path, "refused: /%s %s", walk.name, walk.what);
+        if (no_memory)
+            store_fail(err, path, "out of memory opening the file");
+        else if (walk.what[0])
+            store_fail(err, path, "refused: %s %s", walk.name, walk.what);
         else
             store_fail(err, path, "damaged: its links cannot be listed");
         return -1;
