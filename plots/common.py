@@ -4,6 +4,7 @@ a paper-like style, a caption line with the grid and trial counts, and saving as
 PDF and PNG."""
 import json
 import os
+import stat
 import sys
 import traceback
 
@@ -196,19 +197,38 @@ def outside_the_file(f):
 
 
 def open_result(path):
-    if not os.path.isfile(path):  # a FIFO would block h5py's open for a writer
-        raise PlotError(f"{path}: not a regular file")
+    """path opened read-only as HDF5 through the descriptor checked to be a regular file
+    (a FIFO would block h5py's open for a writer; a name swapped for one after the check
+    must not be opened again by name)."""
     try:
-        f = h5py.File(path, "r", locking=False)
-    except (OSError, TypeError) as e:
-        raise PlotError(f"{path}: cannot open as HDF5 ({e})")
-    if "spec_hash" not in f.attrs:
-        f.close()
-        raise PlotError(f"{path}: not an attnrank result file (no spec_hash attribute)")
-    why = outside_the_file(f)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as e:
+        raise PlotError(f"{path}: cannot open ({e.strerror})")
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise PlotError(f"{path}: not a regular file")
+        by_fd = f"/proc/self/fd/{fd}"
+        try:
+            same = os.path.samestat(os.stat(by_fd), st)
+        except OSError:
+            same = False
+        try:
+            f = h5py.File(by_fd if same else path, "r", locking=False)
+        except (OSError, TypeError) as e:
+            raise PlotError(f"{path}: cannot open as HDF5 ({e})")
+    finally:
+        os.close(fd)  # h5py holds its own descriptor of the same file
+    try:
+        why = outside_the_file(f)
+    except (OSError, KeyError, ValueError) as e:
+        why = f"its links cannot be listed ({e})"
     if why:
         f.close()
         raise PlotError(f"{path}: refused: {why}")
+    if "spec_hash" not in f.attrs:
+        f.close()
+        raise PlotError(f"{path}: not an attnrank result file (no spec_hash attribute)")
     return f
 
 

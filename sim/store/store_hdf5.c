@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int store_fail(char *err, const char *path, const char *fmt, ...)
@@ -155,7 +156,10 @@ static herr_t check_link(hid_t group, const char *name, const H5L_info_t *info, 
 
 /* path opened as HDF5 if it is a regular file whose every link and dataset is of a kind
  * attnrank writes itself: checked before anything in it is read or written, for every
- * kind of file, so nothing outside the file is read, written or waited on. */
+ * kind of file, so nothing outside the file is read, written or waited on. HDF5 opens
+ * the file through the descriptor checked to be a regular one (/proc/self/fd/N), never
+ * by its name again: a name swapped for a FIFO between the check and HDF5's open would
+ * hang it. */
 hid_t store_open_file(const char *path, int writable, char *err)
 {
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
@@ -172,8 +176,15 @@ hid_t store_open_file(const char *path, int writable, char *err)
             store_fail(err, path, "cannot %s: %s", open_failed ? "open" : "read", why);
         return -1;
     }
-    close(fd);
-    if (H5Fis_hdf5(path) <= 0) {
+    char by_fd[64];
+    snprintf(by_fd, sizeof by_fd, "/proc/self/fd/%d", fd);
+    struct stat checked, through;
+    const char *name = fstat(fd, &checked) == 0 && stat(by_fd, &through) == 0 && through.st_ino == checked.st_ino &&
+                               through.st_dev == checked.st_dev
+                           ? by_fd
+                           : path; /* no /proc: the name, as before */
+    if (H5Fis_hdf5(name) <= 0) {
+        close(fd);
         store_fail(err, path, "not an HDF5 file, or truncated");
         return -1;
     }
@@ -184,8 +195,9 @@ hid_t store_open_file(const char *path, int writable, char *err)
     /* No data sieving: points are written in slabs, and a sieve (64 KiB read, modified and
      * written back around each write) would fill a shard's holes with the zeros it read. */
     H5Pset_sieve_buf_size(fapl, 0);
-    hid_t file = H5Fopen(path, writable ? H5F_ACC_RDWR : H5F_ACC_RDONLY, fapl);
+    hid_t file = H5Fopen(name, writable ? H5F_ACC_RDWR : H5F_ACC_RDONLY, fapl);
     H5Pclose(fapl);
+    close(fd); /* HDF5 holds its own descriptor of the same file */
     if (file < 0) {
         store_fail(err, path, "cannot open the HDF5 file%s", writable ? " for writing" : "");
         return -1;
