@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -282,6 +283,56 @@ static hid_t open_scalar_attr(hid_t obj, const char *name, H5T_class_t class, hi
     return attr;
 }
 
+/* The length a variable-length string declares, read before the string itself: libhdf5
+ * allocates (and zeroes) what the length declares before reading the string, so a
+ * length patched to 10^9 in an 85 KB file cost 2 GB. A conversion from the file's
+ * variable-length string to this opaque type sees the raw form it has on disk (a
+ * 4-byte little-endian length, then the global heap id) and keeps the length. */
+static const char DECLARED_LENGTH[] = "attnrank: declared length of a variable-length string";
+
+static herr_t declared_length(hid_t src, hid_t dst, H5T_cdata_t *cdata, size_t n, size_t buf_stride,
+                              size_t bkg_stride, void *buf, void *bkg, hid_t dxpl)
+{
+    (void)bkg_stride, (void)bkg, (void)dxpl;
+    if (cdata->command == H5T_CONV_INIT) {
+        char *tag = H5Tget_class(dst) == H5T_OPAQUE ? H5Tget_tag(dst) : NULL;
+        int ours = tag && strcmp(tag, DECLARED_LENGTH) == 0 && H5Tis_variable_str(src) > 0 &&
+                   H5Tget_size(src) >= 4 && H5Tget_size(dst) == sizeof(uint32_t);
+        H5free_memory(tag);
+        return ours ? 0 : -1;
+    }
+    if (cdata->command == H5T_CONV_CONV) {
+        size_t stride = buf_stride ? buf_stride : H5Tget_size(src);
+        unsigned char *in = buf;
+        for (size_t i = 0; i < n; ++i) { /* in place, front to back: each 4 bytes stay where they are */
+            const unsigned char *raw = in + i * stride;
+            uint32_t length = (uint32_t)raw[0] | (uint32_t)raw[1] << 8 | (uint32_t)raw[2] << 16 | (uint32_t)raw[3] << 24;
+            memcpy(in + i * sizeof length, &length, sizeof length);
+        }
+    }
+    return 0;
+}
+
+/* The declared length of attr's one variable-length string, or -1 if it cannot be read. */
+static long long vlen_declared_length(hid_t attr)
+{
+    static int registered = 0;
+    if (!registered) { /* from a variable-length string: HDF5's class of it is VLEN */
+        hid_t vlen = H5Tcopy(H5T_C_S1);
+        registered = vlen >= 0 && H5Tset_size(vlen, H5T_VARIABLE) >= 0 &&
+                     H5Tregister(H5T_PERS_SOFT, "attnrank declared length", vlen, H5T_NATIVE_OPAQUE,
+                                 declared_length) >= 0;
+        if (vlen >= 0)
+            H5Tclose(vlen);
+    }
+    hid_t mem = H5Tcreate(H5T_OPAQUE, sizeof(uint32_t));
+    uint32_t length = 0;
+    int ok = mem >= 0 && H5Tset_tag(mem, DECLARED_LENGTH) >= 0 && H5Aread(attr, mem, &length) >= 0;
+    if (mem >= 0)
+        H5Tclose(mem);
+    return ok ? (long long)length : -1;
+}
+
 /* Text, variable-length or fixed-length, as a malloc'd string in *out. */
 int store_read_attr_string(hid_t obj, const char *name, char **out)
 {
@@ -291,9 +342,10 @@ int store_read_attr_string(hid_t obj, const char *name, char **out)
         return (int)attr;
     int status = ATTR_WRONG;
     hid_t mem = H5Tcopy(type);
+    long long declared = mem >= 0 && H5Tis_variable_str(type) > 0 ? vlen_declared_length(attr) : 0;
     if (mem >= 0 && H5Tis_variable_str(type) > 0) {
         char *value = NULL;
-        if (H5Aread(attr, mem, &value) >= 0 && value) {
+        if (declared >= 0 && declared < MAX_ATTR_TEXT && H5Aread(attr, mem, &value) >= 0 && value) {
             *out = strdup(value);
             status = *out ? ATTR_OK : ATTR_NO_MEMORY;
         }
