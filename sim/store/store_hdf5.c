@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -33,6 +34,63 @@ void ar_store_one_line(char *text)
         if ((unsigned char)*c < ' ' || (unsigned char)*c == 0x7f)
             *c = ' ';
 }
+/* The length a variable-length string (or sequence) declares, read before the data
+ * itself: libhdf5 allocates (and zeroes) what the length declares before reading, so a
+ * length patched to 10^9 in an 85 KB file cost 2 GB. A conversion from the file's
+ * variable-length type to this opaque type sees the raw form it has on disk (a 4-byte
+ * little-endian length, then the global heap id) and keeps the length. */
+static const char DECLARED_LENGTH[] = "attnrank: declared length of a variable-length string";
+
+static herr_t declared_length(hid_t src, hid_t dst, H5T_cdata_t *cdata, size_t n, size_t buf_stride,
+                              size_t bkg_stride, void *buf, void *bkg, hid_t dxpl)
+{
+    (void)bkg_stride, (void)bkg, (void)dxpl;
+    if (cdata->command == H5T_CONV_INIT) {
+        char *tag = H5Tget_class(dst) == H5T_OPAQUE ? H5Tget_tag(dst) : NULL;
+        int ours = tag && strcmp(tag, DECLARED_LENGTH) == 0 &&
+                   (H5Tis_variable_str(src) > 0 || H5Tget_class(src) == H5T_VLEN) &&
+                   H5Tget_size(src) >= 4 && H5Tget_size(dst) == sizeof(uint32_t);
+        H5free_memory(tag);
+        return ours ? 0 : -1;
+    }
+    if (cdata->command == H5T_CONV_CONV) {
+        size_t stride = buf_stride ? buf_stride : H5Tget_size(src);
+        unsigned char *in = buf;
+        for (size_t i = 0; i < n; ++i) { /* in place, front to back: each 4 bytes stay where they are */
+            const unsigned char *raw = in + i * stride;
+            uint32_t length = (uint32_t)raw[0] | (uint32_t)raw[1] << 8 | (uint32_t)raw[2] << 16 | (uint32_t)raw[3] << 24;
+            memcpy(in + i * sizeof length, &length, sizeof length);
+        }
+    }
+    return 0;
+}
+
+/* The lengths attr's n variable-length strings or sequences declare, in lengths; -1 if they cannot
+ * be read. HDF5 converts through a buffer of n raw descriptors: what the file holds. */
+static int vlen_declared_lengths(hid_t attr, size_t n, uint32_t *lengths)
+{
+    static int registered = 0;
+    if (!registered) { /* from any variable-length type: HDF5's class of a string is VLEN too */
+        hid_t vlen = H5Tcopy(H5T_C_S1);
+        registered = vlen >= 0 && H5Tset_size(vlen, H5T_VARIABLE) >= 0 &&
+                     H5Tregister(H5T_PERS_SOFT, "attnrank declared length", vlen, H5T_NATIVE_OPAQUE,
+                                 declared_length) >= 0;
+        if (vlen >= 0)
+            H5Tclose(vlen);
+    }
+    hid_t mem = H5Tcreate(H5T_OPAQUE, sizeof(uint32_t));
+    int ok = n > 0 && mem >= 0 && H5Tset_tag(mem, DECLARED_LENGTH) >= 0 && H5Aread(attr, mem, lengths) >= 0;
+    if (mem >= 0)
+        H5Tclose(mem);
+    return ok ? 0 : -1;
+}
+
+static long long vlen_declared_length(hid_t attr)
+{
+    uint32_t length = 0;
+    return vlen_declared_lengths(attr, 1, &length) == 0 ? (long long)length : -1;
+}
+
 /* ---- opening a file: every kind (result, partial, shard, attack file) comes here ---- */
 
 /* attnrank writes at most three levels (/experiment/output/dataset, /attacks/id/table)
@@ -46,6 +104,7 @@ typedef struct {
     char name[256]; /* the link's path from the root, shortened if need be */
     long links;
     int depth;
+    long long file_size;
     haddr_t *seen; /* SEEN_SLOTS addresses, HADDR_UNDEF where free: each object checked once,
                     * whatever the links to it (cycles too) */
 } structure_walk;
@@ -81,6 +140,57 @@ static int printable_utf8(const char *s)
 }
 
 static herr_t check_link(hid_t group, const char *name, const H5L_info_t *info, void *data);
+
+/* An attribute's variable-length strings (or sequences) may not declare more than the whole file holds:
+ * libhdf5 allocates and zeroes what they declare before reading them, for attnrank and
+ * for the figure scripts (h5py) alike, and the scripts read attributes attnrank never
+ * reads (10^9 declared in an 85 KB file: 2 GB). */
+static herr_t check_attribute(hid_t obj, const char *name, const H5A_info_t *ainfo, void *data)
+{
+    (void)ainfo;
+    structure_walk *walk = data;
+    hid_t attr = H5Aopen(obj, name, H5P_DEFAULT);
+    hid_t type = attr < 0 ? -1 : H5Aget_type(attr), space = attr < 0 ? -1 : H5Aget_space(attr);
+    hssize_t n = space < 0 ? -1 : H5Sget_simple_extent_npoints(space);
+    int is_vlen = type >= 0 && (H5Tget_class(type) == H5T_VLEN || H5Tis_variable_str(type) > 0);
+    int printable = printable_utf8(name);
+    if (attr < 0 || type < 0 || n < 0)
+        snprintf(walk->what, sizeof walk->what, "has an attribute that cannot be opened: damaged");
+    else if (is_vlen && n > 0) {
+        /* a sequence (DIMENSION_LIST's references) declares elements, a string bytes */
+        hid_t base = H5Tis_variable_str(type) > 0 ? -1 : H5Tget_super(type);
+        long long unit = base < 0 ? 1 : (long long)H5Tget_size(base);
+        if (base >= 0)
+            H5Tclose(base);
+        uint32_t *lengths = (size_t)n <= (size_t)walk->file_size ? malloc((size_t)n * sizeof *lengths) : NULL;
+        long long longest = 0;
+        int read = lengths && vlen_declared_lengths(attr, (size_t)n, lengths) == 0;
+        for (hssize_t i = 0; read && i < n; ++i)
+            longest = lengths[i] * unit > longest ? lengths[i] * unit : longest;
+        free(lengths);
+        if (!read)
+            snprintf(walk->what, sizeof walk->what, "has an attribute %s that cannot be read: damaged",
+                     printable ? name : "?");
+        else if (longest > walk->file_size)
+            snprintf(walk->what, sizeof walk->what, "has an attribute %s that declares %lld bytes in a file of "
+                     "%lld", printable ? name : "?", longest, walk->file_size);
+    }
+    if (space >= 0)
+        H5Sclose(space);
+    if (type >= 0)
+        H5Tclose(type);
+    if (attr >= 0)
+        H5Aclose(attr);
+    return walk->what[0] ? 1 : 0;
+}
+
+static int check_attributes(hid_t obj, structure_walk *walk)
+{
+    herr_t st = H5Aiterate2(obj, H5_INDEX_NAME, H5_ITER_INC, NULL, check_attribute, walk);
+    if (st != 0 && !walk->what[0])
+        snprintf(walk->what, sizeof walk->what, "is damaged: its attributes cannot be listed");
+    return st != 0;
+}
 
 /* The links of one group, each object opened relative to it (never by its full path). */
 static int walk_group(hid_t group, structure_walk *walk)
@@ -121,7 +231,7 @@ static herr_t check_link(hid_t group, const char *name, const H5L_info_t *info, 
         snprintf(walk->what, sizeof walk->what, "cannot be opened: damaged");
         return 1;
     }
-    H5I_type_t type = H5Iget_type(obj);
+    H5I_type_t type = check_attributes(obj, walk) ? H5I_BADID : H5Iget_type(obj);
     if (type == H5I_GROUP) {
         if (walk->depth >= MAX_DEPTH) {
             snprintf(walk->what, sizeof walk->what, "lies over %d groups deep; attnrank writes 3 levels at most",
@@ -179,7 +289,7 @@ hid_t store_open_file(const char *path, int writable, char *err)
     }
     char by_fd[64];
     snprintf(by_fd, sizeof by_fd, "/proc/self/fd/%d", fd);
-    struct stat checked, through;
+    struct stat checked = {.st_size = -1}, through;
     const char *name = fstat(fd, &checked) == 0 && stat(by_fd, &through) == 0 && through.st_ino == checked.st_ino &&
                                through.st_dev == checked.st_dev
                            ? by_fd
@@ -208,14 +318,15 @@ hid_t store_open_file(const char *path, int writable, char *err)
     int no_memory = !walk.seen;
     for (size_t i = 0; walk.seen && i < SEEN_SLOTS; ++i)
         walk.seen[i] = HADDR_UNDEF;
-    herr_t walked = no_memory ? -1 : walk_group(file, &walk);
+    walk.file_size = checked.st_size >= 0 ? (long long)checked.st_size : LLONG_MAX;
+    herr_t walked = no_memory ? -1 : check_attributes(file, &walk) ? 1 : walk_group(file, &walk);
     free(walk.seen);
     if (walked != 0) {
         H5Fclose(file);
         if (no_memory)
             store_fail(err, path, "out of memory opening the file");
         else if (walk.what[0])
-            store_fail(err, path, "refused: %s %s", walk.name, walk.what);
+            store_fail(err, path, "refused: %s %s", walk.name[0] ? walk.name : "/", walk.what);
         else
             store_fail(err, path, "damaged: its links cannot be listed");
         return -1;
@@ -281,56 +392,6 @@ static hid_t open_scalar_attr(hid_t obj, const char *name, H5T_class_t class, hi
         return ATTR_WRONG;
     }
     return attr;
-}
-
-/* The length a variable-length string declares, read before the string itself: libhdf5
- * allocates (and zeroes) what the length declares before reading the string, so a
- * length patched to 10^9 in an 85 KB file cost 2 GB. A conversion from the file's
- * variable-length string to this opaque type sees the raw form it has on disk (a
- * 4-byte little-endian length, then the global heap id) and keeps the length. */
-static const char DECLARED_LENGTH[] = "attnrank: declared length of a variable-length string";
-
-static herr_t declared_length(hid_t src, hid_t dst, H5T_cdata_t *cdata, size_t n, size_t buf_stride,
-                              size_t bkg_stride, void *buf, void *bkg, hid_t dxpl)
-{
-    (void)bkg_stride, (void)bkg, (void)dxpl;
-    if (cdata->command == H5T_CONV_INIT) {
-        char *tag = H5Tget_class(dst) == H5T_OPAQUE ? H5Tget_tag(dst) : NULL;
-        int ours = tag && strcmp(tag, DECLARED_LENGTH) == 0 && H5Tis_variable_str(src) > 0 &&
-                   H5Tget_size(src) >= 4 && H5Tget_size(dst) == sizeof(uint32_t);
-        H5free_memory(tag);
-        return ours ? 0 : -1;
-    }
-    if (cdata->command == H5T_CONV_CONV) {
-        size_t stride = buf_stride ? buf_stride : H5Tget_size(src);
-        unsigned char *in = buf;
-        for (size_t i = 0; i < n; ++i) { /* in place, front to back: each 4 bytes stay where they are */
-            const unsigned char *raw = in + i * stride;
-            uint32_t length = (uint32_t)raw[0] | (uint32_t)raw[1] << 8 | (uint32_t)raw[2] << 16 | (uint32_t)raw[3] << 24;
-            memcpy(in + i * sizeof length, &length, sizeof length);
-        }
-    }
-    return 0;
-}
-
-/* The declared length of attr's one variable-length string, or -1 if it cannot be read. */
-static long long vlen_declared_length(hid_t attr)
-{
-    static int registered = 0;
-    if (!registered) { /* from a variable-length string: HDF5's class of it is VLEN */
-        hid_t vlen = H5Tcopy(H5T_C_S1);
-        registered = vlen >= 0 && H5Tset_size(vlen, H5T_VARIABLE) >= 0 &&
-                     H5Tregister(H5T_PERS_SOFT, "attnrank declared length", vlen, H5T_NATIVE_OPAQUE,
-                                 declared_length) >= 0;
-        if (vlen >= 0)
-            H5Tclose(vlen);
-    }
-    hid_t mem = H5Tcreate(H5T_OPAQUE, sizeof(uint32_t));
-    uint32_t length = 0;
-    int ok = mem >= 0 && H5Tset_tag(mem, DECLARED_LENGTH) >= 0 && H5Aread(attr, mem, &length) >= 0;
-    if (mem >= 0)
-        H5Tclose(mem);
-    return ok ? (long long)length : -1;
 }
 
 /* Text, variable-length or fixed-length, as a malloc'd string in *out. */

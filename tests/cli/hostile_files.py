@@ -990,14 +990,15 @@ def case_swapped_for_fifo(tmp):
         swapper.join()
 
 
-def declared_length(path, name, length):
-    """path's attribute `name` set to a 97-character variable-length string, then the
-    length its descriptor declares (4 bytes before the global heap collection's
-    address, in the raw file) patched to `length`, as a hostile file would hold it."""
+def declared_length(path, name, length, where="/"):
+    """path's attribute `name` of the object `where` set to a 97-character variable-length
+    string, then the length its descriptor declares (4 bytes before the global heap
+    collection's address, in the raw file) patched to `length`, as a hostile file would
+    hold it."""
     import re
     import struct
     with h5py.File(path, "r+") as f:
-        f.attrs[name] = "M" * 97
+        f[where].attrs[name] = "M" * 97
     with open(path, "rb") as f:
         data = bytearray(f.read())
     hits = [i for g in (m.start() for m in re.finditer(b"GCOL", data))
@@ -1008,27 +1009,38 @@ def declared_length(path, name, length):
         f.write(data)
 
 
+def wait_for(args):
+    """(exit status, stderr, peak RSS in KB of attnrank and whatever it waited for)."""
+    with open(os.path.join(os.path.dirname(args[-1]), "err"), "w+") as err:
+        proc = subprocess.Popen([test_cli.EXE, *args], stdout=subprocess.DEVNULL, stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        err.seek(0)
+        return proc.returncode, err.read(), usage.ru_maxrss
+
+
 def case_declared_length(tmp):
     """A variable-length string attribute whose descriptor declares 10^9 characters in an
     85 KB file: libhdf5 allocated and zeroed what it declared, and info took 1.97 GB.
-    The declared length is read first and anything over 64 MiB refused, unallocated."""
+    The declared length is read first and anything over 64 MiB refused, unallocated; and
+    every attribute of every object, where the figure scripts read what attnrank never
+    does (a theory dataset's `formula`), may declare no more than the whole file holds."""
     _, good = tiny(tmp, "good.h5")
     for name in ("spec_canonical", "command_line"):
         path = f"{tmp}/{name}.h5"
         shutil.copy(good, path)
         declared_length(path, name, 1_000_000_000)
-        with open(f"{tmp}/err", "w+") as err:
-            proc = subprocess.Popen([test_cli.EXE, "info", path], stdout=subprocess.DEVNULL, stderr=err)
-            _, status, usage = os.wait4(proc.pid, 0)
-            proc.returncode = os.waitstatus_to_exitcode(status)
-            err.seek(0)
-            said = err.read()
-        check(usage.ru_maxrss < 256 << 10, f"info used {usage.ru_maxrss >> 10} MB on an 85 KB file ({name})")
-        if name == "spec_canonical":  # without it the file cannot be read; command_line is only shown
-            check(proc.returncode == 2 and name in said and len(said.strip().splitlines()) == 1,
-                  f"info: exit {proc.returncode}: {said!r}")
-        else:
-            check(proc.returncode == 0, f"info: exit {proc.returncode}: {said!r}")
+        code, said, rss = wait_for(["info", path])
+        check(rss < 256 << 10, f"info used {rss >> 10} MB on an 85 KB file ({name})")
+        check(code == 2 and name in said and len(said.strip().splitlines()) == 1, f"info: exit {code}: {said!r}")
+
+    path = f"{tmp}/formula.h5"
+    shutil.copy(good, path)
+    declared_length(path, "formula", 1_000_000_000, "e/theory/H1")
+    code, said, rss = wait_for(["report", path, "-o", f"{tmp}/rep"])
+    check(rss < 256 << 10, f"report (and its figure scripts) used {rss >> 10} MB on an 85 KB file")
+    check(code == 2 and "/e/theory/H1 has an attribute formula that declares 1000000000 bytes" in said
+          and len(said.strip().splitlines()) == 1, f"report: exit {code}: {said!r}")
 
 
 if __name__ == "__main__":
