@@ -4,6 +4,7 @@ a paper-like style, a caption line with the grid and trial counts, and saving as
 PDF and PNG."""
 import json
 import os
+import stat
 import sys
 import traceback
 
@@ -147,46 +148,87 @@ class Experiment:
             (f"; {extra}" if extra else "")
 
 
+# What attnrank writes lies at most 3 levels deep in a few hundred links an experiment;
+# the same bounds as its own check (sim/store/store_hdf5.c), so a file nested thousands
+# deep or with 10^5 links is refused at once rather than walked for minutes.
+MAX_DEPTH, MAX_LINKS = 8, 1 << 16
+OTHER_LINKS = {h5py.h5l.TYPE_SOFT: "SoftLink", h5py.h5l.TYPE_EXTERNAL: "ExternalLink"}
+
+
 def outside_the_file(f):
-    """Why f reaches outside itself, or None: a link that is not a hard link (an external
-    link to a FIFO hangs whoever follows it), a dataset whose data live in other files
-    (external storage, virtual) or in a layout attnrank never writes. attnrank refuses
-    such a file; a figure script given one directly refuses it too, without following."""
-    seen, groups = set(), [f]
+    """Why f reaches outside itself or is not a file attnrank wrote, or None: a link that
+    is not a hard link (an external link to a FIFO hangs whoever follows it), a dataset
+    whose data live in other files (external storage, virtual) or in a layout attnrank
+    never writes, a name that is not printable UTF-8, nesting or links beyond what
+    attnrank writes. attnrank refuses such a file; a figure script given one directly
+    refuses it too, without following. Names are read as bytes (h5py's own decoding
+    raised UnicodeDecodeError) and each object is checked once, opened from its group."""
+    seen, groups, links = set(), [(f.id, "", 0)], 0
     while groups:
-        group = groups.pop()
-        for name in group:
-            link = group.get(name, getlink=True)
-            where = f"{group.name.rstrip('/')}/{name}"
-            if not isinstance(link, h5py.HardLink):
-                return f"{where} is {type(link).__name__}, not a hard link; attnrank follows no other"
-            obj = group[name]
-            if obj.id in seen:
+        group, where, depth = groups.pop()
+        for raw in list(group):
+            try:
+                name = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                name = None
+            if name is None or any(c < " " or c == "\x7f" for c in name):
+                return f"{where}/? has a name that is not printable UTF-8; attnrank writes no such name"
+            here = f"{where}/{name}"
+            links += 1
+            if links > MAX_LINKS:
+                return f"{here} is one link too many: the file holds over {MAX_LINKS} links"
+            info = group.links.get_info(raw)
+            if info.type != h5py.h5l.TYPE_HARD:
+                return f"{here} is {OTHER_LINKS.get(info.type, 'a user-defined link')}, not a hard link; " \
+                    "attnrank follows no other"
+            if info.u in seen:
                 continue
-            seen.add(obj.id)
-            if isinstance(obj, h5py.Group):
-                groups.append(obj)
-            elif isinstance(obj, h5py.Dataset):
-                dcpl = obj.id.get_create_plist()
+            seen.add(info.u)
+            obj = h5py.h5o.open(group, raw)
+            if isinstance(obj, h5py.h5g.GroupID):
+                if depth + 1 > MAX_DEPTH:
+                    return f"{here} lies over {MAX_DEPTH} groups deep; attnrank writes 3 levels at most"
+                groups.append((obj, here, depth + 1))
+            elif isinstance(obj, h5py.h5d.DatasetID):
+                dcpl = obj.get_create_plist()
                 if dcpl.get_external_count() or dcpl.get_layout() != h5py.h5d.CONTIGUOUS:
-                    return f"{where} keeps its data outside the file or in a layout attnrank never writes"
+                    return f"{here} keeps its data outside the file or in a layout attnrank never writes"
     return None
 
 
 def open_result(path):
-    if not os.path.isfile(path):  # a FIFO would block h5py's open for a writer
-        raise PlotError(f"{path}: not a regular file")
+    """path opened read-only as HDF5 through the descriptor checked to be a regular file
+    (a FIFO would block h5py's open for a writer; a name swapped for one after the check
+    must not be opened again by name)."""
     try:
-        f = h5py.File(path, "r", locking=False)
-    except (OSError, TypeError) as e:
-        raise PlotError(f"{path}: cannot open as HDF5 ({e})")
-    if "spec_hash" not in f.attrs:
-        f.close()
-        raise PlotError(f"{path}: not an attnrank result file (no spec_hash attribute)")
-    why = outside_the_file(f)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as e:
+        raise PlotError(f"{path}: cannot open ({e.strerror})")
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise PlotError(f"{path}: not a regular file")
+        by_fd = f"/proc/self/fd/{fd}"
+        try:
+            same = os.path.samestat(os.stat(by_fd), st)
+        except OSError:
+            same = False
+        try:
+            f = h5py.File(by_fd if same else path, "r", locking=False)
+        except (OSError, TypeError) as e:
+            raise PlotError(f"{path}: cannot open as HDF5 ({e})")
+    finally:
+        os.close(fd)  # h5py holds its own descriptor of the same file
+    try:
+        why = outside_the_file(f)
+    except (OSError, KeyError, ValueError) as e:
+        why = f"its links cannot be listed ({e})"
     if why:
         f.close()
         raise PlotError(f"{path}: refused: {why}")
+    if "spec_hash" not in f.attrs:
+        f.close()
+        raise PlotError(f"{path}: not an attnrank result file (no spec_hash attribute)")
     return f
 
 

@@ -10,10 +10,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int store_fail(char *err, const char *path, const char *fmt, ...)
@@ -31,32 +34,216 @@ void ar_store_one_line(char *text)
         if ((unsigned char)*c < ' ' || (unsigned char)*c == 0x7f)
             *c = ' ';
 }
+/* The length a variable-length string (or sequence) declares, read before the data
+ * itself: libhdf5 allocates (and zeroes) what the length declares before reading, so a
+ * length patched to 10^9 in an 85 KB file cost 2 GB. A conversion from the file's
+ * variable-length type to this opaque type sees the raw form it has on disk (a 4-byte
+ * little-endian length, then the global heap id) and keeps the length. */
+static const char DECLARED_LENGTH[] = "attnrank: declared length of a variable-length string";
+
+static herr_t declared_length(hid_t src, hid_t dst, H5T_cdata_t *cdata, size_t n, size_t buf_stride,
+                              size_t bkg_stride, void *buf, void *bkg, hid_t dxpl)
+{
+    (void)bkg_stride, (void)bkg, (void)dxpl;
+    if (cdata->command == H5T_CONV_INIT) {
+        char *tag = H5Tget_class(dst) == H5T_OPAQUE ? H5Tget_tag(dst) : NULL;
+        int ours = tag && strcmp(tag, DECLARED_LENGTH) == 0 &&
+                   (H5Tis_variable_str(src) > 0 || H5Tget_class(src) == H5T_VLEN) &&
+                   H5Tget_size(src) >= 4 && H5Tget_size(dst) == sizeof(uint32_t);
+        H5free_memory(tag);
+        return ours ? 0 : -1;
+    }
+    if (cdata->command == H5T_CONV_CONV) {
+        size_t stride = buf_stride ? buf_stride : H5Tget_size(src);
+        unsigned char *in = buf;
+        for (size_t i = 0; i < n; ++i) { /* in place, front to back: each 4 bytes stay where they are */
+            const unsigned char *raw = in + i * stride;
+            uint32_t length = (uint32_t)raw[0] | (uint32_t)raw[1] << 8 | (uint32_t)raw[2] << 16 | (uint32_t)raw[3] << 24;
+            memcpy(in + i * sizeof length, &length, sizeof length);
+        }
+    }
+    return 0;
+}
+
+/* The lengths attr's n variable-length strings or sequences declare, in lengths; -1 if they cannot
+ * be read. HDF5 converts through a buffer of n raw descriptors: what the file holds. */
+static int vlen_declared_lengths(hid_t attr, size_t n, uint32_t *lengths)
+{
+    static int registered = 0;
+    if (!registered) { /* from any variable-length type: HDF5's class of a string is VLEN too */
+        hid_t vlen = H5Tcopy(H5T_C_S1);
+        registered = vlen >= 0 && H5Tset_size(vlen, H5T_VARIABLE) >= 0 &&
+                     H5Tregister(H5T_PERS_SOFT, "attnrank declared length", vlen, H5T_NATIVE_OPAQUE,
+                                 declared_length) >= 0;
+        if (vlen >= 0)
+            H5Tclose(vlen);
+    }
+    hid_t mem = H5Tcreate(H5T_OPAQUE, sizeof(uint32_t));
+    int ok = n > 0 && mem >= 0 && H5Tset_tag(mem, DECLARED_LENGTH) >= 0 && H5Aread(attr, mem, lengths) >= 0;
+    if (mem >= 0)
+        H5Tclose(mem);
+    return ok ? 0 : -1;
+}
+
+static long long vlen_declared_length(hid_t attr)
+{
+    uint32_t length = 0;
+    return vlen_declared_lengths(attr, 1, &length) == 0 ? (long long)length : -1;
+}
+
 /* ---- opening a file: every kind (result, partial, shard, attack file) comes here ---- */
+
+/* attnrank writes at most three levels (/experiment/output/dataset, /attacks/id/table)
+ * and a few hundred links an experiment; a file deeper or with more links than these
+ * generous bounds is not one it wrote, and walking it would cost time without end
+ * (a walk by full path is quadratic in depth; 10^5 links to one dataset took 7 s). */
+enum { MAX_DEPTH = 8, MAX_LINKS = 1 << 16, SEEN_SLOTS = 2 * MAX_LINKS };
 
 typedef struct {
     char what[160]; /* why the walk stopped, or "" */
-    char name[256];
+    char name[256]; /* the link's path from the root, shortened if need be */
+    long links;
+    int depth;
+    long long file_size;
+    haddr_t *seen; /* SEEN_SLOTS addresses, HADDR_UNDEF where free: each object checked once,
+                    * whatever the links to it (cycles too) */
 } structure_walk;
 
-/* One link of the file: a hard link to a group, or to a dataset whose raw data is inside
- * the file in the one layout attnrank writes (contiguous). A soft, external or user
- * link, external storage (raw data in other files: a write would go there), a virtual
- * dataset (data read from other files) or another layout stops the walk. */
+/* 1 if addr was seen before; else it is now. */
+static int seen_before(structure_walk *walk, haddr_t addr)
+{
+    size_t slot = (size_t)(addr * 0x9E3779B97F4A7C15ull >> 40) % SEEN_SLOTS;
+    while (walk->seen[slot] != HADDR_UNDEF) {
+        if (walk->seen[slot] == addr)
+            return 1;
+        slot = (slot + 1) % SEEN_SLOTS;
+    }
+    walk->seen[slot] = addr;
+    return 0;
+}
+
+/* Valid UTF-8 with no control character: the only names attnrank writes, and the only
+ * ones a message or a figure script can show. */
+static int printable_utf8(const char *s)
+{
+    const unsigned char *c = (const unsigned char *)s;
+    while (*c) {
+        int extra = *c < 0x80 ? 0 : (*c & 0xe0) == 0xc0 ? 1 : (*c & 0xf0) == 0xe0 ? 2 : (*c & 0xf8) == 0xf0 ? 3 : -1;
+        if (extra < 0 || (extra == 0 && (*c < ' ' || *c == 0x7f)) || (extra == 1 && *c < 0xc2))
+            return 0;
+        for (int i = 1; i <= extra; ++i)
+            if ((c[i] & 0xc0) != 0x80)
+                return 0;
+        c += extra + 1;
+    }
+    return 1;
+}
+
+static herr_t check_link(hid_t group, const char *name, const H5L_info_t *info, void *data);
+
+/* An attribute's variable-length strings (or sequences) may not declare more than the whole file holds:
+ * libhdf5 allocates and zeroes what they declare before reading them, for attnrank and
+ * for the figure scripts (h5py) alike, and the scripts read attributes attnrank never
+ * reads (10^9 declared in an 85 KB file: 2 GB). */
+static herr_t check_attribute(hid_t obj, const char *name, const H5A_info_t *ainfo, void *data)
+{
+    (void)ainfo;
+    structure_walk *walk = data;
+    hid_t attr = H5Aopen(obj, name, H5P_DEFAULT);
+    hid_t type = attr < 0 ? -1 : H5Aget_type(attr), space = attr < 0 ? -1 : H5Aget_space(attr);
+    hssize_t n = space < 0 ? -1 : H5Sget_simple_extent_npoints(space);
+    int is_vlen = type >= 0 && (H5Tget_class(type) == H5T_VLEN || H5Tis_variable_str(type) > 0);
+    int printable = printable_utf8(name);
+    if (attr < 0 || type < 0 || n < 0)
+        snprintf(walk->what, sizeof walk->what, "has an attribute that cannot be opened: damaged");
+    else if (is_vlen && n > 0) {
+        /* a sequence (DIMENSION_LIST's references) declares elements, a string bytes */
+        hid_t base = H5Tis_variable_str(type) > 0 ? -1 : H5Tget_super(type);
+        long long unit = base < 0 ? 1 : (long long)H5Tget_size(base);
+        if (base >= 0)
+            H5Tclose(base);
+        uint32_t *lengths = (size_t)n <= (size_t)walk->file_size ? malloc((size_t)n * sizeof *lengths) : NULL;
+        long long longest = 0;
+        int read = lengths && vlen_declared_lengths(attr, (size_t)n, lengths) == 0;
+        for (hssize_t i = 0; read && i < n; ++i)
+            longest = lengths[i] * unit > longest ? lengths[i] * unit : longest;
+        free(lengths);
+        if (!read)
+            snprintf(walk->what, sizeof walk->what, "has an attribute %s that cannot be read: damaged",
+                     printable ? name : "?");
+        else if (longest > walk->file_size)
+            snprintf(walk->what, sizeof walk->what, "has an attribute %s that declares %lld bytes in a file of "
+                     "%lld", printable ? name : "?", longest, walk->file_size);
+    }
+    if (space >= 0)
+        H5Sclose(space);
+    if (type >= 0)
+        H5Tclose(type);
+    if (attr >= 0)
+        H5Aclose(attr);
+    return walk->what[0] ? 1 : 0;
+}
+
+static int check_attributes(hid_t obj, structure_walk *walk)
+{
+    herr_t st = H5Aiterate2(obj, H5_INDEX_NAME, H5_ITER_INC, NULL, check_attribute, walk);
+    if (st != 0 && !walk->what[0])
+        snprintf(walk->what, sizeof walk->what, "is damaged: its attributes cannot be listed");
+    return st != 0;
+}
+
+/* The links of one group, each object opened relative to it (never by its full path). */
+static int walk_group(hid_t group, structure_walk *walk)
+{
+    size_t at = strlen(walk->name);
+    herr_t st = H5Literate(group, H5_INDEX_NAME, H5_ITER_INC, NULL, check_link, walk);
+    if (st == 0)
+        walk->name[at] = '\0';
+    return st;
+}
+
 static herr_t check_link(hid_t group, const char *name, const H5L_info_t *info, void *data)
 {
     structure_walk *walk = data;
-    snprintf(walk->name, sizeof walk->name, "%s", name);
+    size_t at = strlen(walk->name);
+    int printable = printable_utf8(name);
+    snprintf(walk->name + at, sizeof walk->name - at, "/%s", printable ? name : "?");
+    if (!printable) {
+        snprintf(walk->what, sizeof walk->what, "has a name that is not printable UTF-8; attnrank writes no such name");
+        return 1;
+    }
+    if (++walk->links > MAX_LINKS) {
+        snprintf(walk->what, sizeof walk->what, "is one link too many: the file holds over %d links; a file attnrank "
+                 "writes holds far fewer", MAX_LINKS);
+        return 1;
+    }
     if (info->type != H5L_TYPE_HARD) {
         snprintf(walk->what, sizeof walk->what, "is %s link; attnrank writes hard links only and follows no other",
                  info->type == H5L_TYPE_SOFT ? "a soft" : info->type == H5L_TYPE_EXTERNAL ? "an external" : "a user-defined");
         return 1;
+    }
+    if (seen_before(walk, info->u.address)) { /* fewer links than slots: never full */
+        walk->name[at] = '\0';
+        return 0;
     }
     hid_t obj = H5Oopen(group, name, H5P_DEFAULT);
     if (obj < 0) {
         snprintf(walk->what, sizeof walk->what, "cannot be opened: damaged");
         return 1;
     }
-    if (H5Iget_type(obj) == H5I_DATASET) {
+    H5I_type_t type = check_attributes(obj, walk) ? H5I_BADID : H5Iget_type(obj);
+    if (type == H5I_GROUP) {
+        if (walk->depth >= MAX_DEPTH) {
+            snprintf(walk->what, sizeof walk->what, "lies over %d groups deep; attnrank writes 3 levels at most",
+                     MAX_DEPTH);
+        } else {
+            ++walk->depth;
+            herr_t st = walk_group(obj, walk);
+            --walk->depth;
+            if (st != 0 && !walk->what[0])
+                snprintf(walk->what, sizeof walk->what, "is damaged: its links cannot be listed");
+        }
+    } else if (type == H5I_DATASET) {
         hid_t dcpl = H5Dget_create_plist(obj);
         H5D_layout_t layout = dcpl < 0 ? H5D_LAYOUT_ERROR : H5Pget_layout(dcpl);
         int external = dcpl < 0 ? -1 : H5Pget_external_count(dcpl);
@@ -72,12 +259,18 @@ static herr_t check_link(hid_t group, const char *name, const H5L_info_t *info, 
             H5Pclose(dcpl);
     }
     H5Oclose(obj);
-    return walk->what[0] ? 1 : 0;
+    if (walk->what[0])
+        return 1;
+    walk->name[at] = '\0';
+    return 0;
 }
 
 /* path opened as HDF5 if it is a regular file whose every link and dataset is of a kind
  * attnrank writes itself: checked before anything in it is read or written, for every
- * kind of file, so nothing outside the file is read, written or waited on. */
+ * kind of file, so nothing outside the file is read, written or waited on. HDF5 opens
+ * the file through the descriptor checked to be a regular one (/proc/self/fd/N), never
+ * by its name again: a name swapped for a FIFO between the check and HDF5's open would
+ * hang it. */
 hid_t store_open_file(const char *path, int writable, char *err)
 {
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
@@ -94,8 +287,15 @@ hid_t store_open_file(const char *path, int writable, char *err)
             store_fail(err, path, "cannot %s: %s", open_failed ? "open" : "read", why);
         return -1;
     }
-    close(fd);
-    if (H5Fis_hdf5(path) <= 0) {
+    char by_fd[64];
+    snprintf(by_fd, sizeof by_fd, "/proc/self/fd/%d", fd);
+    struct stat checked = {.st_size = -1}, through;
+    const char *name = fstat(fd, &checked) == 0 && stat(by_fd, &through) == 0 && through.st_ino == checked.st_ino &&
+                               through.st_dev == checked.st_dev
+                           ? by_fd
+                           : path; /* no /proc: the name, as before */
+    if (H5Fis_hdf5(name) <= 0) {
+        close(fd);
         store_fail(err, path, "not an HDF5 file, or truncated");
         return -1;
     }
@@ -106,18 +306,27 @@ hid_t store_open_file(const char *path, int writable, char *err)
     /* No data sieving: points are written in slabs, and a sieve (64 KiB read, modified and
      * written back around each write) would fill a shard's holes with the zeros it read. */
     H5Pset_sieve_buf_size(fapl, 0);
-    hid_t file = H5Fopen(path, writable ? H5F_ACC_RDWR : H5F_ACC_RDONLY, fapl);
+    hid_t file = H5Fopen(name, writable ? H5F_ACC_RDWR : H5F_ACC_RDONLY, fapl);
     H5Pclose(fapl);
+    close(fd); /* HDF5 holds its own descriptor of the same file */
     if (file < 0) {
         store_fail(err, path, "cannot open the HDF5 file%s", writable ? " for writing" : "");
         return -1;
     }
-    structure_walk walk = {.what = ""};
-    herr_t walked = H5Lvisit(file, H5_INDEX_NAME, H5_ITER_INC, check_link, &walk);
+    structure_walk walk = {.what = "", .name = ""};
+    walk.seen = malloc(SEEN_SLOTS * sizeof *walk.seen);
+    int no_memory = !walk.seen;
+    for (size_t i = 0; walk.seen && i < SEEN_SLOTS; ++i)
+        walk.seen[i] = HADDR_UNDEF;
+    walk.file_size = checked.st_size >= 0 ? (long long)checked.st_size : LLONG_MAX;
+    herr_t walked = no_memory ? -1 : check_attributes(file, &walk) ? 1 : walk_group(file, &walk);
+    free(walk.seen);
     if (walked != 0) {
         H5Fclose(file);
-        if (walk.what[0])
-            store_fail(err, path, "refused: /%s %s", walk.name, walk.what);
+        if (no_memory)
+            store_fail(err, path, "out of memory opening the file");
+        else if (walk.what[0])
+            store_fail(err, path, "refused: %s %s", walk.name[0] ? walk.name : "/", walk.what);
         else
             store_fail(err, path, "damaged: its links cannot be listed");
         return -1;
@@ -194,9 +403,10 @@ int store_read_attr_string(hid_t obj, const char *name, char **out)
         return (int)attr;
     int status = ATTR_WRONG;
     hid_t mem = H5Tcopy(type);
+    long long declared = mem >= 0 && H5Tis_variable_str(type) > 0 ? vlen_declared_length(attr) : 0;
     if (mem >= 0 && H5Tis_variable_str(type) > 0) {
         char *value = NULL;
-        if (H5Aread(attr, mem, &value) >= 0 && value) {
+        if (declared >= 0 && declared < MAX_ATTR_TEXT && H5Aread(attr, mem, &value) >= 0 && value) {
             *out = strdup(value);
             status = *out ? ATTR_OK : ATTR_NO_MEMORY;
         }

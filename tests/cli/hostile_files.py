@@ -900,5 +900,148 @@ def case_fifos(tmp):
               f"{script}: exit {proc.returncode}: {proc.stderr!r}")
 
 
+def case_deep_and_many_links(tmp):
+    """Groups nested 2000 deep (a 2 MB file): the check of every link opened each object
+    by its full path from the root, quadratic in depth (800 levels 8 s, 2000 over 120 s);
+    and 10^5 hard links to one dataset: info 7 s, report 37 s. Each group is now walked
+    once, its children opened relative to it, at most 8 levels deep and 65536 links in
+    all: refused at once, in one line."""
+    _, good = tiny(tmp, "good.h5")
+    os.makedirs(f"{tmp}/deep")
+    deep = f"{tmp}/deep/r.h5"
+    shutil.copy(good, deep)
+    with h5py.File(deep, "r+") as f:
+        g = f.create_group("z")
+        for _ in range(2000):
+            g = g.create_group("a")
+    refused_quickly(["info", deep], deep, "/z/a/a/a/a/a/a/a", "8 groups deep", timeout=10)
+    os.makedirs(f"{tmp}/many")
+    many = f"{tmp}/many/r.h5"
+    shutil.copy(good, many)
+    with h5py.File(many, "r+") as f:
+        target, g = f["e/argmax_rank/mean"], f.create_group("z")
+        for i in range(100_000):
+            g[str(i)] = target
+    for args in (["info", many], ["report", many, "-o", f"{tmp}/rep"]):
+        refused_quickly(args, many, "65536 links", timeout=5)
+    # a group linked into itself: walked once, accepted as far as the walk goes
+    os.makedirs(f"{tmp}/cycle")
+    cycle = f"{tmp}/cycle/r.h5"
+    shutil.copy(good, cycle)
+    with h5py.File(cycle, "r+") as f:
+        f["e/argmax_rank/again"] = f["e/argmax_rank"]
+    proc = subprocess.run([test_cli.EXE, "info", cycle], capture_output=True, text=True, timeout=10)
+    check(proc.returncode in (0, 1, 2) and "Traceback" not in proc.stderr, f"info on a cycle: {proc.stderr!r}")
+
+
+def case_link_names(tmp):
+    """A link name that is not UTF-8 (b"\\xff\\xfe"): the report's figure scripts died with a
+    UnicodeDecodeError traceback. attnrank writes no such name: refused in one line by
+    every command, and by a figure script given the file directly, without a traceback."""
+    _, good = tiny(tmp, "good.h5")
+    for label, raw in (("latin", b"\xff\xfe"), ("control", b"a\nb")):
+        os.makedirs(f"{tmp}/{label}")
+        path = f"{tmp}/{label}/r.h5"
+        shutil.copy(good, path)
+        with h5py.File(path, "r+") as f:
+            h5py.h5g.create(f.create_group("xx").id, raw)
+        for args in (["info", path], ["judge", path], ["report", path, "-o", f"{tmp}/rep-{label}"]):
+            refused_quickly(args, path, "/xx/?", "not printable UTF-8")
+        plots = os.path.join(os.environ.get("ATTNRANK_SOURCE_ROOT", "."), "plots")
+        for script in ("plot_all.py", "hardmax.py"):
+            proc = subprocess.run([sys.executable, os.path.join(plots, script), path, f"{tmp}/fig"],
+                                  capture_output=True, text=True, timeout=60)
+            check(proc.returncode == 2 and "Traceback" not in proc.stderr and "/xx/" in proc.stderr
+                  and len(proc.stderr.strip().splitlines()) == 1, f"{script}: exit {proc.returncode}: {proc.stderr!r}")
+
+
+def case_swapped_for_fifo(tmp):
+    """The name checked to be a regular file, then opened again by name by HDF5: a
+    symlink swapped to a FIFO in between hung info (15 of 150 runs). HDF5 now opens the
+    descriptor that was checked; info and the figure scripts never wait on the FIFO."""
+    _, good = tiny(tmp, "good.h5")
+    os.mkfifo(f"{tmp}/pipe")
+    link = f"{tmp}/link.h5"
+    stop = []
+
+    def swap():
+        i = 0
+        while not stop:
+            i += 1
+            os.symlink(good if i % 2 else f"{tmp}/pipe", f"{tmp}/new.h5")
+            os.replace(f"{tmp}/new.h5", link)
+
+    import threading
+    os.symlink(good, link)
+    swapper = threading.Thread(target=swap)
+    swapper.start()
+    try:
+        for _ in range(150):
+            try:
+                proc = subprocess.run([test_cli.EXE, "info", link], capture_output=True, text=True, timeout=10)
+            except subprocess.TimeoutExpired:
+                raise test_cli.Failure("info hangs on a symlink swapped to a FIFO")
+            check(proc.returncode in (0, 1, 2) and len(proc.stderr.strip().splitlines()) <= 1,
+                  f"info: exit {proc.returncode}: {proc.stderr!r}")
+            if proc.returncode == 2:
+                check("a FIFO" in proc.stderr, f"info: {proc.stderr!r}")
+    finally:
+        stop.append(1)
+        swapper.join()
+
+
+def declared_length(path, name, length, where="/"):
+    """path's attribute `name` of the object `where` set to a 97-character variable-length
+    string, then the length its descriptor declares (4 bytes before the global heap
+    collection's address, in the raw file) patched to `length`, as a hostile file would
+    hold it."""
+    import re
+    import struct
+    with h5py.File(path, "r+") as f:
+        f[where].attrs[name] = "M" * 97
+    with open(path, "rb") as f:
+        data = bytearray(f.read())
+    hits = [i for g in (m.start() for m in re.finditer(b"GCOL", data))
+            for i in [data.find(struct.pack("<IQ", 97, g))] if i >= 0]
+    check(len(hits) == 1, f"the descriptor of {name} not found once: {hits}")
+    data[hits[0]:hits[0] + 4] = struct.pack("<I", length)
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+def wait_for(args):
+    """(exit status, stderr, peak RSS in KB of attnrank and whatever it waited for)."""
+    with open(os.path.join(os.path.dirname(args[-1]), "err"), "w+") as err:
+        proc = subprocess.Popen([test_cli.EXE, *args], stdout=subprocess.DEVNULL, stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        err.seek(0)
+        return proc.returncode, err.read(), usage.ru_maxrss
+
+
+def case_declared_length(tmp):
+    """A variable-length string attribute whose descriptor declares 10^9 characters in an
+    85 KB file: libhdf5 allocated and zeroed what it declared, and info took 1.97 GB.
+    The declared length is read first and anything over 64 MiB refused, unallocated; and
+    every attribute of every object, where the figure scripts read what attnrank never
+    does (a theory dataset's `formula`), may declare no more than the whole file holds."""
+    _, good = tiny(tmp, "good.h5")
+    for name in ("spec_canonical", "command_line"):
+        path = f"{tmp}/{name}.h5"
+        shutil.copy(good, path)
+        declared_length(path, name, 1_000_000_000)
+        code, said, rss = wait_for(["info", path])
+        check(rss < 256 << 10, f"info used {rss >> 10} MB on an 85 KB file ({name})")
+        check(code == 2 and name in said and len(said.strip().splitlines()) == 1, f"info: exit {code}: {said!r}")
+
+    path = f"{tmp}/formula.h5"
+    shutil.copy(good, path)
+    declared_length(path, "formula", 1_000_000_000, "e/theory/H1")
+    code, said, rss = wait_for(["report", path, "-o", f"{tmp}/rep"])
+    check(rss < 256 << 10, f"report (and its figure scripts) used {rss >> 10} MB on an 85 KB file")
+    check(code == 2 and "/e/theory/H1 has an attribute formula that declares 1000000000 bytes" in said
+          and len(said.strip().splitlines()) == 1, f"report: exit {code}: {said!r}")
+
+
 if __name__ == "__main__":
     test_cli.main(test_cli.cases_of(globals()))
