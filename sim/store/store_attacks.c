@@ -494,7 +494,7 @@ int ar_store_read_attacks(const char *path, ar_spec *spec, ar_attack_record **re
     free(hash);
     if (!hashed) {
         H5Fclose(file);
-        return store_fail(err, path, "damaged: its spec_canonical does not hash to its spec_hash (%s): edited?", want);
+        return store_fail(err, path, "damaged: its spec_canonical does not hash to its spec_hash: edited?");
     }
     long long stored_done = -1;
     if (store_read_attr_integer(file, "attacks_done", H5T_NATIVE_LLONG, &stored_done, NULL) != ATTR_OK ||
