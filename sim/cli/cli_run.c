@@ -8,6 +8,7 @@
 #include "attnrank/engine.h"
 #include "attnrank/output.h"
 #include "attnrank/format.h"
+#include "attnrank/message.h"
 #include "attnrank/registry.h"
 #include "attnrank/report.h"
 #include "attnrank/linalg.h"
@@ -113,7 +114,9 @@ static int run_spec(ar_spec *spec, ar_cli_options *o)
     }
     int undecided;
     status = ar_cli_verdict_status(rows, n_rows, &undecided);
-    printf("\nresults: %s\n", o->run.output);
+    printf("\nresults: ");
+    ar_message_print(stdout, o->run.output); /* a file's name may hold anything */
+    putchar('\n');
     ar_cli_print_outcome(status, undecided);
     free(rows);
     return status;
@@ -426,7 +429,9 @@ int ar_cli_cmd_merge(int argc, char **argv, char *command_line)
     ar_cli_print_verdicts(stdout, rows, n_rows);
     int undecided;
     status = ar_cli_verdict_status(rows, n_rows, &undecided);
-    printf("\nresults: %s (merged from %d shards)\n", output, argc - optind);
+    printf("\nresults: ");
+    ar_message_print(stdout, output);
+    printf(" (merged from %d shards)\n", argc - optind);
     ar_cli_print_outcome(status, undecided);
     free(rows);
     return status;
