@@ -193,6 +193,9 @@ static int run_attacks(const ar_spec *spec, const char *output, const char *comm
                                   (stat(partial, &st) == 0 && S_ISDIR(st.st_mode))
                               ? "is a directory (or its .partial is): not an output --force can replace"
                           : kind[0] ? kind
+                          : partial_there && !ar_store_is_attnrank_file(partial)
+                              ? "has a .partial that is not an attnrank file (no interrupted attack's): attack neither "
+                                "resumes nor replaces it, --force included; remove it yourself or give another -o"
                           : partial_there && !ar_store_is_attack_file(partial)
                               ? "has a .partial that is not an attack's (an interrupted run's or merge's: `attnrank "
                                 "run --resume` continues a run's): attack neither resumes nor replaces it, --force "

@@ -139,6 +139,19 @@ int ar_store_is_attack_file(const char *path)
     return is;
 }
 
+int ar_store_is_attnrank_file(const char *path)
+{
+    char err[AR_ERR_LEN];
+    hid_t file = store_open_file(path, 0, err);
+    if (file < 0)
+        return 0;
+    char *version = NULL;
+    int is = store_read_attr_string(file, "attnrank_version", &version) == ATTR_OK;
+    free(version);
+    H5Fclose(file);
+    return is;
+}
+
 /* A table of the attack's group: 2-D doubles with exactly `columns` columns, at most
  * max_rows rows (what the stored spec's budget allows: `allows` says why), every row
  * in the file's own storage, and the column names its writer gives; refused otherwise,
