@@ -709,6 +709,11 @@ def case_invisible_characters(tmp):
     proc = run(["info", name], expect=0)
     check(not shown_raw(proc), f"info's header shows {shown_raw(proc)} raw: {proc.stdout[:300]!r}")
     check("\\u{202e}" in proc.stdout, f"info shows the name escaped: {proc.stdout[:300]!r}")
+    # so for judge's "judged: FILE" line and a shard's "shard 1/2 complete: FILE"
+    proc = run(["judge", name], expect=0)
+    check(not shown_raw(proc) and "judged: " in proc.stdout, f"judge shows {shown_raw(proc)} raw: {proc.stdout[-300:]!r}")
+    proc = run(["run", spec, "-o", name + "\u202e", "--shard", "0/2", "-q"], expect=0)
+    check(not shown_raw(proc) and "complete: " in proc.stdout, f"a shard shows {shown_raw(proc)} raw: {proc.stdout!r}")
 
 def case_file_kinds(tmp):
     """Issue 37, 5: `attack -o rp.h5` where rp.h5.partial is an interrupted run's called it
