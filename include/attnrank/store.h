@@ -101,6 +101,9 @@ int ar_store_write_attacks(const char *path, const ar_spec *spec, const char *co
                            int done, char *err);
 /* Whether path is an attack file (its root says kind = "attacks"). */
 int ar_store_is_attack_file(const char *path);
+/* Whether path is a file attnrank wrote (an HDF5 file whose root has an attnrank_version
+ * text): what a writer may treat as its own partial, where anything else is the user's. */
+int ar_store_is_attnrank_file(const char *path);
 /* Reads an attack file back: its spec (rebuilt from the stored canonical text), *done
  * (the attacks it holds: all in a finished file, the first few in a FILE.partial), each
  * one's record and stored verdict, every table checked first. 0, or -1 with err; the

@@ -3,15 +3,49 @@
 
 #include <stdio.h>
 
+/* The bytes of an invisible character at c in UTF-8, with its code point, or 0: the C1
+ * controls U+0080..U+009F (a terminal may obey them), the bidi controls U+202A..U+202E
+ * and U+2066..U+2069 (they reorder what is shown) and the zero-width U+200B..U+200F,
+ * U+2060 and U+FEFF (they hide what is there). */
+static int invisible(const unsigned char *c, unsigned *code)
+{
+    if (c[0] == 0xc2 && c[1] >= 0x80 && c[1] <= 0x9f) {
+        *code = c[1];
+        return 2;
+    }
+    if ((c[0] != 0xe2 && c[0] != 0xef) || (c[1] & 0xc0) != 0x80 || (c[2] & 0xc0) != 0x80)
+        return 0;
+    *code = (unsigned)(c[0] & 0x0f) << 12 | (unsigned)(c[1] & 0x3f) << 6 | (c[2] & 0x3f);
+    unsigned u = *code;
+    return (u >= 0x200b && u <= 0x200f) || (u >= 0x202a && u <= 0x202e) || u == 0x2060 ||
+                   (u >= 0x2066 && u <= 0x2069) || u == 0xfeff
+               ? 3
+               : 0;
+}
+
 void ar_message(char *err, size_t len, const char *at, const char *field, const char *msg)
 {
+    char raw[1024]; /* AR_ERR_LEN */
     if (field)
-        snprintf(err, len, "%.400s: %.60s: %s", at, field, msg);
+        snprintf(raw, sizeof raw, "%.400s: %.60s: %s", at, field, msg);
     else
-        snprintf(err, len, "%.400s: %s", at, msg);
-    for (char *c = err; *c; ++c)
-        if ((unsigned char)*c < 0x20 || *c == 0x7f)
-            *c = ' ';
+        snprintf(raw, sizeof raw, "%.400s: %s", at, msg);
+    size_t k = 0;
+    unsigned code;
+    for (const unsigned char *c = (const unsigned char *)raw; *c && k + 1 < len;) {
+        int n = invisible(c, &code);
+        if (n) { /* named by its code point, never shown */
+            int w = snprintf(err + k, len - k, "\\u{%04x}", code);
+            if (w < 0 || (size_t)w >= len - k)
+                break;
+            k += (size_t)w, c += n;
+        } else {
+            err[k++] = *c < 0x20 || *c == 0x7f ? ' ' : (char)*c;
+            ++c;
+        }
+    }
+    if (len)
+        err[k] = '\0';
 }
 
 int ar_message_vfail(char *err, size_t len, const char *at, const char *field, const char *fmt, va_list args)
@@ -24,16 +58,21 @@ int ar_message_vfail(char *err, size_t len, const char *at, const char *field, c
 
 const char *ar_message_control(const char *text)
 {
+    unsigned code;
     for (const char *c = text; c && *c; ++c)
-        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f || invisible((const unsigned char *)c, &code))
             return c;
     return NULL;
 }
 
 void ar_message_print(FILE *f, const char *text)
 {
+    unsigned code;
     for (const unsigned char *c = (const unsigned char *)text; c && *c; ++c) {
-        if (*c == '\n' || *c == '\t' || *c == '\r')
+        int n = invisible(c, &code);
+        if (n)
+            fprintf(f, "\\u{%04x}", code), c += n - 1;
+        else if (*c == '\n' || *c == '\t' || *c == '\r')
             fprintf(f, "\\%c", *c == '\n' ? 'n' : *c == '\t' ? 't' : 'r');
         else if (*c < 0x20 || *c == 0x7f)
             fprintf(f, "\\x%02x", *c);

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "attnrank/message.h"
 #include "attnrank/mpi_world.h"
 #include "attnrank/output.h"
 #include "attnrank/provenance.h"
@@ -193,6 +194,9 @@ static int run_attacks(const ar_spec *spec, const char *output, const char *comm
                                   (stat(partial, &st) == 0 && S_ISDIR(st.st_mode))
                               ? "is a directory (or its .partial is): not an output --force can replace"
                           : kind[0] ? kind
+                          : partial_there && !ar_store_is_attnrank_file(partial)
+                              ? "has a .partial that is not an attnrank file (no interrupted attack's): attack neither "
+                                "resumes nor replaces it, --force included; remove it yourself or give another -o"
                           : partial_there && !ar_store_is_attack_file(partial)
                               ? "has a .partial that is not an attack's (an interrupted run's or merge's: `attnrank "
                                 "run --resume` continues a run's): attack neither resumes nor replaces it, --force "
@@ -268,7 +272,9 @@ static int run_attacks(const ar_spec *spec, const char *output, const char *comm
             print_attack(spec, &spec->attacks[k], &records[k], &judgements[k], deciding[k]);
             contradicted |= attack_status(spec, &spec->attacks[k], judgements[k].verdict, &undecided);
         }
-        printf("attacks written to %s\n", output);
+        printf("attacks written to ");
+        ar_message_print(stdout, output);
+        putchar('\n');
         status = contradicted ? AR_EXIT_VERIFY_FAILED : undecided ? AR_EXIT_UNDECIDED : AR_EXIT_OK;
     }
     for (int k = 0; records && k < spec->n_attacks; ++k)

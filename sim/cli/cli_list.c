@@ -162,7 +162,8 @@ int ar_cli_cmd_info(int argc, char **argv, char *command_line)
     if (files != 1)
         return ar_cli_bad_usage("%s", "info: give one result file, or none for the BLAS core");
     if (ar_store_is_attack_file(file)) { /* `attnrank attack`'s: its attacks, re-derived */
-        printf("%s: an attack file (attnrank attack; docs/attacks.md)\n", file);
+        ar_message_print(stdout, file);
+        printf(": an attack file (attnrank attack; docs/attacks.md)\n");
         int status = ar_cli_judge_attack_file(file);
         return status == AR_EXIT_BAD_INPUT || status == AR_EXIT_IO ? status : AR_EXIT_OK;
     }
@@ -186,7 +187,8 @@ int ar_cli_cmd_info(int argc, char **argv, char *command_line)
                                         "spec_source", "spec_hash", "title", "openblas_core",
                                         "openblas_core_origin", "kernels", "hdf5_version",
                                         "gsl_version"};
-    printf("%s\n", file);
+    ar_message_print(stdout, file); /* a file's name may hold anything */
+    putchar('\n');
     for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; ++i) {
         char *value = ar_store_attribute(store, attrs[i]);
         if (value && value[0]) { /* the file's text: escaped, never obeyed by the terminal */

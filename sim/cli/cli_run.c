@@ -8,6 +8,7 @@
 #include "attnrank/engine.h"
 #include "attnrank/output.h"
 #include "attnrank/format.h"
+#include "attnrank/message.h"
 #include "attnrank/registry.h"
 #include "attnrank/report.h"
 #include "attnrank/linalg.h"
@@ -106,14 +107,17 @@ static int run_spec(ar_spec *spec, ar_cli_options *o)
     if (n_rows > 0)
         ar_cli_print_verdicts(stdout, rows, n_rows);
     if (o->run.shards > 1) {
-        printf("shard %d/%d complete: %s\njoin all %d shards with: attnrank merge -o FILE SHARD...\n", o->run.shard,
-               o->run.shards, o->run.output, o->run.shards);
+        printf("shard %d/%d complete: ", o->run.shard, o->run.shards);
+        ar_message_print(stdout, o->run.output);
+        printf("\njoin all %d shards with: attnrank merge -o FILE SHARD...\n", o->run.shards);
         free(rows);
         return AR_EXIT_OK;
     }
     int undecided;
     status = ar_cli_verdict_status(rows, n_rows, &undecided);
-    printf("\nresults: %s\n", o->run.output);
+    printf("\nresults: ");
+    ar_message_print(stdout, o->run.output); /* a file's name may hold anything */
+    putchar('\n');
     ar_cli_print_outcome(status, undecided);
     free(rows);
     return status;
@@ -204,7 +208,9 @@ static int write_report(const char *result, const char *dir)
         ar_cli_say("%s", err);
         return ar_cli_exit_status(status);
     }
-    printf("report: %s/report.html\n", dir);
+    printf("report: ");
+    ar_message_print(stdout, dir);
+    printf("/report.html\n");
     if (note[0])
         ar_cli_say("%s", note);
     return AR_EXIT_OK;
@@ -324,8 +330,11 @@ int ar_cli_cmd_judge(int argc, char **argv, char *command_line)
         ar_cli_print_mutants(j.mutants, j.n_rows);
     }
     int undecided, status = ar_cli_verdict_status(j.rows, j.n_rows, &undecided);
-    printf("\njudged: %s%s%s\n", req.path, output ? ", copy with the conjectures: " : " (not modified)",
-           output ? output : "");
+    printf("\njudged: ");
+    ar_message_print(stdout, req.path);
+    printf("%s", output ? ", copy with the conjectures: " : " (not modified)");
+    ar_message_print(stdout, output ? output : "");
+    putchar('\n');
     ar_cli_print_outcome(status, undecided);
     ar_file_judgement_free(&j);
     return status;
@@ -426,7 +435,9 @@ int ar_cli_cmd_merge(int argc, char **argv, char *command_line)
     ar_cli_print_verdicts(stdout, rows, n_rows);
     int undecided;
     status = ar_cli_verdict_status(rows, n_rows, &undecided);
-    printf("\nresults: %s (merged from %d shards)\n", output, argc - optind);
+    printf("\nresults: ");
+    ar_message_print(stdout, output);
+    printf(" (merged from %d shards)\n", argc - optind);
     ar_cli_print_outcome(status, undecided);
     free(rows);
     return status;
@@ -472,7 +483,8 @@ int ar_cli_cmd_plan(int argc, char **argv, char *command_line)
         free(o.sets);
         return AR_EXIT_BAD_INPUT;
     }
-    printf("%s: seed %llu\n\n%-16s %-17s %9s %12s %12s %12s %14s\n", o.spec_path, (unsigned long long)spec.seed,
+    ar_message_print(stdout, o.spec_path);
+    printf(": seed %llu\n\n%-16s %-17s %9s %12s %12s %12s %14s\n", (unsigned long long)spec.seed,
            "experiment", "simulator", "points", "trials", "core-hours", "s/trial max", "memory/thread");
     for (int e = 0; e < spec.n_experiments; ++e) {
         const ar_experiment *x = &spec.experiments[e];

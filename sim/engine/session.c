@@ -62,6 +62,13 @@ static int file_exists(const char *path)
 static ar_store *open_or_create(const ar_spec *spec, const ar_run_options *opt, const char *partial, char *err,
                                 ar_status *status)
 {
+    /* A partial attnrank did not write (a thesis saved as k7.h5.partial) is the user's:
+     * neither resumed nor replaced, --force included. */
+    if (file_exists(partial) && !ar_store_is_attnrank_file(partial)) {
+        snprintf(err, AR_ERR_LEN, "%s: not an attnrank file (not a partial an interrupted run left): neither resumed "
+                 "nor replaced, --force included; remove it yourself or give another -o", partial);
+        return NULL;
+    }
     if (opt->resume) {
         if (!file_exists(partial)) {
             if (file_exists(opt->output))

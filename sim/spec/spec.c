@@ -427,9 +427,9 @@ static int read_root(const ar_spec_context *c, config_t *cfg, ar_spec *spec)
             if (strchr(title, '"') || strchr(title, '\\'))
                 return ar_spec_fail(c->err, at, key, "must not contain quotes or backslashes");
             const char *control = ar_message_control(title);
-            if (control) /* it reaches terminals and pages */
-                return ar_spec_fail(c->err, at, key, "must not contain control characters (byte 0x%02x at "
-                                    "character %td)", (unsigned char)*control, control - title + 1);
+            if (control) /* it reaches terminals and pages: nothing there may be hidden or reordered */
+                return ar_spec_fail(c->err, at, key, "must not contain control characters or invisible "
+                                    "ones (bidi, zero-width; byte 0x%02x at byte %td)", (unsigned char)*control, control - title + 1);
             spec->title = strdup(title);
             if (!spec->title)
                 return ar_spec_fail(c->err, at, key, "out of memory");

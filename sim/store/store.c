@@ -110,7 +110,9 @@ static ar_store *open_store(const char *path, int writable, int check, char *err
         goto bad;
     }
     /* The canonical spec is its own canonical form, so its hash is the one written beside
-     * it: an edited spec (31 trials shown for a file of 30) does not pass for the original. */
+     * it: an edited spec (31 trials shown for a file of 30) does not pass for the original.
+     * The hash it would need is not printed: the check is against accidents, and naming the
+     * hash would hand an editor the value to copy in. */
     char *stored_hash = NULL, hash[32];
     snprintf(hash, sizeof hash, "%016llx", (unsigned long long)s->spec.hash);
     st = store_read_attr_string(file, "spec_hash", &stored_hash);
@@ -119,8 +121,7 @@ static ar_store *open_store(const char *path, int writable, int check, char *err
     if (!same) {
         store_fail(err, path, st == ATTR_ABSENT  ? "damaged: no spec_hash attribute"
                         : st != ATTR_OK    ? "damaged: its spec_hash attribute is not one text value"
-                                           : "damaged: its spec_canonical does not hash to its spec_hash (%s): edited?",
-             hash);
+                                           : "damaged: its spec_canonical does not hash to its spec_hash: edited?");
         goto bad;
     }
     /* the seed, as h5py users read it, is the stored spec's */

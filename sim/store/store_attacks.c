@@ -139,6 +139,24 @@ int ar_store_is_attack_file(const char *path)
     return is;
 }
 
+int ar_store_is_attnrank_file(const char *path)
+{
+    /* only whose it is: a damaged file of ours (external storage, a lying shape) is its
+     * reader's to refuse, so HDF5 is opened here without store_open_file's checks */
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    if (H5Fis_hdf5(path) <= 0)
+        return 0;
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    H5Pset_file_locking(fapl, 0, 1);
+    hid_t file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+    H5Pclose(fapl);
+    if (file < 0)
+        return 0;
+    int is = H5Aexists(file, "attnrank_version") > 0;
+    H5Fclose(file);
+    return is;
+}
+
 /* A table of the attack's group: 2-D doubles with exactly `columns` columns, at most
  * max_rows rows (what the stored spec's budget allows: `allows` says why), every row
  * in the file's own storage, and the column names its writer gives; refused otherwise,
@@ -494,7 +512,7 @@ int ar_store_read_attacks(const char *path, ar_spec *spec, ar_attack_record **re
     free(hash);
     if (!hashed) {
         H5Fclose(file);
-        return store_fail(err, path, "damaged: its spec_canonical does not hash to its spec_hash (%s): edited?", want);
+        return store_fail(err, path, "damaged: its spec_canonical does not hash to its spec_hash: edited?");
     }
     long long stored_done = -1;
     if (store_read_attr_integer(file, "attacks_done", H5T_NATIVE_LLONG, &stored_done, NULL) != ATTR_OK ||

@@ -4,6 +4,7 @@
 usage: hostile_files.py ATTNRANK CASE     (meson registers one test per case)
 """
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -136,7 +137,9 @@ def case_edited_spec(tmp):
     edited = canonical.replace("trials = ", "trials = 1", 1)
     with h5py.File(good, "r+") as f:
         f.attrs["spec_canonical"] = edited
-    refused(["info", good], good, "spec_hash", "edited")
+    proc = refused(["info", good], good, "spec_hash", "edited")
+    # the hash the edited spec would need is not printed (it was: a forger copied it in)
+    check(not re.search(r"[0-9a-f]{16}", proc.stderr), f"a hash is printed: {proc.stderr!r}")
     refused(["merge", "-o", f"{tmp}/m.h5", good], good, "spec_hash")
 
 
@@ -671,6 +674,46 @@ def case_control_characters(tmp):
     one_line_error(run(["run", spec, "-o", f"{tmp}/c.h5"], expect=2), "c.cfg", "statement", "byte 0x0d")
     check(not os.path.exists(f"{tmp}/t.h5") and not os.path.exists(f"{tmp}/c.h5"), "nothing written")
 
+
+INVISIBLE = ("\u0085", "\u009b", "\u202e", "\u2067", "\u200b", "\u2060", "\ufeff")
+
+
+def case_invisible_characters(tmp):
+    """Hostile review (small, 2): the escaping passed C1 controls (U+009B is a CSI), bidi
+    controls (U+202E reverses what follows) and zero-width characters raw; a spec's title
+    took them, a conjecture's refused statement was echoed raw, and info's header and run's
+    "results: FILE" printed a file name raw (tab, newline, ESC too). They reach the terminal
+    as \\u{XXXX} (or \\t, \\xNN), and a title holding one is refused, exit 2."""
+    def shown_raw(proc):
+        out = (proc.stdout + proc.stderr)
+        out = out if isinstance(out, str) else out.decode("utf-8", "replace")
+        return [c for c in INVISIBLE + ("\t", "\x1b") if c in out.replace("\n", "")]
+
+    for ch in INVISIBLE:
+        spec = write(f"{tmp}/t.cfg", f'seed = 1; title = "a{ch}b";\nexperiments = ( {{ name = "e"; '
+                     'simulator = "hardmax_rank"; trials = 4; n = 4; d_h = 1; } );\n')
+        proc = run(["run", spec, "-o", f"{tmp}/t.h5"], expect=2)
+        one_line_error(proc, "t.cfg", "title", "invisible")
+        check(not shown_raw(proc), f"U+{ord(ch):04X}: the refusal shows {shown_raw(proc)} raw")
+        spec = write(f"{tmp}/c.cfg", MATHTEXT_SPEC.replace("rank at most", f"rank{ch}at most"))
+        proc = run(["run", spec, "-o", f"{tmp}/c.h5"], expect=2)
+        one_line_error(proc, "c.cfg", "statement", f"\\u{{{ord(ch):04x}}}")
+        check(not shown_raw(proc), f"U+{ord(ch):04X}: the statement's refusal shows {shown_raw(proc)} raw")
+    check(not os.path.exists(f"{tmp}/t.h5") and not os.path.exists(f"{tmp}/c.h5"), "nothing written")
+    spec = write(f"{tmp}/tiny.cfg", TINY_SPEC)
+    name = f"{tmp}/x\ty\x1b[2J\u202ez\u200b.h5"
+    proc = run(["run", spec, "-o", name, "-q"], expect=0)
+    check("results: " in proc.stdout, f"run names its results: {proc.stdout!r}")
+    check(not shown_raw(proc), f"run's results line shows {shown_raw(proc)} raw: {proc.stdout!r}")
+    check("\\u{202e}" in proc.stdout and "\\t" in proc.stdout, f"the name shown escaped: {proc.stdout!r}")
+    proc = run(["info", name], expect=0)
+    check(not shown_raw(proc), f"info's header shows {shown_raw(proc)} raw: {proc.stdout[:300]!r}")
+    check("\\u{202e}" in proc.stdout, f"info shows the name escaped: {proc.stdout[:300]!r}")
+    # so for judge's "judged: FILE" line and a shard's "shard 1/2 complete: FILE"
+    proc = run(["judge", name], expect=0)
+    check(not shown_raw(proc) and "judged: " in proc.stdout, f"judge shows {shown_raw(proc)} raw: {proc.stdout[-300:]!r}")
+    proc = run(["run", spec, "-o", name + "\u202e", "--shard", "0/2", "-q"], expect=0)
+    check(not shown_raw(proc) and "complete: " in proc.stdout, f"a shard shows {shown_raw(proc)} raw: {proc.stdout!r}")
 
 def case_file_kinds(tmp):
     """Issue 37, 5: `attack -o rp.h5` where rp.h5.partial is an interrupted run's called it

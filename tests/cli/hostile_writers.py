@@ -781,5 +781,40 @@ def case_resume_through_link(tmp):
     check(beside(out) == [out], f"left {beside(out)}")
 
 
+
+def case_partial_not_attnrank(tmp):
+    """Hostile review (small, 3): `echo "my thesis" > k7.h5.partial; run s.cfg -o k7.h5` said
+    "an interrupted run is there; continue with --resume or start over with --force", and
+    --force deleted it; attack called any such file "an interrupted run's or merge's". A
+    .partial that is not HDF5, or an HDF5 file attnrank did not write, is named as not an
+    attnrank file, in one line, exit 2, and left as it is, --force and --resume included."""
+    import attacks
+    result = small_result(tmp)
+    spec = write(f"{tmp}/small.cfg", SMALL_SPEC)
+    planted = write(f"{tmp}/planted.cfg", attacks.PLANTED)
+    out = f"{tmp}/k7.h5"
+    partial = out + ".partial"
+    jobs = {"run": ["run", spec, "-o", out, "-q"], "merge": ["merge", "-o", out, result],
+            "attack": ["attack", planted, "-o", out, "-q"]}
+    for what in ("text", "hdf5"):
+        if what == "text":
+            write(partial, "my thesis\n")
+        else:
+            with h5py.File(partial, "w") as f:
+                f["thesis"] = [1.0, 2.0]
+        with open(partial, "rb") as f:
+            before = f.read()
+        for label, args in jobs.items():
+            for extra in ([], ["--force"], ["--resume"]):
+                if label == "merge" and extra == ["--resume"]:
+                    continue
+                proc = run(args + extra, expect=2, timeout=120)
+                one_line_error(proc, "k7.h5", "not an attnrank file", "remove it yourself")
+                check(os.path.exists(partial), f"{label} {extra} on a {what} .partial removed it")
+                with open(partial, "rb") as f:
+                    check(f.read() == before, f"{label} {extra} on a {what} .partial changed it")
+                check(beside(out) == [partial], f"{label} {extra}: left {beside(out)}")
+        os.unlink(partial)
+
 if __name__ == "__main__":
     test_cli.main(test_cli.cases_of(globals()))
