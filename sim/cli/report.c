@@ -300,6 +300,16 @@ static void embed_svg(FILE *out, const char *path)
     free(svg);
 }
 
+/* A figure and its caption, as every section of the page shows one. */
+static void embed_figure(FILE *out, const figure *f)
+{
+    fputs("<figure>", out);
+    embed_svg(out, f->svg);
+    fputs("<figcaption>", out);
+    html(out, f->caption);
+    fputs("</figcaption></figure>\n", out);
+}
+
 /* What else would have held, and the note in bold brackets if there is one. */
 static void resolution_and_note(FILE *out, const ar_verdict_row *r)
 {
@@ -481,11 +491,7 @@ static int write_page(const char *result, ar_store *store, const ar_verdict_row 
             used[k] = 1;
             if (marks[i]) /* its figure draws what the file stored, not what the data give */
                 continue;
-            fputs("<figure>", out);
-            embed_svg(out, figs[k].svg);
-            fputs("<figcaption>", out);
-            html(out, figs[k].caption);
-            fputs("</figcaption></figure>\n", out);
+            embed_figure(out, &figs[k]);
             shown++;
         }
         if (!shown)
@@ -507,11 +513,7 @@ static int write_page(const char *result, ar_store *store, const ar_verdict_row 
                                "claims.</p>\n"
                              : "<h2>Other figures</h2>\n<p>Experiments that report without a verdict.</p>\n",
                       out);
-            fputs("<figure>", out);
-            embed_svg(out, figs[k].svg);
-            fputs("<figcaption>", out);
-            html(out, figs[k].caption);
-            fputs("</figcaption></figure>\n", out);
+            embed_figure(out, &figs[k]);
         }
     }
     fputs("<h2>Spec</h2>\n<pre>", out);
@@ -656,11 +658,7 @@ static int write_attack_page(const char *result, const ar_attack_file *af, const
         fputs("</p>\n", out);
         for (int f = 0; f < n_figs; ++f)
             if (strcmp(figs[f].experiment, a->id) == 0) {
-                fputs("<figure>", out);
-                embed_svg(out, figs[f].svg);
-                fputs("<figcaption>", out);
-                html(out, figs[f].caption);
-                fputs("</figcaption></figure>\n", out);
+                embed_figure(out, &figs[f]);
             }
     }
     fputs("<h2>Spec</h2>\n<pre>", out);
