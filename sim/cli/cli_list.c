@@ -187,10 +187,13 @@ int ar_cli_cmd_info(int argc, char **argv, char *command_line)
                                         "spec_source", "spec_hash", "title", "openblas_core",
                                         "openblas_core_origin", "kernels", "hdf5_version",
                                         "gsl_version"};
+    const ar_spec *spec = ar_store_spec(store);
     ar_message_print(stdout, file); /* a file's name may hold anything */
     putchar('\n');
     for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; ++i) {
-        char *value = ar_store_attribute(store, attrs[i]);
+        /* the title is the stored spec's, checked against its hash, not the root's copy */
+        int is_title = strcmp(attrs[i], "title") == 0;
+        char *value = is_title ? (spec->title ? strdup(spec->title) : NULL) : ar_store_attribute(store, attrs[i]);
         if (value && value[0]) { /* the file's text: escaped, never obeyed by the terminal */
             printf("  %-17s ", attrs[i]);
             ar_message_print(stdout, value);
@@ -198,7 +201,6 @@ int ar_cli_cmd_info(int argc, char **argv, char *command_line)
         }
         free(value);
     }
-    const ar_spec *spec = ar_store_spec(store);
     printf("  %-17s %llu\n", "seed", (unsigned long long)spec->seed);
     long all_done = 0, all_points = 0;
     for (int e = 0; e < spec->n_experiments; ++e) {

@@ -405,7 +405,8 @@ static int write_page(const char *result, ar_store *store, const ar_verdict_row 
         free(used);
         return -1;
     }
-    char *title = ar_store_attribute(store, "title");
+    const ar_spec *spec = ar_store_spec(store); /* its title, checked against the spec's hash */
+    char *title = spec->title ? strdup(spec->title) : NULL;
     fputs("<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8><title>attnrank report</title>\n<style>\n"
           "body{font-family:Georgia,serif;max-width:1100px;margin:2em auto;color:#222;line-height:1.4}\n"
           "table{border-collapse:collapse;font-size:13px;width:100%}td,th{border-bottom:1px solid #ddd;"

@@ -587,6 +587,16 @@ def case_forged_provenance(tmp):
             check(f"<td>{derived}<br><span class=damaged>" in rows[0], f"the page shows {derived}: {rows[0]}")
         section = page.split('<section id="e-H3">')[1].split("</section>")[0]
         check("DAMAGED" in section and "<svg" not in section, "H3's section is marked and draws no figure")
+    # the root's copy of the title is no evidence either: info and the page show the
+    # stored spec's (a second hostile review: info printed a forged root title)
+    titled = f"{tmp}/titled.h5"
+    shutil.copy(good, titled)
+    with h5py.File(titled, "r+") as f:
+        f.attrs["title"] = "FORGED TITLE"
+    proc = run(["info", titled], expect=0)
+    check("FORGED" not in proc.stdout, f"info shows the root's forged title: {proc.stdout[:400]!r}")
+    run(["report", titled, "-o", f"{tmp}/rep-titled"], expect=0, env={"ATTNRANK_PLOTS": empty})
+    check("FORGED" not in open(f"{tmp}/rep-titled/report.html").read(), "the page shows the root's forged title")
 
 
 MATHTEXT_SPEC = """seed = 3;
