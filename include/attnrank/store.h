@@ -113,6 +113,9 @@ int ar_store_read_attacks(const char *path, ar_spec *spec, ar_attack_record **re
 
 /* Open an existing result file. The spec is rebuilt from the file's canonical spec. */
 ar_store *ar_store_open(const char *path, int writable, char *err);
+/* The file this process has just created (a run's new partial): its layout checked, its
+ * structure not walked again (it is the one ar_store_create wrote). */
+ar_store *ar_store_open_created(const char *path, char *err);
 const ar_spec *ar_store_spec(const ar_store *store);
 const char *ar_store_path(const ar_store *store); /* as it was opened or created */
 /* Control characters (a newline, an escape) in a message that quotes a file's own text

@@ -164,7 +164,7 @@ static ar_store *open_or_create(const ar_spec *spec, const ar_run_options *opt, 
     }
     if (store && ar_store_close(store) == 0 && rename(tmp, partial) == 0) {
         free(tmp);
-        return ar_store_open(partial, 1, err);
+        return ar_store_open_created(partial, err);
     }
     if (store)
         snprintf(err, AR_ERR_LEN, "%s: cannot create: %s", partial, strerror(errno));

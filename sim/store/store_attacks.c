@@ -129,7 +129,7 @@ int ar_store_write_attacks(const char *path, const ar_spec *spec, const char *co
 int ar_store_is_attack_file(const char *path)
 {
     char err[AR_ERR_LEN];
-    hid_t file = store_open_file(path, 0, err); /* a file it refuses is refused again by its reader */
+    hid_t file = store_open_file(path, 0, 1, err); /* a file it refuses is refused again by its reader */
     if (file < 0)
         return 0;
     char *kind = NULL;
@@ -490,7 +490,7 @@ int ar_store_read_attacks(const char *path, ar_spec *spec, ar_attack_record **re
     *records = NULL;
     *verdicts = NULL;
     memset(spec, 0, sizeof *spec);
-    hid_t file = store_open_file(path, 0, err);
+    hid_t file = store_open_file(path, 0, 1, err);
     if (file < 0)
         return -1;
     char *canonical = NULL, spec_err[AR_ERR_LEN];

@@ -271,7 +271,7 @@ static herr_t check_link(hid_t group, const char *name, const H5L_info_t *info, 
  * the file through the descriptor checked to be a regular one (/proc/self/fd/N), never
  * by its name again: a name swapped for a FIFO between the check and HDF5's open would
  * hang it. */
-hid_t store_open_file(const char *path, int writable, char *err)
+hid_t store_open_file(const char *path, int writable, int check_structure, char *err)
 {
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     char why[160];
@@ -313,6 +313,8 @@ hid_t store_open_file(const char *path, int writable, char *err)
         store_fail(err, path, "cannot open the HDF5 file%s", writable ? " for writing" : "");
         return -1;
     }
+    if (!check_structure) /* a file this process made (ar_store_open_created) */
+        return file;
     structure_walk walk = {.what = "", .name = ""};
     walk.seen = malloc(SEEN_SLOTS * sizeof *walk.seen);
     int no_memory = !walk.seen;

@@ -77,7 +77,7 @@ enum { ATTR_OK = 0, ATTR_ABSENT = -1, ATTR_WRONG = -2, ATTR_NO_MEMORY = -3 };
 int store_fail(char *err, const char *path, const char *fmt, ...);
 /* An existing file opened, if it is a regular file holding only hard links and datasets
  * whose data are inside it; else -1 with err set. */
-hid_t store_open_file(const char *path, int writable, char *err);
+hid_t store_open_file(const char *path, int writable, int check_structure, char *err);
 
 int store_attr_string(hid_t obj, const char *name, const char *value);
 int store_attr_number(hid_t obj, const char *name, hid_t type, const void *value);
