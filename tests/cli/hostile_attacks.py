@@ -43,6 +43,17 @@ experiments = (
 );
 """
 
+# An upper bound on a 0/1 output (does the run collapse?) that fails: its evaluation
+# rows' stderr is the largest values in [0, 1] with their mean can have.
+INDICATOR = """seed = 5;
+experiments = (
+  { name = "m"; simulator = "mask_dynamics"; trials = 50; n = [4, 8]; layers = [2, 4]; d = 2; claims = [];
+    conjectures = ( { id = "coll"; output = "collapsed"; rule = "upper_bound"; prediction = "0.5"; } );
+    attacks = ( { id = "ca"; claim = "coll"; budget = 3000;
+        space = { layers = { range = [1, 40]; }; n = { range = [2, 16]; }; }; } ); }
+);
+"""
+
 # The dip with a budget only its clock stops: a capped search, "not reproducible" (long
 # enough for the first evaluations: its first design alone is 65 536 candidates).
 CAPPED = DIP.replace("budget = 5000;", "budget = 100000000000L; max_seconds = 2.0;")
@@ -293,6 +304,13 @@ def case_impossible_values(tmp):
         forged = forge(dip, f"{tmp}/{what.replace(' ', '_')}/f.h5", "dip_window",
                        lambda g, conf, ev, r=row, v=stderr: ev.set(r, "stderr", v))
         refused_everywhere(forged, "dip_window", f"evaluation row {row}", "stderr", "is more than")
+    # a 0/1 output's rows sit on the bound itself (mean p, variance p (1 - p) n/(n - 1)):
+    # a real attack on one is read as written (1 s)
+    indicator = attacked(tmp, INDICATOR, "indicator")
+    for command in (["judge", indicator], ["info", indicator]):
+        proc = run(command)
+        check(proc.returncode in (0, 1) and "damaged" not in proc.stderr,
+              f"{command[0]} of a real 0/1 attack: exit {proc.returncode}: {proc.stderr}")
 
 def peak_rss_mib(args):
     """The peak resident memory of `attnrank ARGS` alone (a child of a fresh Python, so no
