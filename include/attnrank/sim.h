@@ -68,7 +68,19 @@ typedef struct ar_output {
      * integer, such as a rank deficit) the lattice's spacing at this point: its interval
      * gets the integer outputs' floor in these units (stats.h ar_summarize_lattice). */
     double (*spacing)(const ar_point *point);
+    /* NULL, or the interval every counted trial's value lies in at this point, as a
+     * mathematical fact of the measure that its rounding keeps (a rate of 0/1 trials in
+     * [0, 1]): readers refuse a file whose statistics leave it (ar_output_range). An
+     * integer output lies in [0, hist_max(point)] without it. */
+    void (*range)(const ar_point *point, double *lower, double *upper);
 } ar_output;
+
+/* The values a counted trial of o can take at p: [*lower, *upper] (-inf, +inf where
+ * nothing bounds them), the intersection of hist_max's and range's. 1 for an integer
+ * output (hist_max: its values are whole), else 0. */
+int ar_output_range(const ar_output *o, const ar_point *p, double *lower, double *upper);
+/* A range callback for the outputs that are 0 or 1 per trial, or a fraction: [0, 1]. */
+void ar_range_unit(const ar_point *point, double *lower, double *upper);
 
 static inline int ar_output_length(const ar_output *o, const ar_point *p)
 {

@@ -22,6 +22,25 @@ int ar_choice_index(const ar_param *param, const char *name)
     return -1;
 }
 
+int ar_output_range(const ar_output *o, const ar_point *p, double *lower, double *upper)
+{
+    *lower = -INFINITY, *upper = INFINITY;
+    if (o->hist_max) /* ar_histogram counts the whole values in 0..hist_max alone */
+        *lower = 0, *upper = o->hist_max(p);
+    if (o->range) {
+        double lo, hi;
+        o->range(p, &lo, &hi);
+        *lower = fmax(*lower, lo), *upper = fmin(*upper, hi);
+    }
+    return o->hist_max != NULL;
+}
+
+void ar_range_unit(const ar_point *point, double *lower, double *upper)
+{
+    (void)point;
+    *lower = 0, *upper = 1;
+}
+
 double ar_point_value(const ar_point *point, const char *name)
 {
     int i = ar_sim_param_index(point->sim, name);

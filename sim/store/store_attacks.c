@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include "store_parts.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -287,7 +288,8 @@ static int confirmation_row_wrong(const ar_spec *spec, const ar_attack *a, const
     double spacing = o->hist_max ? 1.0 : o->spacing ? o->spacing(&p) : 0;
     char detail[320];
     int k;
-    if (store_statistics_wrong(st, (long long)count, spacing, &k, detail, sizeof detail))
+    if (store_statistics_wrong(st, (long long)count, spacing, &k, detail, sizeof detail) ||
+        store_range_wrong(st, (long long)count, o, &p, &k, detail, sizeof detail))
         return k == STAT_LO ? snprintf(why, len, "ci_lo and ci_hi [%.10g, %.10g], %s", st[STAT_LO], st[STAT_HI], detail)
                : k == STAT_MIN ? snprintf(why, len, "min and max %g and %g, %s", st[STAT_MIN], st[STAT_MAX], detail)
                                : snprintf(why, len, "%s %g, %s", STAT_NAMES[k], st[k], detail);
@@ -322,6 +324,41 @@ static long evaluated_find(const evaluated *e, double id)
         *(e->id[mid] < id ? &lo : &hi) = e->id[mid] < id ? mid + 1 : mid - 1;
     }
     return -1;
+}
+
+/* The largest standard error n >= 2 values with this mean and max, none below lower,
+ * can have (+inf where lower is): Bhatia-Davis bounds their variance by (max - mean)
+ * (mean - lower), so the search's sqrt(m2 / (n - 1) / n) by sqrt((max - mean) (mean -
+ * lower) / (n - 1)), 0 where every value equals max. Rounding: the stored mean is its
+ * running update's (attack.c: Welford within an evaluation, Chan's merge between),
+ * whose error stays below 4 n eps |value| (one rounding of a few ulps of the values'
+ * size per value), allowed on both sides of it; the sum of squares' own noise is
+ * store_statistics_wrong's room (eps |value| per value). */
+static double stderr_most(double mean, double max, double lower, double n)
+{
+    if (!isfinite(lower))
+        return INFINITY;
+    double size = fmax(fmax(fabs(lower), fabs(max)), fabs(mean)), drift = 4 * n * DBL_EPSILON * size;
+    double variance = fmax(max - mean + drift, 0) * fmax(mean - lower + drift, 0) * n / (n - 1);
+    double room = 1e-9 * sqrt(variance) + 8 * DBL_EPSILON * size * sqrt(n);
+    return (sqrt(variance) + room) / sqrt(n);
+}
+
+/* Why an evaluation row's point is not one of a's space, or 0; *p gets the point the
+ * search evaluated (a limit's: at the line's largest size). */
+static int searched_point_wrong(const ar_experiment *x, const ar_attack *a, const ar_claim *claim, const double *row,
+                                ar_point *p, char *why, size_t len)
+{
+    if (space_point_wrong(x, a, row + AR_ATTACK_EVALUATION_FIXED, p, why, len))
+        return 1;
+    if (claim->rule == AR_RULE_LIMIT) { /* searched at the line's largest size */
+        int param = ar_sim_param_index(x->sim, claim->trend_axis);
+        const ar_axis *axis = &x->axes[ar_experiment_axis_of(x, param)];
+        p->value[param] = axis->values[0];
+        for (int v = 1; v < axis->count; ++v)
+            p->value[param] = fmax(p->value[param], axis->values[v]);
+    }
+    return 0;
 }
 
 static int evaluation_row_wrong(const ar_spec *spec, const ar_attack *a, const ar_attack_record *r, long i,
@@ -360,15 +397,8 @@ static int evaluation_row_wrong(const ar_spec *spec, const ar_attack *a, const a
         if (e->n && id < e->id[e->n - 1])
             return snprintf(why, len, "candidate %g first appears after candidate %g: candidates are numbered as the "
                             "search draws them", id, e->id[e->n - 1]);
-        if (space_point_wrong(x, a, row + AR_ATTACK_EVALUATION_FIXED, &p, why, len))
+        if (searched_point_wrong(x, a, claim, row, &p, why, len))
             return 1;
-        if (claim->rule == AR_RULE_LIMIT) { /* searched at the line's largest size */
-            int param = ar_sim_param_index(x->sim, claim->trend_axis);
-            const ar_axis *axis = &x->axes[ar_experiment_axis_of(x, param)];
-            p.value[param] = axis->values[0];
-            for (int v = 1; v < axis->count; ++v)
-                p.value[param] = fmax(p.value[param], axis->values[v]);
-        }
         char refusal[256];
         double f = ar_claim_predict(claim, &p);
         if (p.sim->check && p.sim->check(&p, refusal, sizeof refusal) >= 0)
@@ -386,6 +416,8 @@ static int evaluation_row_wrong(const ar_spec *spec, const ar_attack *a, const a
                 return snprintf(why, len, "candidate %g at another point than in its row %ld", id, e->first_row[k]);
         if (row[AR_EV_PREDICTION] != first[AR_EV_PREDICTION])
             return snprintf(why, len, "candidate %g with another prediction than in its row %ld", id, e->first_row[k]);
+        if (searched_point_wrong(x, a, claim, row, &p, why, len)) /* its first row's, checked there */
+            return 1;
     }
     if (!(trials - e->trials[k] >= (double)ft && failed >= e->failed[k] && failed - e->failed[k] <= trials - e->trials[k]))
         return snprintf(why, len, "trials %g and failed %g after candidate %g's %g and %g: an evaluation adds at least "
@@ -399,6 +431,16 @@ static int evaluation_row_wrong(const ar_spec *spec, const ar_attack *a, const a
                    (n == 1 ? isnan(sem) : isfinite(sem) && sem >= 0)))
         return snprintf(why, len, "mean %g, stderr %g, max %g are not statistics of %g finite values (NaN where "
                         "they leave one undefined; max >= mean; stderr >= 0)", mean, sem, max, n);
+    const ar_output *o = &x->sim->outputs[claim->output];
+    double lower, upper;
+    int integer = ar_output_range(o, &p, &lower, &upper);
+    if (n > 0 && !(mean >= lower - 1e-12 * fmax(fabs(lower), fabs(max)) && max <= upper &&
+                   (!integer || max == floor(max))))
+        return snprintf(why, len, "mean %g and max %g are not statistics of values in [%g, %g]%s, the values %s takes "
+                        "at this point", mean, max, lower, upper, integer ? ", whole" : "", o->name);
+    if (n >= 2 && !(sem <= stderr_most(mean, max, lower, n)))
+        return snprintf(why, len, "stderr %g is more than %g, the most %g values in [%g, %g] with mean %g can have",
+                        sem, stderr_most(mean, max, lower, n), n, lower, max, mean);
     double objective = n >= 2 ? ar_attack_objective(claim, row[AR_EV_PREDICTION], mean, max) : -INFINITY;
     if (!(row[AR_EV_OBJECTIVE] == objective))
         return snprintf(why, len, "objective %.17g where its mean, max and prediction give %.17g",

@@ -138,6 +138,12 @@ int store_counts_possible(long long c, long long f, long long trials, int applie
  * (STAT_LO: ci_lo and ci_hi together; STAT_MIN: min and max) and why ("not
  * std/sqrt(count) = ..."), to follow the field's name and value in a message. */
 int store_statistics_wrong(const double st[N_STATS], long long c, double spacing, int *field, char *why, size_t len);
+/* 0 when the min and max of st (c > 0 values of output o at point p) lie in the range
+ * o declares there (ar_output_range), whole for an integer output; else 1, with *field
+ * STAT_MIN and why as above. The mean follows: store_statistics_wrong keeps it within
+ * [min, max]. */
+int store_range_wrong(const double st[N_STATS], long long c, const ar_output *o, const ar_point *p, int *field,
+                      char *why, size_t len);
 
 /* ---- provenance (store_provenance.c) ------------------------------------------------ */
 /* A new HDF5 file at path (which must not exist), without object times; < 0 if not. */

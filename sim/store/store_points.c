@@ -507,13 +507,28 @@ int store_statistics_wrong(const double st[N_STATS], long long c, double spacing
     return 0;
 }
 
+int store_range_wrong(const double st[N_STATS], long long c, const ar_output *o, const ar_point *p, int *field,
+                      char *why, size_t len)
+{
+    double lower, upper, lo = st[STAT_MIN], hi = st[STAT_MAX];
+    int integer = ar_output_range(o, p, &lower, &upper);
+    *field = STAT_MIN;
+    if (c > 0 && !(lo >= lower && hi <= upper))
+        return snprintf(why, len, "outside [%g, %g], the values %s takes at this point", lower, upper, o->name), 1;
+    if (c > 0 && integer && !(lo == floor(lo) && hi == floor(hi)))
+        return snprintf(why, len, "not whole, as every value of %s is", o->name), 1;
+    return 0;
+}
+
 /* An integer output's histogram at one point (dense: trials at each value 0 .. W-1;
  * sparse: the values seen and their trials) is the trials' own: every counted trial in
- * it, and its smallest, largest and mean value and its standard deviation those of the
- * statistics. */
+ * it, none above top (the most the output takes at this point: a grid's wider points
+ * set W), and its smallest, largest and mean value and its standard deviation those of
+ * the statistics. */
 static int check_histogram(const ar_store *store, const ar_experiment *x, const ar_output *o, int sparse,
                            const long long *value, const long long *trials, size_t slots, long long values,
-                           const double st[N_STATS], long long c, size_t p, const char *const *names, char *err)
+                           long long top, const double st[N_STATS], long long c, size_t p, const char *const *names,
+                           char *err)
 {
     long long sum = 0, previous = -1, lowest = -1, highest = -1;
     double weighted = 0; /* sum of value x trials */
@@ -528,6 +543,9 @@ static int check_histogram(const ar_store *store, const ar_experiment *x, const 
             return store_fail(err, store->path, "damaged: datasets /%s and /%s hold value %lld, count %lld in slot "
                               "%zu at point %zu, not the values seen (ascending, below %lld, -1 past the last) and "
                               "their counts within the point's %lld", names[0], names[1], v, e, k, p, values, c);
+        if (!ended && e > 0 && v > top)
+            return store_fail(err, store->path, "damaged: dataset /%s holds %lld trial(s) of value %lld at point %zu, "
+                              "above %lld, the most %s takes there", names[sparse ? 1 : 0], e, v, p, top, o->name);
         if (!ended && e > 0)
             sum += e, previous = v, weighted += (double)v * (double)e, lowest = lowest < 0 ? v : lowest, highest = v;
     }
@@ -599,7 +617,7 @@ int store_check_done_values(ar_store *store, int experiment, int output, char *e
         size_t row = next_row++; /* where its values are in the compact arrays */
         int length = 1;
         ar_point pt;
-        if (o->length || o->applies || (o->spacing && !o->hist_max))
+        if (o->length || o->applies || o->spacing || o->hist_max || o->range)
             ar_experiment_point(x, (long)p, &pt);
         int applies = !o->applies || o->applies(&pt);
         if (o->length)
@@ -628,7 +646,8 @@ int store_check_done_values(ar_store *store, int experiment, int output, char *e
                                     "not every one of its %lld trials counted or failed (or a point marked for "
                                     "more than %g%% failed)", name[N_STATS], name[N_STATS + 1], c, f, p, where, trials,
                                     100 * AR_FAILURE_LIMIT);
-            else if (store_statistics_wrong(st, c, spacing, &k, why, sizeof why))
+            else if (store_statistics_wrong(st, c, spacing, &k, why, sizeof why) ||
+                     ((o->hist_max || o->range) && store_range_wrong(st, c, o, &pt, &k, why, sizeof why)))
                 status = k == STAT_LO  ? store_fail(err, store->path, "damaged: datasets %sci_lo and ci_hi hold [%.10g, "
                                                     "%.10g] at point %zu%s, %s", stat_name, st[STAT_LO], st[STAT_HI], p,
                                                     where, why)
@@ -644,7 +663,7 @@ int store_check_done_values(ar_store *store, int experiment, int output, char *e
         const long long *values = cells == 2 ? h[0] + row * hw : NULL, *trials_at = h[cells - 1] + row * hw;
         const char *names[2] = {name[N_STATS + 2], cells == 2 ? name[N_STATS + 3] : ""};
         status = check_histogram(store, x, o, cells == 2, values, trials_at, hw, (long long)store_hist_width(L, x, o),
-                                 st, count[row * width + (size_t)length - 1], p, names, err);
+                                 o->hist_max(&pt), st, count[row * width + (size_t)length - 1], p, names, err);
     }
     for (int k = 0; k < N_STATS; ++k)
         free(stat[k]);

@@ -43,6 +43,17 @@ experiments = (
 );
 """
 
+# An upper bound on a 0/1 output (does the run collapse?) that fails: its evaluation
+# rows' stderr is the largest values in [0, 1] with their mean can have.
+INDICATOR = """seed = 5;
+experiments = (
+  { name = "m"; simulator = "mask_dynamics"; trials = 50; n = [4, 8]; layers = [2, 4]; d = 2; claims = [];
+    conjectures = ( { id = "coll"; output = "collapsed"; rule = "upper_bound"; prediction = "0.5"; } );
+    attacks = ( { id = "ca"; claim = "coll"; budget = 3000;
+        space = { layers = { range = [1, 40]; }; n = { range = [2, 16]; }; }; } ); }
+);
+"""
+
 # The dip with a budget only its clock stops: a capped search, "not reproducible" (long
 # enough for the first evaluations: its first design alone is 65 536 candidates).
 CAPPED = DIP.replace("budget = 5000;", "budget = 100000000000L; max_seconds = 2.0;")
@@ -244,6 +255,62 @@ def case_evaluations_forged(tmp):
                        lambda g, conf, ev, e=edit: e(ev))
         refused_everywhere(forged, "dip_window", "evaluation row 5", part)
 
+
+
+def forge_row(conf, row, values):
+    """Confirmation row's statistics replaced by those of values, each agreeing with the
+    others (an integer output's interval: its floor 1/count, t read off the row's own)."""
+    values = np.asarray(values, dtype=float)
+    c = len(values)
+    mean, std = values.mean(), values.std(ddof=1)
+    se = std / np.sqrt(c)
+    t = (conf["ci_hi"][row] - conf["mean"][row]) / max(conf["stderr"][row], 1 / conf["count"][row])
+    half = t * max(se, 1 / c)
+    for name, value in {"mean": mean, "std": std, "stderr": se, "ci_lo": mean - half, "ci_hi": mean + half,
+                        "min": values.min(), "max": values.max(), "count": c}.items():
+        conf.set(row, name, value)
+
+
+def case_impossible_values(tmp):
+    """Issue 37: rows forged consistently with values the output cannot take passed every
+    check: a confirmation row of rank n + 1 (every statistic agreeing: VIOLATED), one
+    with a rank of 1.5 among its values, and an evaluation row's stderr 1 where every
+    trial was equal (mean = max) or beyond what values in [0, max] with its mean can
+    have. The output's range at its point bounds them (docs/file-format.md)."""
+    dip = attacked(tmp, DIP, "dip")
+    with h5py.File(dip, "r") as f:
+        conf = f["attacks/dip_window/confirmations"]
+        trials, n0 = int(conf[0, columns(conf).index("count")]), int(conf[0, columns(conf).index("n")])
+    check(trials == 200, f"the dip's first row has {trials} counted trials")
+    rows = {
+        "above n": ([n0 + 1] * trials, "VIOLATED", f"outside [0, {n0}]"),
+        "not whole": ([1.5] + [2] * (trials - 1), None, "not whole"),
+    }
+    for what, (values, verdict, part) in rows.items():
+        forged = forge(dip, f"{tmp}/{what.replace(' ', '_')}/f.h5", "dip_window",
+                       lambda g, conf, ev, v=values: forge_row(conf, 0, v), verdict)
+        refused_everywhere(forged, "dip_window", "confirmation row 0", "min and max", part)
+
+    with h5py.File(dip, "r") as f:
+        ev = Table(f["attacks/dip_window/evaluations"][()], columns(f["attacks/dip_window/evaluations"]))
+    counted = ev["trials"] - ev["failed"]
+    equal = np.flatnonzero((ev["mean"] == ev["max"]) & (counted >= 2))
+    spread = np.flatnonzero((ev["mean"] < ev["max"]) & (counted >= 2))
+    check(len(equal) > 0 and len(spread) > 0, "the dip has no evaluation row with (or without) equal trials")
+    i, j = int(equal[0]), int(spread[0])
+    most = np.sqrt((ev["max"][j] - ev["mean"][j]) * ev["mean"][j] / (counted[j] - 1))  # Bhatia-Davis, lower 0
+    lies = {"all equal": (i, 1.0), "beyond the bound": (j, 2 * most)}
+    for what, (row, stderr) in lies.items():
+        forged = forge(dip, f"{tmp}/{what.replace(' ', '_')}/f.h5", "dip_window",
+                       lambda g, conf, ev, r=row, v=stderr: ev.set(r, "stderr", v))
+        refused_everywhere(forged, "dip_window", f"evaluation row {row}", "stderr", "is more than")
+    # a 0/1 output's rows sit on the bound itself (mean p, variance p (1 - p) n/(n - 1)):
+    # a real attack on one is read as written (1 s)
+    indicator = attacked(tmp, INDICATOR, "indicator")
+    for command in (["judge", indicator], ["info", indicator]):
+        proc = run(command)
+        check(proc.returncode in (0, 1) and "damaged" not in proc.stderr,
+              f"{command[0]} of a real 0/1 attack: exit {proc.returncode}: {proc.stderr}")
 
 def peak_rss_mib(args):
     """The peak resident memory of `attnrank ARGS` alone (a child of a fresh Python, so no

@@ -537,6 +537,49 @@ def case_statistics_lies(tmp):
     refused(["run", spec, "-o", partial[: -len(".partial")], "--resume", "-q"], partial, "stderr", "point 1")
 
 
+
+def forge_point(f, output, point, values):
+    """The point's statistics and histogram of output replaced by those of values, every
+    one agreeing with the others (the interval's t quantile read off the point's own)."""
+    values = np.asarray(values, dtype=float)
+    g, c = f[f"e/{output}"], len(values)
+    mean, std = values.mean(), values.std(ddof=1)
+    se = std / np.sqrt(c)
+    t = (g["ci_hi"][point] - g["mean"][point]) / max(g["stderr"][point], 1 / g["count"][point])
+    half = t * max(se, 1 / c)  # an integer output's floor: spacing 1 / count
+    for stat, value in {"mean": mean, "std": std, "stderr": se, "ci_lo": mean - half, "ci_hi": mean + half,
+                        "min": values.min(), "max": values.max()}.items():
+        g[stat][point] = value
+    g["count"][point] = c
+    g["hist"][point] = np.bincount(values.astype(int), minlength=g["hist"].shape[-1])
+
+
+def case_impossible_values(tmp):
+    """Issue 37: a point forged consistently (mean, std, interval, min, max and histogram
+    agreeing) with values its output cannot take, rank 9 and 10 of 8 tokens, passed every
+    check: merged or resumed, H1 became VIOLATED. Each output's range at its point is
+    checked wherever values are read: merge, --resume, info, judge and report alike (in
+    a whole file the forged output is hull_vertices, which no claim judges: a forged
+    argmax_rank there is caught by its stored verdicts, re-judged, as well)."""
+    def above_n(f, point, output="argmax_rank"):  # point 1: n = 8, d_h = 2, 40 trials
+        forge_point(f, output, point, [9] * 20 + [10] * 20)
+    says = ("/e/argmax_rank/min and /e/argmax_rank/max", "point 1", "outside [0, 8]")
+    for _, copies in shard_copies(tmp, "impossible", {"above n": above_n}):
+        refused(["merge", "-o", f"{os.path.dirname(copies[1])}/m.h5", *copies], copies[1], *says)
+    spec, good = tiny(tmp, "good.h5")
+    partial = partial_of(tmp, good, "partial", 3)
+    with h5py.File(partial, "r+") as f:
+        above_n(f, np.unravel_index(1, f["e/done"].shape))
+    refused(["run", spec, "-o", partial[: -len(".partial")], "--resume", "-q"], partial, *says)
+    copy = f"{tmp}/whole/f.h5"
+    os.makedirs(os.path.dirname(copy))
+    shutil.copy(good, copy)
+    with h5py.File(copy, "r+") as f:
+        above_n(f, np.unravel_index(1, f["e/done"].shape), "hull_vertices")
+    for args in (["info", copy], ["judge", copy], ["report", copy, "-o", f"{tmp}/whole/rep"]):
+        refused(args, copy, "/e/hull_vertices/min", "point 1", "outside [0, 8]")
+    run(["info", good], expect=0)
+
 def forged_row(f, claim, revision):
     """claim's /verdicts row set to a verdict its data do not give, the file said to be
     another revision's; returns (stored, re-derived)."""

@@ -66,6 +66,9 @@ static int model_d(const ar_point *p)
 }
 
 static int hist_to_n(const ar_point *p) { return ar_point_int(p, AR_HARDMAX_N); }
+/* rank_given_keys' range: n terms 1 - miss, each in [0, 1] as rounded (miss a product of
+ * factors in [0, 1]), so their rounded sum too lies in [0, n] */
+static void up_to_n(const ar_point *p, double *lower, double *upper) { *lower = 0, *upper = ar_point_int(p, AR_HARDMAX_N); }
 static int only_dh2(const ar_point *p) { return ar_point_int(p, AR_HARDMAX_D_H) == 2; }
 static int first_order_regime(const ar_point *p) { return ar_hardmax_unit_tau(p) >= AR_SOFTMAX_FIRST_ORDER_TAU; }
 static int tail_regime(const ar_point *p)
@@ -454,7 +457,7 @@ static const ar_output hardmax_outputs[] = {
     [AR_HARDMAX_OUT_RANK_GIVEN_KEYS] = {"rank_given_keys", "E[argmax_rank | keys], estimated without bias from "
      "queries_given_keys fresh queries: sum_j 1 - C(M - c_j, n) / C(M, n), c_j the queries key j wins", NULL, given_keys,
      .definition = "sum over keys j of 1 - C(M - c_j, n) / C(M, n): c_j of M fresh N(0, I) queries have key j as "
-                   "their argmax; unbiased for E[rank | keys], so for E[rank]"},
+                   "their argmax; unbiased for E[rank | keys], so for E[rank]", .range = up_to_n},
     [AR_HARDMAX_OUT_H2_DEFICIT_GIVEN_KEYS] = {"h2_deficit_given_keys", "h2_deficit of rank_given_keys: (bound - E[rank | "
      "keys]) / bound, the deficit with the queries' noise averaged out", NULL, given_keys},
 };

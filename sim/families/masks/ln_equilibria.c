@@ -602,17 +602,17 @@ static const ar_output outputs[] = {
     [AR_EQUILIBRIA_OUT_WITNESS_RADIUS] = {"witness_radius", "estimated upper bound on the spectral radius of the Jacobian of F at the "
                 "witness (long-double central differences plus Bauer-Fike's margin for their estimated error)", NULL, has_witness},
     [AR_EQUILIBRIA_OUT_WITNESS_ATTRACTING] = {"witness_attracting", "1 if that bound is below 1 (the witness attracts), else 0", NULL,
-     has_witness},
+     has_witness, .range = ar_range_unit},
     [AR_EQUILIBRIA_OUT_WITNESS_MIN_WEIGHT] = {"witness_min_weight", "smallest attention weight at the witness", NULL, has_witness},
     [AR_EQUILIBRIA_OUT_WITNESS_CERTIFIED] = {"witness_certified", "1 if the witness is a certified attracting equilibrium: a fixed point within "
-                "2 eta (Kantorovich), radius bound < 1, every weight >= 1e-12 (error terms estimated)", NULL, has_witness},
+                "2 eta (Kantorovich), radius bound < 1, every weight >= 1e-12 (error terms estimated)", NULL, has_witness, .range = ar_range_unit},
     [AR_EQUILIBRIA_OUT_COLLAPSED] = {"collapsed", "1 if the end state of the dynamics from a random start has collapsed to a rank-one subspace "
-                "(sigma_2 < 1e-6 sigma_1: consensus or +-u), else 0"},
+                "(sigma_2 < 1e-6 sigma_1: consensus or +-u), else 0", .range = ar_range_unit},
     [AR_EQUILIBRIA_OUT_METASTABLE] = {"metastable", "1 if it has not, but an attention weight is below 1e-12 or (W_V isometric) the tokens lie in "
-                "one open hemisphere, where M3 says they collapse: frozen or doomed, not counted as escape"},
+                "one open hemisphere, where M3 says they collapse: frozen or doomed, not counted as escape", .range = ar_range_unit},
     [AR_EQUILIBRIA_OUT_ESCAPED] = {"escaped", "1 if it is certified non-collapse: in the contracting ball of a certified attracting "
-                "equilibrium of rank >= 2 whose weights all exceed 1e-12; the only class that counts as escape"},
-    [AR_EQUILIBRIA_OUT_UNSETTLED] = {"unsettled", "1 if none of these: not collapsed, not frozen, no certified equilibrium nearby"},
+                "equilibrium of rank >= 2 whose weights all exceed 1e-12; the only class that counts as escape", .range = ar_range_unit},
+    [AR_EQUILIBRIA_OUT_UNSETTLED] = {"unsettled", "1 if none of these: not collapsed, not frozen, no certified equilibrium nearby", .range = ar_range_unit},
     [AR_EQUILIBRIA_OUT_END_MIN_WEIGHT] = {"end_min_weight", "smallest attention weight at the end state (long double: no underflow above 1e-4900)"},
     [AR_EQUILIBRIA_OUT_LIMIT_RANK] = {"limit_rank", "rank of the certified equilibrium (escaped trials; NaN in the others)", rank_hist,
      .definition = "singular values above max(1e-6 sigma_1, 10 (distance + 2 eta)) (SVD)"},
@@ -632,9 +632,9 @@ static const ar_output outputs[] = {
     [AR_EQUILIBRIA_OUT_FAMILY_CERTIFIED_BY_RANK] = {"family_certified_by_rank", "1 if the family's equilibrium of this rank is "
      "certified to exist (Kantorovich, rank, weights >= 1e-12), else 0 (also where its construction does not reach this "
      "scale)", NULL, has_family, family_ranks, "rank",
-     rank_of_index},
+     rank_of_index, .range = ar_range_unit},
     [AR_EQUILIBRIA_OUT_FAMILY_ATTRACTING_BY_RANK] = {"family_attracting_by_rank", "1 if it is also attracting, else 0", NULL,
-     has_family, family_ranks, "rank", rank_of_index},
+     has_family, family_ranks, "rank", rank_of_index, .range = ar_range_unit},
 };
 
 const ar_sim ar_sim_ln_equilibria = {

@@ -456,7 +456,7 @@ static const ar_output outputs[] = {
      per_step, "step"},
     [AR_MASKDYN_OUT_RATE] = {"rate", "exponential collapse rate: -slope of log(mu_rel) against the layer while mu_rel >= 1e-10"},
     [AR_MASKDYN_OUT_COLLAPSE_LAYER] = {"collapse_layer", "first layer with mu_rel < 1e-6 (NaN if none within the run)"},
-    [AR_MASKDYN_OUT_COLLAPSED] = {"collapsed", "1 if mu_rel fell below 1e-6 within the run, else 0"},
+    [AR_MASKDYN_OUT_COLLAPSED] = {"collapsed", "1 if mu_rel fell below 1e-6 within the run, else 0", .range = ar_range_unit},
     [AR_MASKDYN_OUT_BOUND_RATIO] = {"bound_ratio", "largest spread_{t+r} / ((1 - eps^r) spread_t) over windows of r = radius layers and "
                     "columns (W_V = identity, no LayerNorm; M2's bound says <= 1)",
      NULL, bound_checked},

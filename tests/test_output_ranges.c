@@ -1,0 +1,98 @@
+/* output_ranges: every simulator's trials lie in the ranges its outputs declare
+ * (ar_output_range). The readers refuse a file whose statistics leave them, so a range
+ * a real trial can leave would make good files damaged: each simulator is run at its
+ * default point, at each value of each of its choices (the branches that fill other
+ * outputs) and with each count that turns a measure on (turned_on), and every counted
+ * value (finite, in a trial that did not fail, of an output that applies there)
+ * is checked to lie in its range, whole for an integer output. */
+#include "attnrank/registry.h"
+#include "check.h"
+
+#include <stdio.h>
+#include <string.h>
+
+enum { TRIALS = 6 };
+
+/* Counts that default to 0 and turn a measure on, with a value that does it cheaply. */
+static const struct {
+    const char *name;
+    double value;
+} turned_on[] = {{"queries_given_keys", 64}, {"softmax_starts", 2}};
+
+/* Runs sim at p; returns the values checked (0 where the point is refused). */
+static long check_point(const ar_point *p)
+{
+    const ar_sim *sim = p->sim;
+    char why[256];
+    if (sim->check && sim->check(p, why, sizeof why) >= 0)
+        return 0;
+    int width = ar_values_per_trial(p);
+    double *out = malloc((size_t)width * sizeof *out + 1);
+    size_t bytes = (sim->workspace_bytes(p) + 63) & ~(size_t)63;
+    void *workspace = aligned_alloc(64, bytes ? bytes : 64);
+    CHECK(out && workspace);
+    if (sim->prepare)
+        sim->prepare(p, workspace);
+    ar_rng rng;
+    long checked = 0;
+    for (int t = 0; t < TRIALS; ++t) {
+        ar_rng_init(&rng, 2026, ar_point_key(p), (uint64_t)t, 0);
+        if (sim->trial(p, &rng, workspace, out) != 0)
+            continue; /* a failed trial: its values are NaN to the engine */
+        for (int o = 0, offset = 0; o < sim->n_outputs; ++o) {
+            const ar_output *output = &sim->outputs[o];
+            int length = ar_output_length(output, p), applies = !output->applies || output->applies(p);
+            double lower, upper;
+            int integer = ar_output_range(output, p, &lower, &upper);
+            for (int i = 0; i < length && applies; ++i) {
+                double v = out[offset + i];
+                if (!isfinite(v))
+                    continue; /* not counted */
+                checked++;
+                int inside = v >= lower && v <= upper && (!integer || v == floor(v));
+                if (!inside) {
+                    char where[512];
+                    ar_point_describe(p, NULL, 0, where, sizeof where);
+                    fprintf(stderr, "%s/%s[%d] = %.17g outside [%g, %g]%s at %s\n", sim->name, output->name, i, v,
+                            lower, upper, integer ? " (whole)" : "", where);
+                }
+                CHECK(inside);
+            }
+            offset += length;
+        }
+    }
+    free(out), free(workspace);
+    return checked;
+}
+
+int main(void)
+{
+    check_register_families();
+    int n_sims;
+    const ar_sim *const *sims = ar_sim_all(&n_sims);
+    for (int s = 0; s < n_sims; ++s) {
+        const ar_sim *sim = sims[s];
+        ar_point base;
+        ar_point_defaults(sim, &base);
+        long checked = check_point(&base), points = 1;
+        for (int k = 0; k < sim->n_params; ++k) {
+            const ar_param *param = &sim->params[k];
+            for (int c = 0; c < AR_COUNT(turned_on); ++c)
+                if (!strcmp(param->name, turned_on[c].name)) {
+                    ar_point p = base;
+                    p.value[k] = turned_on[c].value;
+                    checked += check_point(&p), points++;
+                }
+            for (int c = 0; param->type == AR_PARAM_CHOICE && param->choices[c]; ++c) {
+                if (c == (int)param->default_value)
+                    continue;
+                ar_point p = base;
+                p.value[k] = c;
+                checked += check_point(&p), points++;
+            }
+        }
+        printf("%s: %ld values at %ld points in their ranges\n", sim->name, checked, points);
+        CHECK(checked > 0);
+    }
+    return check_report("output_ranges");
+}
