@@ -567,7 +567,7 @@ static int create_output(hid_t group, const experiment_layout *L, const ar_exper
     return ok ? 0 : -1;
 }
 
-/* A theory dataset's attributes, as create_theory writes it and ar_store_theory_text_differs checks it. */
+/* A theory dataset's kind attribute, as create_theory writes it and ar_store_theory_text_differs checks it. */
 static const char *theory_kind(const ar_claim *claim)
 {
     return claim->conjecture ? "conjecture" : "claim";
