@@ -56,7 +56,10 @@ def verdict_rows(exp):
 
 def is_conjecture(exp, cid):
     theory = exp.group.get("theory")
-    return theory is not None and cid in theory and text(theory[cid].attrs.get("kind", "claim")) == "conjecture"
+    try:
+        return theory is not None and cid in theory and exp.theory_text(cid)["kind"] == "conjecture"
+    except PlotError:  # no claim of the stored spec: claim_figure says so, for this row alone
+        return False
 
 
 def along_of(exp, row):
@@ -140,11 +143,11 @@ def claim_figure(exp, row, outdir):
     grid = tuple(len(exp.coords[a]) for a in exp.axis_names)
     if theory_ds.shape != grid:
         raise PlotError(f"{exp.path}: /{exp.name}/theory/{cid} has shape {theory_ds.shape}, not the grid's {grid}")
-    output = text(theory_ds.attrs.get("output", ""))
+    texts = exp.theory_text(cid)
+    output = texts["output"]
     if output not in exp.group:
         raise PlotError(f"{exp.path}: /{exp.name} lacks the output {output} that theory/{cid} names")
-    statement, formula = text(theory_ds.attrs.get("description", row.get("statement", cid))), \
-        text(theory_ds.attrs.get("formula", ""))
+    statement, formula = texts["statement"], texts["formula"]
     kind, verdict = row.get("rule_kind", ""), row.get("verdict", "")
     decisive = dict(part.split("=", 1) for part in row.get("point", "").split() if "=" in part)
     at = deciding_index(exp, decisive)

@@ -54,6 +54,27 @@ def text(value):
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
+# What each theory/<claim> dataset's claim is, (experiment, claim) -> {kind, output,
+# statement, formula}, as attnrank re-derives it from the stored spec and its claim table:
+# `attnrank report` writes it (figures/theory.tsv) and gives it with --theory, so no title,
+# caption or choice of output comes from a dataset's own attributes, which a file can
+# forge. None when a script runs by hand: then the attributes are read as stored
+# (`attnrank info FILE` says whether they are attnrank's).
+THEORY_TEXTS = None
+
+
+def load_theory_texts(path):
+    global THEORY_TEXTS
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    names = lines[0].split("\t")
+    THEORY_TEXTS = {}
+    for line in lines[1:]:
+        if line:
+            row = dict(zip(names, line.split("\t")))
+            THEORY_TEXTS[(row["experiment"], row["claim"])] = row
+
+
 class Experiment:
     """One experiment group: its axes (name -> coordinate values), fixed parameters and
     datasets, addressed by parameter values rather than indices."""
@@ -141,6 +162,18 @@ class Experiment:
         if "theory" not in self.group or claim not in self.group["theory"]:
             raise PlotError(f"{self.path}: /{self.name} lacks theory/{claim}")
         return self.group["theory"][claim][...][self._index(fix)]
+
+    def theory_text(self, claim):
+        """The claim's kind, output, statement and formula: THEORY_TEXTS' when given (then
+        a dataset attnrank writes for no claim of the spec has none: PlotError), else the
+        dataset's attributes."""
+        if THEORY_TEXTS is not None:
+            if (self.name, claim) not in THEORY_TEXTS:
+                raise PlotError(f"{self.path}: /{self.name}/theory/{claim} is no claim of the stored spec")
+            return THEORY_TEXTS[(self.name, claim)]
+        attrs = self.group["theory"][claim].attrs
+        return {"kind": text(attrs.get("kind", "claim")), "output": text(attrs.get("output", "")),
+                "statement": text(attrs.get("description", claim)), "formula": text(attrs.get("formula", ""))}
 
     def caption(self, extra=""):
         grid = ", ".join(f"{a} ({len(self.coords[a])})" for a in self.axis_names) or "one point"

@@ -21,6 +21,7 @@ import sys
 
 import numpy as np
 
+import common
 from common import AS_TEXT, THEORY, PlotError, each_drawn, figure, finish, main, text
 
 MAX_LINES = 8
@@ -41,8 +42,9 @@ def conjecture_ids(exp):
     if theory is None or not hasattr(theory, "keys"):
         return []
     ids = [c for c in exp.claims if c in theory] + sorted(c for c in theory.keys() if c not in exp.claims)
-    return [c for c in ids
-            if hasattr(theory[c], "shape") and text(theory[c].attrs.get("kind", "claim")) == "conjecture"]
+    if common.THEORY_TEXTS is not None:  # only the stored spec's claims, as attnrank re-derives them
+        ids = [c for c in ids if (exp.name, c) in common.THEORY_TEXTS]
+    return [c for c in ids if hasattr(theory[c], "shape") and exp.theory_text(c)["kind"] == "conjecture"]
 
 
 def spec_fields(exp, cid):
@@ -178,9 +180,8 @@ def conjecture_figure(exp, cid, outdir):
     grid = tuple(len(exp.coords[a]) for a in exp.axis_names)
     if theory_ds.shape != grid:
         raise PlotError(f"{exp.path}: /{exp.name}/theory/{cid} has shape {theory_ds.shape}, not the grid's {grid}")
-    attrs = theory_ds.attrs
-    output = text(attrs.get("output", ""))
-    statement, formula = text(attrs.get("description", cid)), text(attrs.get("formula", ""))
+    texts = exp.theory_text(cid)
+    output, statement, formula = texts["output"], texts["statement"], texts["formula"]
     fields, row = spec_fields(exp, cid), verdict_row(exp, cid)
     rule = fields.get("rule", row.get("rule_kind", ""))
     verdict, resolution = row.get("verdict", "no verdict row"), row.get("resolution", "")

@@ -12,7 +12,11 @@ of the stored spec: a group the spec does not name is never read). A figure that
 is said on stderr (its claim and why) and the others are still drawn; the exit status
 is then 1.
 
-usage: plot_all.py [--svg-only] RESULT.h5 OUTDIR [EXPERIMENT...]"""
+With --theory FILE (`attnrank report` gives its figures/theory.tsv) every claim's
+statement, formula, kind and output come from FILE, as attnrank re-derives them from
+the stored spec and its claim table, never from the theory datasets' attributes.
+
+usage: plot_all.py [--svg-only] [--theory FILE] RESULT.h5 OUTDIR [EXPERIMENT...]"""
 import importlib
 import os
 import re
@@ -44,8 +48,11 @@ def run(argv):
     if argv[:1] == ["--svg-only"]:
         common.FORMATS[:] = ["svg"]
         argv = argv[1:]
+    if argv[:1] == ["--theory"] and len(argv) > 1:  # the claims' texts as attnrank re-derives them
+        common.load_theory_texts(argv[1])
+        argv = argv[2:]
     if len(argv) < 2:
-        print("usage: plot_all.py [--svg-only] RESULT.h5 OUTDIR [EXPERIMENT...]", file=sys.stderr)
+        print("usage: plot_all.py [--svg-only] [--theory FILE] RESULT.h5 OUTDIR [EXPERIMENT...]", file=sys.stderr)
         return 2
     path, outdir, only = argv[0], argv[1], argv[2:]
     os.makedirs(outdir, exist_ok=True)

@@ -33,16 +33,27 @@ int ar_judge_mutants(ar_store *store, const ar_spec *spec, ar_mutant_row *rows, 
  * since the run; judging uses the current one). */
 int ar_judge_theory_changes(ar_store *store, long *changed, char *err);
 
-/* What differs in a stored row (ar_judge_check_verdicts' marks). */
-enum { AR_STORED_VERDICT_DIFFERS = 1, AR_STORED_THEORY_DIFFERS = 2 };
+/* What differs in a stored row (ar_judge_check_verdicts' marks): its /verdicts row, its
+ * theory/<claim>'s values, its theory/<claim>'s attributes (description, formula, kind,
+ * output). */
+enum { AR_STORED_VERDICT_DIFFERS = 1, AR_STORED_THEORY_DIFFERS = 2, AR_STORED_THEORY_TEXT_DIFFERS = 4 };
 
 /* The stored /verdicts table and theory/ datasets against the store's data judged
- * again by this attnrank, once every point is in. Whatever revision the file names,
- * what attnrank shows is what it re-derives: fresh[r] (when not NULL) is row r judged
- * again, marks[r] (when not NULL) what of the stored row r differs. Returns 0 when
- * every stored row agrees (or not every point is in: fresh is then untouched), the
- * number of rows that differ with err "FILE: damaged: ..." (the first one, its field
- * and both values), or -1 with err where the file cannot be judged. */
-int ar_judge_check_verdicts(ar_store *store, ar_verdict_row *fresh, unsigned char *marks, char *err);
+ * again by this attnrank. Whatever revision the file names, what attnrank shows is what
+ * it re-derives: fresh[r] (when not NULL) is row r judged again, marks[r] (when not
+ * NULL) what of the stored row r differs, unlisted[e] (when not NULL, one per
+ * experiment) what differs of the theory/ datasets of claims the spec does not list
+ * (run writes one for every claim of the simulator). The theory datasets' attributes
+ * are checked always; the verdicts and theory values once every point is in (before,
+ * fresh is untouched: its rows stay NOT RUN). Returns 0 when everything agrees, the
+ * number of rows (and experiments in unlisted) that differ with err "FILE: damaged: ..."
+ * (the first, its field and both values), or -1 with err where the file cannot be
+ * judged. */
+int ar_judge_check_verdicts(ar_store *store, ar_verdict_row *fresh, unsigned char *marks, unsigned char *unlisted,
+                            char *err);
+/* The theory/ datasets' attributes alone (every dataset's, listed claim or not), for a
+ * file read to be written on (--resume) or copied from (merge): 0, the number that
+ * differ with err "FILE: damaged: ...", or -1 with err. */
+int ar_judge_check_theory(ar_store *store, char *err);
 
 #endif

@@ -143,6 +143,16 @@ int ar_store_commit(ar_store *store, char *err);
 int ar_store_read_summaries(ar_store *store, int experiment, int output, int element, ar_summary *out,
                             char *err);
 int ar_store_read_theory(ar_store *store, int experiment, const ar_claim *claim, double *out, char *err);
+/* The c-th claim with a theory/<id> dataset in experiment x: every registered claim of
+ * its simulator (listed in the spec or not), then the experiment's conjectures; NULL
+ * past the last. */
+const ar_claim *ar_store_theory_claim(const ar_experiment *x, int c);
+/* Whether theory/<id> carries the attributes attnrank writes for the claim (description:
+ * its statement; formula; kind: claim or conjecture; output: its output's name), all
+ * re-derived from the stored spec and the claim table: 0 when they are, 1 when one
+ * differs (what: which, and both texts, the stored one cut short), -1 with err. */
+int ar_store_theory_text_differs(ar_store *store, int experiment, const ar_claim *claim, char *what, size_t len,
+                                 char *err);
 int ar_store_write_verdicts(ar_store *store, const ar_verdict_row *rows, int n_rows, char *err);
 int ar_store_read_verdicts(ar_store *store, ar_verdict_row **rows, int *n_rows, char *err);
 /* Named root attribute as text, whole, in a malloc'd string the caller frees ("" if

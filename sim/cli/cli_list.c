@@ -172,14 +172,15 @@ int ar_cli_cmd_info(int argc, char **argv, char *command_line)
     /* What is shown is what the data give, re-judged: a stored row that differs (whatever
      * revision the file names) is marked on its line and makes info exit 2. */
     ar_verdict_row *rows = NULL, *fresh = NULL;
-    unsigned char *marks = NULL;
+    unsigned char *marks = NULL, *unlisted = NULL; /* per experiment: its theory/ of claims the spec does not list */
     int n = 0, damaged = 0;
     if (!store || ar_store_read_verdicts(store, &rows, &n, err) < 0 ||
         !(fresh = calloc((size_t)(n ? n : 1), sizeof *fresh)) || !(marks = calloc((size_t)(n ? n : 1), 1)) ||
+        !(unlisted = calloc((size_t)(ar_store_spec(store)->n_experiments + 1), 1)) ||
         (memcpy(fresh, rows, (size_t)n * sizeof *rows),
-         (damaged = ar_judge_check_verdicts(store, fresh, marks, err)) < 0)) {
-        ar_cli_say("%s", store && (!fresh || !marks) ? "info: out of memory" : err);
-        free(rows), free(fresh), free(marks);
+         (damaged = ar_judge_check_verdicts(store, fresh, marks, unlisted, err)) < 0)) {
+        ar_cli_say("%s", store && (!fresh || !marks || !unlisted) ? "info: out of memory" : err);
+        free(rows), free(fresh), free(marks), free(unlisted);
         ar_store_close(store);
         return AR_EXIT_BAD_INPUT;
     }
@@ -233,13 +234,18 @@ int ar_cli_cmd_info(int argc, char **argv, char *command_line)
                 printf("%s%s: %s", listed++ ? "\n               " : "\n  conjectures: ", x->claims[k]->id,
                        x->claims[k]->formula);
         printf("\n");
+        if (unlisted[e]) /* no row to mark: said under its experiment */
+            printf("  DAMAGED: a theory/ dataset of a claim the spec does not list has %s not attnrank's\n",
+                   unlisted[e] == (AR_STORED_THEORY_DIFFERS | AR_STORED_THEORY_TEXT_DIFFERS) ? "values and attributes"
+                   : unlisted[e] & AR_STORED_THEORY_DIFFERS                                 ? "values"
+                                                                                             : "attributes");
     }
     printf("\n");
     if (all_done < all_points)
         printf("incomplete run (%ld of %ld points): verdicts are computed when it completes\n", all_done, all_points);
     else
         ar_cli_print_checked_verdicts(stdout, fresh, rows, marks, n);
-    free(rows), free(fresh), free(marks);
+    free(rows), free(fresh), free(marks), free(unlisted);
     ar_store_close(store);
     if (damaged) { /* said last, where it is seen */
         ar_cli_say("%s (shown: the verdicts its data give)", err);

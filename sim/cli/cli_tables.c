@@ -99,13 +99,17 @@ void ar_cli_print_checked_verdicts(FILE *f, const ar_verdict_row *given, const a
         char note[32];
         ar_store_note_describe(r, note, sizeof note);
         /* a stored row that differs from the re-derived one shown is marked on its line */
-        char stored_mark[160] = "";
+        char stored_mark[320] = "";
         if (marks && (marks[i] & AR_STORED_VERDICT_DIFFERS))
             snprintf(stored_mark, sizeof stored_mark, " <-- DAMAGED: the file's stored row differs (stored verdict %s)",
                      stored ? ar_verdict_name(stored[i].verdict) : "?");
         if (marks && (marks[i] & AR_STORED_THEORY_DIFFERS))
             snprintf(stored_mark + strlen(stored_mark), sizeof stored_mark - strlen(stored_mark),
                      " <-- DAMAGED: the file's theory/%s differs from the prediction", r->claim);
+        if (marks && (marks[i] & AR_STORED_THEORY_TEXT_DIFFERS))
+            snprintf(stored_mark + strlen(stored_mark), sizeof stored_mark - strlen(stored_mark),
+                     " <-- DAMAGED: the file's theory/%s attributes are not the claim table's (shown: the table's)",
+                     r->claim);
         fprintf(f, "%-*s %-*s %-12s %-12s %10s  %-30s %7lld  %-30s %-15s %s%s%s\n", cw, r->claim, ew, r->experiment,
                 ar_verdict_name(r->verdict), ar_verdict_name(r->expected), prediction, est, r->trials, resolution,
                 note[0] ? note : "-", r->point[0] ? r->point : "-", mark, stored_mark);
@@ -252,7 +256,7 @@ int ar_cli_print_file_mutants(const char *path)
             ar_store_close(store);
             return AR_EXIT_BAD_INPUT;
         }
-    if (ar_judge_check_verdicts(store, NULL, NULL, err) != 0) {
+    if (ar_judge_check_verdicts(store, NULL, NULL, NULL, err) != 0) {
         ar_cli_say("%s", err);
         ar_store_close(store);
         return AR_EXIT_BAD_INPUT;

@@ -162,7 +162,8 @@ static void failure_from_log(char *log, char *why, size_t len)
 }
 
 /* Draw the figures: plots/plot_all.py RESULT DIR/figures [EXPERIMENT...], its output
- * kept in DIR/figures/plot.log for the note; the experiments are the stored spec's
+ * kept in DIR/figures/plot.log for the note, the claims' texts from DIR/figures/theory.tsv
+ * (write_theory_rows; a result file's only); the experiments are the stored spec's
  * (spec NULL: every one, for an attack file), so a group the spec does not name is never
  * read. Started with an argument vector, never a shell: the names are data, whatever
  * characters they hold. */
@@ -171,13 +172,14 @@ static void draw_figures(const char *result, const ar_spec *spec, const char *fi
 {
     static const char python[] = "/usr/bin/python3";
     char *script = joined(plots, "/plot_all.py"), *log = joined(figures, "/plot.log"), **env = figure_environment();
+    char *theory = joined(figures, "/theory.tsv"); /* write_theory_rows' */
     posix_spawn_file_actions_t actions;
     int have_actions = posix_spawn_file_actions_init(&actions) == 0;
     const char *why = NULL;
     char reason[512], *text = NULL;
     int n_names = spec ? spec->n_experiments : 0;
-    char **argv = calloc((size_t)n_names + 6, sizeof *argv);
-    if (!script || !log || !env || !have_actions || !argv) {
+    char **argv = calloc((size_t)n_names + 8, sizeof *argv);
+    if (!script || !log || !theory || !env || !have_actions || !argv) {
         why = "out of memory";
     } else if (access(python, X_OK) != 0) {
         why = "/usr/bin/python3 is missing (apt install python3 python3-matplotlib python3-h5py python3-numpy)";
@@ -186,6 +188,8 @@ static void draw_figures(const char *result, const ar_spec *spec, const char *fi
     } else {
         int argc = 0;
         argv[argc++] = (char *)python, argv[argc++] = script, argv[argc++] = "--svg-only";
+        if (spec) /* a result file's: its claims' texts as attnrank re-derives them */
+            argv[argc++] = "--theory", argv[argc++] = theory;
         argv[argc++] = (char *)result, argv[argc++] = (char *)figures;
         for (int e = 0; e < n_names; ++e)
             argv[argc++] = (char *)spec->experiments[e].name;
@@ -220,6 +224,7 @@ static void draw_figures(const char *result, const ar_spec *spec, const char *fi
     free(argv);
     free(script);
     free(log);
+    free(theory);
 }
 
 static int read_figures(const char *figures, figure **list)
@@ -389,11 +394,36 @@ static void damage_mark(FILE *out, const ar_verdict_row *shown, const ar_verdict
         html(out, shown->claim);
         fputs(" differs from the prediction</span>", out);
     }
+    if (mark & AR_STORED_THEORY_TEXT_DIFFERS) {
+        fputs("<br><span class=damaged>DAMAGED: the file's theory/", out);
+        html(out, shown->claim);
+        fputs(" attributes are not the claim table's; shown: the table's</span>", out);
+    }
+}
+
+/* Is a figure of this row drawn from what the file stored rather than re-derived? Its
+ * verdict row or its theory values differ (its theory attributes do not count: the
+ * figure scripts take texts from figures/theory.tsv), or a theory/ dataset of its
+ * experiment for a claim the spec does not list has values that differ (a family's
+ * figure may draw it). */
+static int drawn_from_damage(unsigned char mark, unsigned char unlisted)
+{
+    return (mark & (AR_STORED_VERDICT_DIFFERS | AR_STORED_THEORY_DIFFERS)) || (unlisted & AR_STORED_THEORY_DIFFERS);
+}
+
+/* The experiment's unlisted[] entry (ar_judge_check_verdicts) by name; 0 if none. */
+static unsigned char unlisted_of(const ar_store *store, const unsigned char *unlisted, const char *experiment)
+{
+    const ar_spec *spec = ar_store_spec(store);
+    for (int e = 0; e < spec->n_experiments; ++e)
+        if (spec->experiments[e].name && strcmp(spec->experiments[e].name, experiment) == 0)
+            return unlisted[e];
+    return 0;
 }
 
 static int write_page(const char *result, ar_store *store, const ar_verdict_row *rows, const ar_verdict_row *stored,
-                      const unsigned char *marks, int n_rows, const char *figures_dir, const char *page,
-                      const char *note, char *err)
+                      const unsigned char *marks, const unsigned char *unlisted, const char *damage, int n_rows,
+                      const char *figures_dir, const char *page, const char *note, char *err)
 {
     figure *figs;
     int n_figs = read_figures(figures_dir, &figs);
@@ -432,6 +462,11 @@ static int write_page(const char *result, ar_store *store, const ar_verdict_row 
     if (note[0]) {
         fputs("<p class=missing>", out);
         html(out, note);
+        fputs("</p>\n", out);
+    }
+    if (damage[0]) { /* what attnrank says on stderr, the first difference named */
+        fputs("<p><span class=damaged>DAMAGED</span> ", out);
+        html(out, damage);
         fputs("</p>\n", out);
     }
     fputs("<h2>Verdicts</h2>\n<table id=verdicts><tr><th>claim</th><th>experiment</th><th>statement</th>"
@@ -490,14 +525,16 @@ static int write_page(const char *result, ar_store *store, const ar_verdict_row 
             if (!speaks_of(&figs[k], r->experiment, r->claim))
                 continue;
             used[k] = 1;
-            if (marks[i]) /* its figure draws what the file stored, not what the data give */
-                continue;
+            if (drawn_from_damage(marks[i], unlisted_of(store, unlisted, r->experiment)))
+                continue; /* its figure draws what the file stored, not what the data give */
             embed_figure(out, &figs[k]);
             shown++;
         }
         if (!shown)
             fputs("<p><small>no figure for this claim", out),
-                fputs(marks[i] ? " (not drawn: the file's stored values for it are damaged)" : note[0] ? " (figures not drawn)" : "", out),
+                fputs(drawn_from_damage(marks[i], unlisted_of(store, unlisted, r->experiment))
+                          ? " (not drawn: the file's stored values for it are damaged)"
+                          : note[0] ? " (figures not drawn)" : "", out),
                 fputs("</small></p>\n", out);
         fputs("</section>\n", out);
     }
@@ -507,7 +544,8 @@ static int write_page(const char *result, ar_store *store, const ar_verdict_row 
         int shown = 0;
         for (int k = 0; k < n_figs; ++k) {
             if (used[k] || !spec_names(store, figs[k].experiment) ||
-                has_verdicts(rows, n_rows, figs[k].experiment) != judged)
+                has_verdicts(rows, n_rows, figs[k].experiment) != judged ||
+                drawn_from_damage(0, unlisted_of(store, unlisted, figs[k].experiment)))
                 continue;
             if (!shown++)
                 fputs(judged ? "<h2>More figures</h2>\n<p>Figures of judged experiments that name none of their "
@@ -553,6 +591,41 @@ static void tsv_text(FILE *out, const char *s, int last)
     for (; *s; ++s)
         fputc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, out);
     fputc(last ? '\n' : '\t', out);
+}
+
+/* What the figure scripts title and caption a result file's claims with and which
+ * output they draw (figures/theory.tsv, given to plot_all.py as --theory): per theory/
+ * dataset of each experiment of the stored spec, its claim's kind, output, statement and
+ * formula from the claim table, never the dataset's own attributes, which a file can
+ * forge (ar_judge_check_verdicts marks them when they differ). */
+static int write_theory_rows(const ar_store *store, const char *figures_dir, char *err)
+{
+    char *path = joined(figures_dir, "/theory.tsv");
+    FILE *out = path ? fopen(path, "w") : NULL;
+    if (!out) {
+        snprintf(err, AR_ERR_LEN, "%s: cannot write: %s", path ? path : figures_dir, strerror(errno));
+        free(path);
+        return -1;
+    }
+    fputs("experiment\tclaim\tkind\toutput\tstatement\tformula\n", out);
+    const ar_spec *spec = ar_store_spec(store);
+    for (int e = 0; e < spec->n_experiments; ++e) {
+        const ar_experiment *x = &spec->experiments[e];
+        const ar_claim *claim;
+        for (int c = 0; (claim = ar_store_theory_claim(x, c)); ++c) {
+            tsv_text(out, x->name, 0);
+            tsv_text(out, claim->id, 0);
+            tsv_text(out, claim->conjecture ? "conjecture" : "claim", 0);
+            tsv_text(out, x->sim->outputs[claim->output].name, 0);
+            tsv_text(out, claim->statement ? claim->statement : "", 0);
+            tsv_text(out, claim->formula ? claim->formula : "", 1);
+        }
+    }
+    int failed = ferror(out), closed = fclose(out);
+    if (failed || closed)
+        snprintf(err, AR_ERR_LEN, "%s: cannot write: %s", path, closed ? strerror(errno) : "a write failed");
+    free(path);
+    return failed || closed ? -1 : 0;
 }
 
 static int write_attack_rows(const ar_attack_file *af, const char *figures_dir, char *err)
@@ -696,6 +769,7 @@ static int report_wrote(const char *name, int is_dir, int figures_level)
                       : strcmp(name, "report.html") == 0 || strcmp(name, REPORT_MARK) == 0;
     size_t len = strlen(name);
     return !is_dir && (strcmp(name, "figures.tsv") == 0 || strcmp(name, "attacks.tsv") == 0 ||
+                       strcmp(name, "theory.tsv") == 0 ||
                        strcmp(name, "plot.log") == 0 ||
                        (len > 4 && strcmp(name + len - 4, ".svg") == 0));
 }
@@ -743,6 +817,13 @@ static int replaceable(const char *dir, char *err)
         if (errno == ENOENT)
             return 0;
         snprintf(err, AR_ERR_LEN, "%s: %s", dir, strerror(errno));
+        return -1;
+    }
+    if (S_ISLNK(st.st_mode)) { /* the folder is replaced whole: never through a link */
+        struct stat target;
+        snprintf(err, AR_ERR_LEN, "%s: is a symbolic link%s; attnrank does not follow it (a report replaces its "
+                 "whole folder): give the report another -o DIR", dir,
+                 stat(dir, &target) == 0 && S_ISDIR(target.st_mode) ? " to a folder" : "");
         return -1;
     }
     if (!S_ISDIR(st.st_mode)) {
@@ -830,6 +911,7 @@ ar_status ar_report_write(const char *result, const char *dir_given, const char 
     ar_output_lock *lock = NULL;
     ar_verdict_row *fresh = NULL; /* what is shown: the data judged again */
     unsigned char *marks = NULL;  /* which stored rows differ from it */
+    unsigned char *unlisted = NULL; /* per experiment: its theory/ of claims the spec does not list */
     int damaged = 0;
     char damage[AR_ERR_LEN] = "";
     int attacks = ar_store_is_attack_file(result);
@@ -859,16 +941,18 @@ ar_status ar_report_write(const char *result, const char *dir_given, const char 
              ar_store_read_verdicts(store, &rows, &n_rows, err) == 0 &&
              (fresh = calloc((size_t)(n_rows ? n_rows : 1), sizeof *fresh)) &&
              (marks = calloc((size_t)(n_rows ? n_rows : 1), 1)) &&
+             (unlisted = calloc((size_t)ar_store_spec(store)->n_experiments + 1, 1)) &&
              (memcpy(fresh, rows, (size_t)n_rows * sizeof *rows),
-              (damaged = ar_judge_check_verdicts(store, fresh, marks, damage)) >= 0) &&
+              (damaged = ar_judge_check_verdicts(store, fresh, marks, unlisted, damage)) >= 0) &&
              (lock = ar_output_lock_take(dir, err)) &&
              replaceable(dir, err) == 0) {
         status = AR_ERR_IO;
         int made = make_folders(dir, &building, &figures_dir, &page, err);
-        if (made == 0) {
+        if (made == 0 && write_theory_rows(store, figures_dir, err) == 0) {
             draw_figures(result, ar_store_spec(store), figures_dir, plots, note, note_len);
             if (!ar_stop_signal &&
-                write_page(result, store, fresh, rows, marks, n_rows, figures_dir, page, note, err) == 0 &&
+                write_page(result, store, fresh, rows, marks, unlisted, damaged ? damage : "", n_rows, figures_dir,
+                           page, note, err) == 0 &&
                 !ar_stop_signal && put_in_place(building, dir, err) == 0) {
                 status = AR_OK;
                 char incomplete[160], *figures = strdup(note); /* the page has it; say it on stderr too */
@@ -898,10 +982,10 @@ ar_status ar_report_write(const char *result, const char *dir_given, const char 
         ar_attack_file_free(&af);
     if (damaged < 0) /* the file could not be judged */
         snprintf(err, AR_ERR_LEN, "%s", damage);
-    else if (store && (!fresh || !marks) && !err[0])
+    else if (store && (!fresh || !marks || !unlisted) && !err[0])
         snprintf(err, AR_ERR_LEN, "%s: out of memory", result);
     ar_output_lock_release(lock);
-    free(rows), free(fresh), free(marks);
+    free(rows), free(fresh), free(marks), free(unlisted);
     if (store)
         ar_store_close(store);
     free(dir), free(building), free(figures_dir), free(page);

@@ -275,43 +275,139 @@ int ar_judge_theory_changes(ar_store *store, long *changed, char *err)
     return 0;
 }
 
-int ar_judge_check_verdicts(ar_store *store, ar_verdict_row *fresh, unsigned char *marks, char *err)
+/* Is claim listed in experiment x's claims (then row x's first + its index), or -1? */
+static int listed_at(const ar_experiment *x, const ar_claim *claim)
+{
+    for (int k = 0; k < x->n_claims; ++k)
+        if (x->claims[k] == claim || strcmp(x->claims[k]->id, claim->id) == 0)
+            return k;
+    return -1;
+}
+
+/* Every theory/ dataset of the store (ar_store_theory_claim's: claims the spec lists and
+ * those it does not) against what this attnrank writes there: its attributes always, as
+ * they follow from the stored spec and the claim table alone; with values set, the
+ * predictions of claims the spec does not list too (ar_judge_theory_changes checks the
+ * listed ones'). Marks AR_STORED_THEORY_TEXT_DIFFERS on the row of a listed claim
+ * (row_marks), and per experiment in unlisted[e] what differs of a claim with no row.
+ * Returns how many datasets differ, found saying the first; -1 with err. */
+static int check_theory_datasets(ar_store *store, int values, unsigned char *row_marks, unsigned char *unlisted,
+                                 char *found, size_t len, char *err)
 {
     const ar_spec *spec = ar_store_spec(store);
-    int n_rows = ar_store_verdict_count(spec);
+    int differing = 0;
+    for (int e = 0, first_row = 0; e < spec->n_experiments; first_row += spec->experiments[e++].n_claims) {
+        const ar_experiment *x = &spec->experiments[e];
+        double *stored = values ? malloc((size_t)x->n_points * sizeof *stored) : NULL;
+        if (values && !stored) {
+            snprintf(err, AR_ERR_LEN, "out of memory reading experiment %s's theory", x->name);
+            return -1;
+        }
+        const ar_claim *claim;
+        for (int c = 0; (claim = ar_store_theory_claim(x, c)); ++c) {
+            char what[400];
+            int k = listed_at(x, claim), texts = ar_store_theory_text_differs(store, e, claim, what, sizeof what, err);
+            long moved = 0;
+            if (texts >= 0 && values && k < 0) { /* a listed claim's: ar_judge_theory_changes */
+                if (ar_store_read_theory(store, e, claim, stored, err) < 0)
+                    texts = -1;
+                for (long p = 0; texts >= 0 && p < x->n_points; ++p) {
+                    ar_point point;
+                    ar_experiment_point(x, p, &point);
+                    double now = ar_claim_predict(claim, &point);
+                    moved += !(now == stored[p] || (isnan(now) && isnan(stored[p])));
+                }
+            }
+            if (texts < 0) {
+                free(stored);
+                return -1;
+            }
+            if (!texts && !moved)
+                continue;
+            if (!differing++) {
+                const char *unlisted_note = k < 0 ? " (a claim the spec does not list)" : "";
+                if (texts)
+                    snprintf(found, len, "its theory/%s of experiment %s%s is not what attnrank writes: %s", claim->id,
+                             x->name, unlisted_note, what);
+                else
+                    snprintf(found, len, "its theory/%s of experiment %s%s differs from this attnrank's prediction "
+                             "at %ld point(s)", claim->id, x->name, unlisted_note, moved);
+            }
+            if (k >= 0 && row_marks)
+                row_marks[first_row + k] |= AR_STORED_THEORY_TEXT_DIFFERS;
+            if (k < 0 && unlisted)
+                unlisted[e] |= (unsigned char)((texts ? AR_STORED_THEORY_TEXT_DIFFERS : 0) |
+                                               (moved ? AR_STORED_THEORY_DIFFERS : 0));
+        }
+        free(stored);
+    }
+    return differing;
+}
+
+int ar_judge_check_theory(ar_store *store, char *err)
+{
+    char found[700];
+    int differing = check_theory_datasets(store, 0, NULL, NULL, found, sizeof found, err);
+    if (differing > 0) {
+        snprintf(err, AR_ERR_LEN, "%s: damaged: %s", ar_store_path(store), found);
+        ar_store_one_line(err); /* it quotes the file's own texts */
+    }
+    return differing;
+}
+
+int ar_judge_check_verdicts(ar_store *store, ar_verdict_row *fresh, unsigned char *marks, unsigned char *unlisted,
+                            char *err)
+{
+    const ar_spec *spec = ar_store_spec(store);
+    int n_rows = ar_store_verdict_count(spec), complete = 1;
     for (int e = 0; e < spec->n_experiments; ++e)
-        if (ar_store_done_count(store, e) < spec->experiments[e].n_points)
-            return 0; /* rows stay NOT RUN until every point is in */
+        complete &= ar_store_done_count(store, e) >= spec->experiments[e].n_points;
     size_t count = (size_t)(n_rows ? n_rows : 1);
-    ar_verdict_row *rows = fresh ? fresh : calloc(count, sizeof *rows);
-    unsigned char *differs = calloc(count, 1);
+    /* rows stay NOT RUN until every point is in: fresh is then left as it is */
+    ar_verdict_row *rows = fresh && complete ? fresh : calloc(count, sizeof *rows);
+    unsigned char *differs = calloc(count, 1), *texts = calloc(count, 1);
     long *changed = calloc(count, sizeof *changed);
-    if (!rows || !differs || !changed) {
-        if (!fresh)
+    if (!rows || !differs || !texts || !changed) {
+        if (rows != fresh)
             free(rows);
-        free(differs), free(changed);
+        free(differs), free(texts), free(changed);
         snprintf(err, AR_ERR_LEN, "%s: out of memory re-judging its verdicts", ar_store_path(store));
         return -1;
     }
-    int first = -1, differing = 0, moved = -1, status;
-    char what[700] = "";
-    status = ar_judge_verdicts(store, spec, rows, err);
-    if (status == 0 &&
+    if (unlisted)
+        memset(unlisted, 0, (size_t)(spec->n_experiments ? spec->n_experiments : 1));
+    int first = -1, differing = 0, moved = -1, status = 0, theory_texts = 0, unlisted_count = 0;
+    char what[700] = "", theory_found[700] = "";
+    /* the theory/ datasets' attributes (what the figures are titled with) always; their
+     * values (what the figures draw) and the verdicts once every point is in */
+    unsigned char *listed_only = calloc((size_t)(spec->n_experiments ? spec->n_experiments : 1), 1);
+    if (!listed_only ||
+        (theory_texts = check_theory_datasets(store, complete, texts, listed_only, theory_found, sizeof theory_found,
+                                              err)) < 0)
+        status = -1;
+    for (int e = 0; status == 0 && e < spec->n_experiments; ++e) {
+        unlisted_count += listed_only[e] != 0;
+        if (unlisted)
+            unlisted[e] = listed_only[e];
+    }
+    free(listed_only);
+    if (status == 0 && complete && (status = ar_judge_verdicts(store, spec, rows, err)) == 0 &&
         (differing = ar_store_verdicts_differ(store, rows, n_rows, differs, &first, what, sizeof what, err)) < 0)
         status = -1;
     /* the theory/ datasets (what the figures draw) are this attnrank's predictions too */
-    if (status == 0 && ar_judge_theory_changes(store, changed, err) < 0)
+    if (status == 0 && complete && ar_judge_theory_changes(store, changed, err) < 0)
         status = -1;
     int marked = 0;
     for (int r = 0; status == 0 && r < n_rows; ++r) {
         unsigned char m = (unsigned char)((differs[r] ? AR_STORED_VERDICT_DIFFERS : 0) |
-                                          (changed[r] ? AR_STORED_THEORY_DIFFERS : 0));
+                                          (changed[r] ? AR_STORED_THEORY_DIFFERS : 0) | texts[r]);
         if (marks)
             marks[r] = m;
         marked += m != 0;
         if (changed[r] && moved < 0)
             moved = r;
     }
+    marked += status == 0 ? unlisted_count : 0;
     if (status == 0 && marked) {
         /* Provenance cannot be verified: whichever revision the file names (its
          * git_revision is an attribute like any other), a stored row that differs from
@@ -320,15 +416,20 @@ int ar_judge_check_verdicts(ar_store *store, ar_verdict_row *fresh, unsigned cha
         if (differing)
             snprintf(found, sizeof found, "%d of %d /verdicts row(s) differ from its data re-judged (first: %s in %s, "
                      "%s)", differing, n_rows, rows[first].claim, rows[first].experiment, what);
-        else
+        else if (moved >= 0)
             snprintf(found, sizeof found, "its theory/%s of experiment %s differs from this attnrank's prediction at "
                      "%ld point(s)", rows[moved].claim, rows[moved].experiment, changed[moved]);
+        else
+            snprintf(found, sizeof found, "%s", theory_found);
+        if (theory_texts > 1 || (theory_texts && (differing || moved >= 0)))
+            snprintf(found + strlen(found), sizeof found - strlen(found), "; %d theory/ dataset(s) in all differ "
+                     "from what attnrank writes there", theory_texts);
         snprintf(err, AR_ERR_LEN, "%s: damaged: %s", ar_store_path(store), found);
         ar_store_one_line(err); /* it quotes the file's own texts */
         status = marked;
     }
-    if (!fresh)
+    if (rows != fresh)
         free(rows);
-    free(differs), free(changed);
+    free(differs), free(texts), free(changed);
     return status;
 }

@@ -105,7 +105,8 @@ static int open_shards(const char *const *paths, int n, int judging, ar_store **
                      count);
             goto refused;
         }
-        if (ar_store_check_streams(stores[i], paths[i], "merging", err) < 0 ||
+        /* a theory/ dataset's forged statement would be copied under real data */
+        if (ar_store_check_streams(stores[i], paths[i], "merging", err) < 0 || ar_judge_check_theory(stores[i], err) != 0 ||
             check_writer(stores[i], paths[i], i ? stores[0] : NULL, paths[0], judging, err) < 0)
             goto refused;
         const ar_spec *spec = ar_store_spec(stores[i]), *spec0 = ar_store_spec(stores[0]);

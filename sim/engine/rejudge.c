@@ -33,7 +33,7 @@ static ar_status judge_store(const ar_judge_request *req, ar_store *store, ar_fi
         return status;
     /* A file whose stored verdicts or theory attnrank would not give (whatever revision it
      * names) was edited: judging it again (a copy with -o especially) would launder it. */
-    if (ar_judge_check_verdicts(store, NULL, NULL, err) != 0)
+    if (ar_judge_check_verdicts(store, NULL, NULL, NULL, err) != 0)
         return AR_ERR_INPUT;
     /* A copy is written as this attnrank writes files, streams attribute included. */
     if (req->copy && ar_store_check_streams(store, path, "a copy", err) < 0) {

@@ -108,7 +108,9 @@ static ar_store *open_or_create(const ar_spec *spec, const ar_run_options *opt, 
             ar_store_close(store);
             return NULL;
         }
-        if (ar_store_check_streams(store, partial, "resuming", err) < 0) {
+        /* the theory/ datasets' attributes stay in the finished file: forged, they would
+         * put another statement under its data */
+        if (ar_store_check_streams(store, partial, "resuming", err) < 0 || ar_judge_check_theory(store, err) != 0) {
             ar_store_close(store);
             return NULL;
         }

@@ -530,6 +530,76 @@ static void describe_type(hid_t type, char *buf, size_t len)
     }
 }
 
+/* What tells type a from b when both are described alike (text of 16 bytes): its string
+ * padding (h5py writes numpy's S16 null-padded; attnrank null-terminated), character
+ * set or byte order; "" when they are described differently anyway. */
+static const char *type_detail(hid_t a, hid_t b)
+{
+    if (a < 0 || b < 0 || H5Tget_class(a) != H5Tget_class(b) || H5Tget_size(a) != H5Tget_size(b))
+        return "";
+    if (H5Tget_class(a) == H5T_STRING) {
+        H5T_str_t pad = H5Tget_strpad(a);
+        if (pad != H5Tget_strpad(b))
+            return pad == H5T_STR_NULLTERM ? "null-terminated " : pad == H5T_STR_NULLPAD ? "null-padded "
+                   : pad == H5T_STR_SPACEPAD ? "space-padded " : "otherwise padded ";
+        if (H5Tget_cset(a) != H5Tget_cset(b))
+            return H5Tget_cset(a) == H5T_CSET_UTF8 ? "UTF-8 " : "ASCII ";
+        return "";
+    }
+    if (H5Tget_order(a) != H5Tget_order(b))
+        return H5Tget_order(a) == H5T_ORDER_BE ? "big-endian " : "little-endian ";
+    return "";
+}
+
+/* What makes a table not the verdict table (store_verdict_type): its column count, the
+ * first column of another name, type or place in the row, or its row size. A table
+ * rebuilt with h5py often has the right 33 columns and differs only in one of these. */
+static void describe_verdict_difference(hid_t type, char *buf, size_t len)
+{
+    hid_t want = store_verdict_type();
+    int n = H5Tget_nmembers(type), m = want >= 0 ? H5Tget_nmembers(want) : -1;
+    if (want < 0 || m < 0) {
+        snprintf(buf, len, "a table of %d columns", n);
+    } else if (n != m) {
+        snprintf(buf, len, "a table of %d columns, not %d", n, m);
+    } else {
+        snprintf(buf, len, "a table of its %d columns, %zu bytes a row, not %zu", n,
+                 H5Tget_size(type), H5Tget_size(want));
+        int found = 0;
+        for (int i = 0; i < n && !found; ++i) {
+            char *name = H5Tget_member_name(type, (unsigned)i), *wname = H5Tget_member_name(want, (unsigned)i);
+            hid_t mt = H5Tget_member_type(type, (unsigned)i), wt = H5Tget_member_type(want, (unsigned)i);
+            char got[64] = "?", wanted[64] = "?";
+            if (mt >= 0)
+                describe_type(mt, got, sizeof got);
+            if (wt >= 0)
+                describe_type(wt, wanted, sizeof wanted);
+            found = 1;
+            if (!name || !wname || strcmp(name, wname) != 0)
+                snprintf(buf, len, "a table of its %d columns whose column %d is '%.40s', not '%s'", n, i + 1,
+                         name ? name : "?", wname ? wname : "?");
+            else if (mt < 0 || wt < 0 || H5Tequal(mt, wt) <= 0)
+                snprintf(buf, len, "a table of its %d columns whose column '%s' holds %s%s, not %s%s", n, wname,
+                         type_detail(mt, wt), got, type_detail(wt, mt), wanted);
+            else if (H5Tget_member_offset(type, (unsigned)i) != H5Tget_member_offset(want, (unsigned)i))
+                snprintf(buf, len, "a table of its %d columns whose column '%s' is at byte %zu of a row, not %zu", n,
+                         wname, H5Tget_member_offset(type, (unsigned)i), H5Tget_member_offset(want, (unsigned)i));
+            else
+                found = 0;
+            if (name)
+                H5free_memory(name);
+            if (wname)
+                H5free_memory(wname);
+            if (mt >= 0)
+                H5Tclose(mt);
+            if (wt >= 0)
+                H5Tclose(wt);
+        }
+    }
+    if (want >= 0)
+        H5Tclose(want);
+}
+
 static void describe_kind(const dataset_shape *want, char *buf, size_t len)
 {
     switch (want->kind) {
@@ -590,14 +660,21 @@ static hid_t open_in(const ar_store *s, hid_t loc, const char *group, const char
         return -1;
     }
     hid_t type = H5Dget_type(ds), space = H5Dget_space(ds);
-    char got[96], wanted[96];
+    char got[200], wanted[96];
     int ok = 0;
     if (type < 0 || space < 0) {
         store_fail(err, s->path, "damaged: dataset /%s%s cannot be read", group, name);
     } else if (!type_matches(type, want)) {
         describe_type(type, got, sizeof got);
         describe_kind(want, wanted, sizeof wanted);
-        store_fail(err, s->path, "damaged: dataset /%s%s holds %s, not %s as its spec gives", group, name, got, wanted);
+        if (want->kind == VALUE_VERDICT && H5Tget_class(type) == H5T_COMPOUND) { /* say which column differs */
+            describe_verdict_difference(type, got, sizeof got);
+            store_fail(err, s->path, "damaged: dataset /%s%s is not the verdict table attnrank writes: it holds %s",
+                       group, name, got);
+        } else {
+            store_fail(err, s->path, "damaged: dataset /%s%s holds %s, not %s as its spec gives", group, name, got,
+                       wanted);
+        }
     } else {
         hsize_t dims[H5S_MAX_RANK];
         int rank = H5Sget_simple_extent_ndims(space);

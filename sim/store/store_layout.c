@@ -27,9 +27,7 @@ const experiment_layout *store_layout_of(const ar_store *s, const ar_experiment 
 /* ---- layout --------------------------------------------------------------------- */
 /* Every function below closes what it opened on every path, success or failure. */
 
-/* The c-th claim with a theory/ dataset in experiment x: every registered claim of its
- * simulator, then the experiment's conjectures; NULL past the last. */
-static const ar_claim *theory_claim(const ar_experiment *x, int c)
+const ar_claim *ar_store_theory_claim(const ar_experiment *x, int c)
 {
     int count;
     const ar_claim *const *claims = ar_claims_all(&count);
@@ -432,7 +430,7 @@ static int check_experiment(const ar_store *s, hid_t g, const ar_experiment *x, 
     snprintf(sub, sizeof sub, "%stheory/", group);
     hid_t tg = store_open_group(s, g, group, "theory", err);
     for (int c = 0; tg >= 0 && st == 0; ++c) {
-        const ar_claim *claim = theory_claim(x, c);
+        const ar_claim *claim = ar_store_theory_claim(x, c);
         if (!claim)
             break;
         st = store_check_one(s, tg, sub, &grid, claim->id, err);
@@ -569,6 +567,12 @@ static int create_output(hid_t group, const experiment_layout *L, const ar_exper
     return ok ? 0 : -1;
 }
 
+/* A theory dataset's kind attribute, as create_theory writes it and ar_store_theory_text_differs checks it. */
+static const char *theory_kind(const ar_claim *claim)
+{
+    return claim->conjecture ? "conjecture" : "claim";
+}
+
 /* The predictions at every point; a shard's file leaves them to the merge (holes). */
 static int create_theory(hid_t group, const experiment_layout *L, const ar_experiment *x, const hid_t *scales)
 {
@@ -580,7 +584,7 @@ static int create_theory(hid_t group, const experiment_layout *L, const ar_exper
     double *values = malloc((size_t)x->n_points * sizeof *values);
     int ok = values != NULL;
     for (int c = 0; ok; ++c) {
-        const ar_claim *claim = theory_claim(x, c);
+        const ar_claim *claim = ar_store_theory_claim(x, c);
         if (!claim)
             break;
         for (long p = 0; !L->holes && p < x->n_points; ++p) {
@@ -592,13 +596,46 @@ static int create_theory(hid_t group, const experiment_layout *L, const ar_exper
         ok = ds >= 0 && (L->holes || H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values) >= 0) &&
              attach_scales(ds, x, scales) == 0 && store_attr_string(ds, "formula", claim->formula) == 0 &&
              store_attr_string(ds, "output", x->sim->outputs[claim->output].name) == 0 &&
-             store_attr_string(ds, "kind", claim->conjecture ? "conjecture" : "claim") == 0;
+             store_attr_string(ds, "kind", theory_kind(claim)) == 0;
         if (ds >= 0)
             H5Dclose(ds);
     }
     free(values);
     H5Gclose(tg);
     return ok ? 0 : -1;
+}
+
+int ar_store_theory_text_differs(ar_store *s, int experiment, const ar_claim *claim, char *what, size_t len, char *err)
+{
+    const ar_experiment *x = &s->spec.experiments[experiment];
+    char name[512];
+    snprintf(name, sizeof name, "%s/theory/%s", x->name, claim->id);
+    dataset_shape grid = store_grid_shape(x, VALUE_DOUBLE);
+    hid_t ds = store_open_checked(s, name, &grid, err);
+    if (ds < 0)
+        return -1;
+    const char *const fields[][2] = {{"description", claim->statement},
+                                     {"formula", claim->formula},
+                                     {"kind", theory_kind(claim)},
+                                     {"output", x->sim->outputs[claim->output].name}};
+    int differs = 0;
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0] && !differs; ++i) {
+        char *stored = NULL;
+        int st = store_read_attr_string(ds, fields[i][0], &stored);
+        if (st == ATTR_NO_MEMORY) {
+            H5Dclose(ds);
+            return store_fail(err, s->path, "out of memory reading /%s's attributes", name);
+        }
+        if (st != ATTR_OK || strcmp(stored, fields[i][1]) != 0) {
+            differs = 1;
+            snprintf(what, len, "its %s attribute is %s%.80s%s, not the claim table's '%.120s'", fields[i][0],
+                     st == ATTR_OK ? "'" : "", st == ATTR_OK ? stored : st == ATTR_ABSENT ? "absent" : "not one text",
+                     st == ATTR_OK && strlen(stored) > 80 ? "...'" : st == ATTR_OK ? "'" : "", fields[i][1]);
+        }
+        free(stored);
+    }
+    H5Dclose(ds);
+    return differs;
 }
 
 static int experiment_attributes(const attr_io *io, const ar_experiment *x)

@@ -642,6 +642,126 @@ def case_forged_provenance(tmp):
     check("FORGED" not in open(f"{tmp}/rep-titled/report.html").read(), "the page shows the root's forged title")
 
 
+# Each theory/ attribute a figure or caption reads, forged (output: a real output of
+# hardmax_rank, so a figure would silently draw the wrong one).
+THEORY_FORGERIES = {"description": "FORGED statement: E[rank] = 0", "formula": "FORGED * n",
+                    "kind": "conjecture", "output": "hull_vertices"}
+
+
+def svgs(page):
+    """The figures embedded in a report page, as one text."""
+    return "".join(part.split("</svg>")[0] for part in page.split("<svg")[1:])
+
+
+def case_theory_attributes(tmp):
+    """Issue 37 (still open, 2): a theory/<claim> dataset's description, formula, kind and
+    output were never checked, and the figures took their titles, captions and the output
+    they draw from them: a forged statement sat under real data. Each is checked against
+    what attnrank re-derives from the stored spec and its claim table: info marks the row
+    DAMAGED and exits 2; the report marks the row and its section, exits 2, and draws the
+    figure from the claim table (figures/theory.tsv), never the forged text; judge and
+    mutants refuse the file; --resume refuses such a partial and merge such a shard."""
+    spec, good = tiny(tmp, "good.h5")
+    statement = "d_h = 1: E[rank] = 2 - 2^(1-n) exactly"  # H3's, from the claim table
+    for attr, forged in THEORY_FORGERIES.items():
+        copy = f"{tmp}/{attr}.h5"
+        shutil.copy(good, copy)
+        with h5py.File(copy, "r+") as f:
+            f["e/theory/H3"].attrs[attr] = forged
+        proc = run(["info", copy], expect=2)
+        one_line_error(proc, f"{attr}.h5", "damaged", "theory/H3", f"its {attr} attribute")
+        line = [l for l in proc.stdout.splitlines() if l.startswith("H3 ")]
+        check(len(line) == 1 and "DAMAGED" in line[0], f"{attr}: info marks H3's line: {line}")
+        check(not [l for l in proc.stdout.splitlines() if l.startswith("H1 ") and "DAMAGED" in l], "H1 is not marked")
+        check("FORGED" not in proc.stdout, f"{attr}: info shows the forged text: {proc.stdout}")
+        for args in (["judge", copy], ["mutants", copy]):
+            refused(args, copy, "damaged", "theory/H3")
+        rep = f"{tmp}/rep-{attr}"
+        proc = run(["report", copy, "-o", rep], expect=2)
+        one_line_error(proc, f"{attr}.h5", "damaged", "theory/H3", "report.html")
+        page = open(f"{rep}/report.html").read()
+        rows = [r for r in page.split("<tr class=")[1:] if 'href="#e-H3"' in r]
+        check(len(rows) == 1 and "data-damaged" in rows[0] and "DAMAGED" in rows[0], f"the page marks H3's row: {rows}")
+        section = page.split('<section id="e-H3">')[1].split("</section>")[0]
+        check("DAMAGED" in section and "<svg" in section, f"{attr}: H3's section is marked and drawn from the table")
+        check(statement in section.split("<svg")[1] and "FORGED" not in svgs(page),
+              f"{attr}: the figure is titled with the claim table's statement, not the forged text")
+        check("hull_vertices" not in section.split("<svg")[1] and "user conjecture" not in svgs(page),
+              f"{attr}: the figure draws H3's own output, as a claim")
+    # a partial or a shard with a forged statement is refused, never finished or merged
+    partial = partial_of(tmp, good, "resume", 2)
+    with h5py.File(partial, "r+") as f:
+        f["e/theory/H3"].attrs["description"] = THEORY_FORGERIES["description"]
+    refused(["run", spec, "-o", partial[: -len(".partial")], "--resume", "-q"], partial, "damaged", "theory/H3")
+    paths = shards(tmp)
+    with h5py.File(paths[1], "r+") as f:
+        f["e/theory/H3"].attrs["description"] = THEORY_FORGERIES["description"]
+    os.mkdir(f"{tmp}/merged")
+    refused(["merge", "-o", f"{tmp}/merged/m.h5", *paths], paths[1], "damaged", "theory/H3")
+
+
+def case_theory_unlisted(tmp):
+    """Issue 37 (still open, 2): run writes a theory/ dataset for every claim of the
+    simulator, those the spec does not list too (H2, H2gap, ... beside H1 and H3 here),
+    and nothing checked them: a forged kind made the report draw "user conjecture:" and
+    the forged statement, halved values were drawn by the family's figures. They are
+    checked as the listed ones are (the layout stays as it is: a spec's datasets are the
+    same bytes): info says DAMAGED under the experiment, exit 2; the report says it on the
+    page, exit 2, draws no figure from the forged text, and none of an experiment whose
+    unlisted values differ; judge refuses the file."""
+    _, good = tiny(tmp, "good.h5")
+    with h5py.File(good, "r") as f:
+        check("H2" in f["e/theory"] and "H2" not in f["e"].attrs["claims"], "H2 is a theory/ dataset the spec omits")
+    edits = {"texts": lambda f: (f["e/theory/H2"].attrs.__setitem__("kind", "conjecture"),
+                                 f["e/theory/H2"].attrs.__setitem__("description", "FORGED statement")),
+             "values": lambda f: f["e/theory/H2"].__setitem__(slice(None), f["e/theory/H2"][()] / 2)}
+    for label, edit in edits.items():
+        copy = f"{tmp}/{label}.h5"
+        shutil.copy(good, copy)
+        with h5py.File(copy, "r+") as f:
+            edit(f)
+        proc = run(["info", copy], expect=2)
+        one_line_error(proc, f"{label}.h5", "damaged", "theory/H2", "a claim the spec does not list",
+                       "description attribute" if label == "texts" else "differs from this attnrank's prediction")
+        check("DAMAGED: a theory/ dataset of a claim the spec does not list" in proc.stdout,
+              f"{label}: info says it under the experiment: {proc.stdout}")
+        refused(["judge", copy], copy, "damaged", "theory/H2")
+        rep = f"{tmp}/rep-{label}"
+        proc = run(["report", copy, "-o", rep], expect=2)
+        one_line_error(proc, f"{label}.h5", "damaged", "theory/H2", "report.html")
+        page = open(f"{rep}/report.html").read()
+        check("<span class=damaged>DAMAGED</span>" in page and "theory/H2" in page, f"{label}: the page says it")
+        check("FORGED" not in svgs(page) and "user conjecture" not in svgs(page),
+              f"{label}: a figure drawn from the forged kind or statement")
+        if label == "texts":  # the figures draw nothing of the forged texts: still drawn
+            check("<svg" in page.split('<section id="e-H1">')[1], "H1's figure is drawn")
+        else:  # hardmax's family figures draw theory/H2: none of the experiment's is embedded
+            check("<svg" not in page, f"{label}: a figure of an experiment whose theory/H2 is forged")
+
+
+def case_verdicts_rebuilt(tmp):
+    """Issue 37 (smaller): /verdicts rebuilt with h5py (its 33 columns, numpy's null-padded
+    strings) was "a table of 33 columns, not the verdict table", misleading when 33 is the
+    right count: the message says what differs (the column, its type); a table of another
+    column count says both counts."""
+    _, good = tiny(tmp, "good.h5")
+    rebuilt, fewer = f"{tmp}/rebuilt.h5", f"{tmp}/fewer.h5"
+    for path in (rebuilt, fewer):
+        shutil.copy(good, path)
+        with h5py.File(path, "r+") as f:
+            rows = f["verdicts"][()]
+            del f["verdicts"]
+            if path == fewer:
+                names = rows.dtype.names[:-1]
+                rows = np.array([tuple(r[n] for n in names) for r in rows],
+                                dtype=[(n, rows.dtype[n]) for n in names])
+            f["verdicts"] = rows
+    proc = refused(["info", rebuilt], rebuilt, "/verdicts", "not the verdict table attnrank writes",
+                   "column 'claim'", "null-padded text of 16 bytes, not null-terminated")
+    check("33 columns, not the verdict table" not in proc.stderr, f"the old message: {proc.stderr}")
+    refused(["info", fewer], fewer, "/verdicts", "32 columns, not 33")
+
+
 MATHTEXT_SPEC = """seed = 3;
 experiments = ( { name = "e"; simulator = "hardmax_rank"; trials = 40; n = [8, 16]; d_h = [1, 2, 8];
     claims = ["H1"];

@@ -715,6 +715,21 @@ def case_output_not_regular(tmp):
     check(same_kind(f"{tmp}/rep", "fifo"), "report: the FIFO was replaced")
 
 
+def case_report_output_link(tmp):
+    """Issue 37 (smaller): `report F -o LINK`, LINK a symbolic link to a folder, said
+    "exists and is not a folder". It says what LINK is (a symbolic link, to a folder) and
+    that attnrank does not follow it, and still refuses: exit 2, the link and the folder
+    it names as they were."""
+    result = small_result(tmp)
+    os.mkdir(f"{tmp}/mine")
+    write(f"{tmp}/mine/keep.txt", "the user's\n")
+    os.symlink("mine", f"{tmp}/rep")
+    proc = run(["report", result, "-o", f"{tmp}/rep"], expect=2)
+    one_line_error(proc, "rep", "is a symbolic link to a folder", "does not follow it", "give the report another -o")
+    check("is not a folder" not in proc.stderr, f"the old message: {proc.stderr}")
+    check(os.path.islink(f"{tmp}/rep") and os.listdir(f"{tmp}/mine") == ["keep.txt"], "the link or its folder changed")
+
+
 def case_beside_not_regular(tmp):
     """Hostile review (outputs, 3 and 4): OUT.partial a directory: a run said "an interrupted
     run is there; continue it with --resume", and with --force exited 3 ("cannot create: Is
