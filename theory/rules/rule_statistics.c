@@ -110,7 +110,7 @@ void ar_rule_account_failures(const ar_claim *claim, long n_points, const double
         out->empty_points += est[p].count < 2;
     }
     size_t used = strlen(out->rule);
-    if (claim->rule == AR_RULE_EVERY_TRIAL && out->failed > 0 && out->verdict == AR_HOLDS) {
+    if (ar_rules[claim->rule].per_trial && out->failed > 0 && out->verdict == AR_HOLDS) {
         out->verdict = AR_INCONCLUSIVE; /* a failed trial may be the one above the bound */
         snprintf(out->rule + used, sizeof out->rule - used, "; %ld failed trial(s) unseen", out->failed);
     } else if (out->empty_points > 0 && out->verdict == AR_HOLDS) {
