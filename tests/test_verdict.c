@@ -811,6 +811,8 @@ static void rule_table_complete(void)
         CHECK(!row->needs_versus || row->needs_axis);
         CHECK(!row->extrapolates || (row->needs_axis && row->needs_tolerance));
         CHECK(!row->takes_rate || row->extrapolates);
+        CHECK(!row->on_lines || row->needs_axis);
+        CHECK(!row->extrapolates || row->on_lines);
         CHECK((row->judge != NULL) != row->curve_only);
         CHECK(!row->spec_name || row->state);
         CHECK(!row->curve_only || !row->spec_name);

@@ -180,7 +180,8 @@ ar_rule_workspace *ar_rule_workspace_new(long points, long line);
 void ar_rule_workspace_free(ar_rule_workspace *ws);
 
 /* What a rule judges (ar_rule_judge): n points, their predictions and summaries, and
- * for rules along an axis each point's line and value along it (NULL: not swept). */
+ * for rules along an axis each point's line and value along it (never NULL for a rule
+ * on_lines: ar_rule_judge refuses a claim without them). */
 typedef struct ar_rule_data {
     long n;
     const double *prediction;
@@ -209,6 +210,7 @@ typedef struct ar_rule_info {
     unsigned curve_only : 1;      /* a reference curve: drawn, never checked nor listed */
     unsigned implies_looser : 1;  /* an upper bound: a sharper one that holds implies it (judge.c) */
     unsigned per_trial : 1;       /* about every single trial: one failed (unseen) keeps it from HOLDS */
+    unsigned on_lines : 1;        /* judged on lines along its axis: not judged without them */
     /* Judges a claim into out (set to NOT RUN, no point, by ar_rule_judge); NULL: no verdict. */
     void (*judge)(const ar_claim *claim, const ar_rule_data *d, ar_rule_workspace *ws, ar_judgement *out);
     /* A conjecture's default statement from its output's name and its prediction's text. */

@@ -289,8 +289,7 @@ static void judge_limit(const ar_claim *claim, long n, const double *f, const ar
 
 AR_RULE_JUDGE(ar_rule_limit_judge)
 {
-    if (ar_rule_on_lines(claim, d, out))
-        judge_limit(claim, d->n, d->prediction, d->est, d->integer_output, d->line, d->along, ws, out);
+    judge_limit(claim, d->n, d->prediction, d->est, d->integer_output, d->line, d->along, ws, out);
 }
 
 AR_RULE_STATE(ar_rule_limit_state)
@@ -300,8 +299,7 @@ AR_RULE_STATE(ar_rule_limit_state)
 
 AR_RULE_JUDGE(ar_rule_log_slope_judge)
 {
-    if (ar_rule_on_lines(claim, d, out))
-        judge_limit(claim, d->n, d->prediction, d->est, d->integer_output, d->line, d->along, ws, out);
+    judge_limit(claim, d->n, d->prediction, d->est, d->integer_output, d->line, d->along, ws, out);
 }
 
 AR_RULE_STATE(ar_rule_log_slope_state)

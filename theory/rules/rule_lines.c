@@ -54,12 +54,3 @@ void ar_lines_group(long n, const double *f, const ar_summary *est, const long *
     g->start[n_groups] = at;
     g->count = (int)n_groups;
 }
-
-int ar_rule_on_lines(const ar_claim *claim, const ar_rule_data *d, ar_judgement *out)
-{
-    if (d->line && d->along)
-        return 1;
-    snprintf(out->rule, sizeof out->rule, "a %s claim needs an axis over %s", ar_rules[claim->rule].name,
-             claim->trend_axis);
-    return 0;
-}

@@ -193,7 +193,7 @@ int ar_rule_judge_steeper(const ar_claim *claim, long n, const double *f, const 
         }
     }
     if (!judged) {
-        ar_rule_account_failures(claim, n, f, est, j);
+        ar_rule_account_failures(0, n, f, est, j);
         return 0;
     }
     if (j->verdict == AR_HOLDS && judged < planes)
@@ -202,7 +202,7 @@ int ar_rule_judge_steeper(const ar_claim *claim, long n, const double *f, const 
              "steeper: from the corner of each of %d plane(s), the change to the largest %s exceeds the change to "
              "the largest %s (95%%; VIOLATED below 0 with Bonferroni); worst margin %s", judged, axis, other,
              ar_rule_in_se(worst, (char[32]){0}, 32));
-    ar_rule_account_failures(claim, n, f, est, j);
+    ar_rule_account_failures(0, n, f, est, j);
     return 0;
 }
 
@@ -210,8 +210,7 @@ int ar_rule_judge_steeper(const ar_claim *claim, long n, const double *f, const 
 
 AR_RULE_JUDGE(ar_rule_decreasing_judge)
 {
-    if (ar_rule_on_lines(claim, d, out))
-        judge_trend(claim, d->n, d->prediction, d->est, d->integer_output, d->line, d->along, ws, out);
+    judge_trend(claim, d->n, d->prediction, d->est, d->integer_output, d->line, d->along, ws, out);
 }
 
 AR_RULE_STATE(ar_rule_decreasing_state)
@@ -222,8 +221,7 @@ AR_RULE_STATE(ar_rule_decreasing_state)
 
 AR_RULE_JUDGE(ar_rule_increasing_judge)
 {
-    if (ar_rule_on_lines(claim, d, out))
-        judge_trend(claim, d->n, d->prediction, d->est, d->integer_output, d->line, d->along, ws, out);
+    judge_trend(claim, d->n, d->prediction, d->est, d->integer_output, d->line, d->along, ws, out);
 }
 
 AR_RULE_STATE(ar_rule_increasing_state)

@@ -72,7 +72,7 @@ double ar_rule_t_quantile(long m, long count);
 void ar_rule_take_point(ar_judgement *j, long p, double prediction, const ar_summary *s);
 long ar_rule_holm_rejections(double *pvalues, long m, double alpha);
 const char *ar_rule_in_se(double v, char *buf, size_t len);
-void ar_rule_account_failures(const ar_claim *claim, long n_points, const double *prediction, const ar_summary *est,
+void ar_rule_account_failures(int per_trial, long n_points, const double *prediction, const ar_summary *est,
                               ar_judgement *out);
 
 /* The lines of a trend or limit claim: the points it can use grouped by line, each
@@ -87,9 +87,6 @@ typedef struct {
 /* The lines of n points in ws's buffers (n <= ws->capacity). */
 void ar_lines_group(long n, const double *f, const ar_summary *est, const long *line, const double *along,
                     long min_size, ar_rule_workspace *ws, ar_line_groups *g);
-
-/* A claim along an axis needs its lines: 1 if it has them, else 0 with out->rule saying so. */
-int ar_rule_on_lines(const ar_claim *claim, const ar_rule_data *d, ar_judgement *out);
 
 /* An attack objective's scale: |f|, or 1 where f is 0. */
 static inline double ar_rule_objective_scale(double prediction)

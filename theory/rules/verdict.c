@@ -79,9 +79,11 @@ int ar_rule_judge(const ar_claim *claim, long n_points, const double *prediction
         return -1;
     }
     const ar_rule_info *rule = (unsigned)claim->rule < AR_RULE_COUNT ? &ar_rules[claim->rule] : NULL;
-    if (rule && rule->judge) /* a reference curve has none */
+    if (rule && rule->on_lines && (!line || !along))
+        snprintf(out->rule, sizeof out->rule, "a %s claim needs an axis over %s", rule->name, claim->trend_axis);
+    else if (rule && rule->judge) /* a reference curve has none */
         rule->judge(claim, &(ar_rule_data){n_points, prediction, est, integer_output, line, along}, ws, out);
-    ar_rule_account_failures(claim, n_points, prediction, est, out);
+    ar_rule_account_failures(rule && rule->per_trial, n_points, prediction, est, out);
     return 0;
 }
 
