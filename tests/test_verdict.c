@@ -798,15 +798,28 @@ static void limit_fit_as_gsl_fits(void)
 }
 
 /* Every rule has its row in the table the spec, the conjectures, the mutants and the
- * store read, and every name reads back as its rule. */
+ * store read, every name reads back as its rule, and the row carries what the rule does:
+ * a judge unless it is a curve, a statement for a user's rule, an objective for what an
+ * attack confirms on a line, a rule to turn round to. */
 static void rule_table_complete(void)
 {
     for (int r = 0; r < AR_RULE_COUNT; ++r) {
+        const ar_rule_info *row = &ar_rules[r];
         ar_rule back;
-        CHECK(ar_rules[r].name && ar_rule_parse(ar_rules[r].name, &back) == 0 && back == (ar_rule)r);
-        CHECK(ar_rules[r].mutation != AR_MUTATE_NONE || ar_rules[r].no_mutants);
-        CHECK(!ar_rules[r].needs_versus || ar_rules[r].needs_axis);
-        CHECK(!ar_rules[r].extrapolates || (ar_rules[r].needs_axis && ar_rules[r].needs_tolerance));
+        CHECK(row->name && ar_rule_parse(row->name, &back) == 0 && back == (ar_rule)r);
+        CHECK(row->mutation != AR_MUTATE_NONE || row->no_mutants);
+        CHECK(!row->needs_versus || row->needs_axis);
+        CHECK(!row->extrapolates || (row->needs_axis && row->needs_tolerance));
+        CHECK(!row->takes_rate || row->extrapolates);
+        CHECK(!row->on_lines || row->needs_axis);
+        CHECK(!row->extrapolates || row->on_lines);
+        CHECK((row->judge != NULL) != row->curve_only);
+        CHECK(!row->spec_name || row->state);
+        CHECK(!row->curve_only || !row->spec_name);
+        CHECK(!row->attack_line || (row->objective && row->needs_axis));
+        CHECK(!row->objective_of_max || row->objective);
+        CHECK(row->mutation != AR_MUTATE_REVERSED ||
+              (ar_rules[row->opposite].mutation == AR_MUTATE_REVERSED && ar_rules[row->opposite].opposite == (ar_rule)r));
     }
 }
 

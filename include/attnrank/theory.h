@@ -81,22 +81,6 @@ typedef enum {
     AR_MUTATE_REVERSED,  /* the trend turned round */
 } ar_mutation;
 
-/* What every reader of a rule needs of it: the tables and files, the spec and its
- * conjectures, the mutants, the store. One row a rule, designated by ar_rule. */
-typedef struct ar_rule_info {
-    const char *name;            /* in tables, files and `list`: "bound", "lower bound" */
-    const char *spec_name;       /* in specs and conjectures: "upper_bound"; NULL: not a user's */
-    const char *shown;           /* the table's prediction column: NULL the number, else this word */
-    unsigned needs_tolerance : 1; /* rel_tol: equality, limits */
-    unsigned needs_axis : 1;      /* trend_axis: limits, trends, steeper */
-    unsigned needs_versus : 1;    /* versus_axis: steeper */
-    unsigned needs_prediction : 1; /* a value is predicted (not only where the claim speaks) */
-    unsigned extrapolates : 1;    /* along a numeric axis: limits and log slopes */
-    ar_mutation mutation;
-    const char *no_mutants;      /* with AR_MUTATE_NONE: why */
-} ar_rule_info;
-extern const ar_rule_info ar_rules[AR_RULE_COUNT];
-
 typedef struct ar_claim {
     const char *id;
     const ar_sim *sim;      /* the simulator whose points it speaks about */
@@ -194,6 +178,55 @@ ar_verdict ar_claim_default_expectation(const ar_claim *claim);
 typedef struct ar_rule_workspace ar_rule_workspace;
 ar_rule_workspace *ar_rule_workspace_new(long points, long line);
 void ar_rule_workspace_free(ar_rule_workspace *ws);
+
+/* What a rule judges (ar_rule_judge): n points, their predictions and summaries, and
+ * for rules along an axis each point's line and value along it (never NULL for a rule
+ * on_lines: ar_rule_judge refuses a claim without them). */
+typedef struct ar_rule_data {
+    long n;
+    const double *prediction;
+    const ar_summary *est;
+    int integer_output;
+    const long *line;
+    const double *along;
+} ar_rule_data;
+
+/* A rule, as everything outside theory/rules knows it: its names, what a claim or a
+ * conjecture of it must give, and its behaviour (the judge, the statement, the attack
+ * objective, the mutants). One row a rule, designated by ar_rule; a rule's file
+ * (rule_*.c) holds the functions, rule_table.c the row. */
+typedef struct ar_rule_info {
+    const char *name;            /* in tables, files and `list`: "bound", "lower bound" */
+    const char *spec_name;       /* in specs and conjectures: "upper_bound"; NULL: not a user's */
+    const char *shown;           /* the table's prediction column: NULL the number, else this word */
+    unsigned needs_tolerance : 1; /* rel_tol: equality, limits */
+    unsigned needs_axis : 1;      /* trend_axis: limits, trends, steeper */
+    unsigned needs_versus : 1;    /* versus_axis: steeper, judged on planes (ar_rule_judge_steeper) */
+    unsigned needs_prediction : 1; /* a value is predicted (not only where the claim speaks) */
+    unsigned extrapolates : 1;    /* along a numeric axis: limits and log slopes */
+    unsigned takes_rate : 1;      /* a conjecture may state the correction's rate: limits */
+    unsigned no_band_at_zero : 1; /* a tolerance relative to |f|: a prediction of 0 is refused */
+    unsigned measures : 1;        /* no verdict: its expectation is MEASURED */
+    unsigned curve_only : 1;      /* a reference curve: drawn, never checked nor listed */
+    unsigned implies_looser : 1;  /* an upper bound: a sharper one that holds implies it (judge.c) */
+    unsigned per_trial : 1;       /* about every single trial: one failed (unseen) keeps it from HOLDS */
+    unsigned on_lines : 1;        /* judged on lines along its axis: not judged without them */
+    /* Judges a claim into out (set to NOT RUN, no point, by ar_rule_judge); NULL: no verdict. */
+    void (*judge)(const ar_claim *claim, const ar_rule_data *d, ar_rule_workspace *ws, ar_judgement *out);
+    /* A conjecture's default statement from its output's name and its prediction's text. */
+    void (*state)(const ar_claim *claim, const char *output, const char *f, char *buf, size_t len);
+    /* An attack's objective at a candidate, larger the nearer to VIOLATED (attack.h);
+     * NULL: the rule cannot be attacked. */
+    double (*objective)(double prediction, double mean, double max);
+    unsigned objective_of_max : 1; /* the objective reads the largest trial (no standard error) */
+    /* NULL: an attack confirms a candidate at its point; else along the claim's whole
+     * axis, of which the experiment must sweep this many sizes at least (the rule's fit). */
+    int (*attack_line)(const ar_claim *claim);
+    ar_mutation mutation;
+    ar_rule opposite;            /* with AR_MUTATE_REVERSED: the rule of the trend turned round */
+    const char *no_mutants;      /* with AR_MUTATE_NONE: why */
+} ar_rule_info;
+extern const ar_rule_info ar_rules[AR_RULE_COUNT];
 
 /* Judge a claim over n_points points: prediction[p] and est[p] (NaN/empty where the
  * claim is silent or nothing was computed). Trend and limit rules also need, per

@@ -108,7 +108,7 @@ int ar_cli_cmd_list(int argc, char **argv, char *command_line)
         printf("%s: %s\n  family: %s (%s)\n  claims:", sim->name, sim->summary, family ? family->name : "-",
                family ? family->paper : "-");
         for (int c = 0; c < n_claims; ++c)
-            if (claims[c]->sim == sim && claims[c]->rule != AR_RULE_REFERENCE)
+            if (claims[c]->sim == sim && !ar_rules[claims[c]->rule].curve_only)
                 printf(" %s", claims[c]->id);
         printf("\n  parameters (a scalar fixes one; an array or list is a grid axis):\n");
         printf("    %-10s %-7s %-12s %-28s %s\n", "name", "type", "default", "range", "meaning");

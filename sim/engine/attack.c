@@ -563,7 +563,7 @@ int ar_attack_judge(const ar_spec *spec, const ar_attack *a, const ar_attack_rec
             est[i] = (ar_summary){.count = (long)row[4], .failed = (long)row[5], .mean = row[6], .std = row[7],
                                   .sem = row[8], .ci_lo = row[9], .ci_hi = row[10], .min = row[11], .max = row[12]};
         }
-        int limit = claim->rule == AR_RULE_LIMIT;
+        int limit = ar_rules[claim->rule].attack_line != NULL;
         status = ar_rule_judge(claim, n, prediction, est, x->sim->outputs[claim->output].hist_max != NULL,
                                limit ? line : NULL, limit ? along : NULL, ws, j);
         *deciding = j->point;
@@ -626,7 +626,7 @@ int ar_attack_sizing_experiment(const ar_spec *spec, const ar_attack *a, ar_expe
     x->n_axes = 0;
     x->n_points = 1;
     const ar_claim *claim = from->claims[a->claim];
-    if (claim->rule == AR_RULE_LIMIT) { /* confirmed along the experiment's own sizes */
+    if (ar_rules[claim->rule].attack_line) { /* confirmed along the experiment's own sizes */
         int param = ar_sim_param_index(from->sim, claim->trend_axis);
         x->axes[x->n_axes++] = from->axes[ar_experiment_axis_of(from, param)];
         x->n_points = from->axes[ar_experiment_axis_of(from, param)].count;
@@ -706,7 +706,7 @@ ar_status ar_attack_run(const ar_spec *spec, int index, int threads, ar_attack_o
     r->columns_confirmation = AR_ATTACK_CONFIRMATION_FIXED + a->n_dims;
     search s = {.spec = spec, .x = x, .a = a, .claim = x->claims[a->claim], .threads = threads, .axis_param = -1,
                 .rec = r, .started = now_seconds()};
-    if (s.claim->rule == AR_RULE_LIMIT) {
+    if (ar_rules[s.claim->rule].attack_line) {
         s.axis_param = ar_sim_param_index(x->sim, s.claim->trend_axis);
         const ar_axis *axis = &x->axes[ar_experiment_axis_of(x, s.axis_param)];
         s.axis_max = axis->values[0];

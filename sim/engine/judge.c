@@ -83,7 +83,7 @@ static int judge_claim(const ar_claim *claim, long n, const claim_data *d, int r
 {
     const long *line = d->has_axis ? d->line : NULL;
     const double *along = d->has_axis ? d->along : NULL;
-    int status = claim->rule == AR_RULE_STEEPER && d->has_axis
+    int status = ar_rules[claim->rule].needs_versus && d->has_axis
                      ? ar_rule_judge_steeper(claim, n, d->prediction, d->est, d->integer_output, line, along, d->versus,
                                         reversed, d->ws, j)
                      : ar_rule_judge(claim, n, d->prediction, d->est, d->integer_output, line, along, d->ws, j);
@@ -111,7 +111,7 @@ static void describe_axes(const ar_experiment *x, long point, char *buf, size_t 
 static int implies(const ar_claim *tight, const double *f_tight, const ar_claim *loose, const double *f_loose,
                    long n)
 {
-    if (tight == loose || tight->rule != AR_RULE_UPPER_BOUND || loose->rule != AR_RULE_UPPER_BOUND ||
+    if (tight == loose || tight->rule != loose->rule || !ar_rules[tight->rule].implies_looser ||
         tight->sim != loose->sim || tight->output != loose->output || tight->element != loose->element)
         return 0;
     long shared = 0, sharper = 0;
@@ -223,7 +223,7 @@ int ar_judge_mutants(ar_store *store, const ar_spec *spec, ar_mutant_row *rows, 
             }
             row->verdict = j.verdict;
             row->loose = j.resolution.loose;
-            if (claim->rule == AR_RULE_STEEPER && d.has_axis) { /* the mirror: the other axis steeper */
+            if (ar_rules[claim->rule].needs_versus && d.has_axis) { /* the mirror: the other axis steeper */
                 if (judge_claim(claim, x->n_points, &d, 1, &mirror, err) < 0) {
                     free_claim_data(&d);
                     return -1;

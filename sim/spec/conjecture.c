@@ -154,19 +154,7 @@ static void default_statement(const conjecture *c, const char *output, const cha
 {
     const ar_claim *k = &c->claim;
     const char *f = k->prediction_expr ? ar_expr_text(k->prediction_expr) : "";
-    switch (k->rule) {
-    case AR_RULE_UPPER_BOUND: snprintf(buf, len, "E[%s] <= %s", output, f); break;
-    case AR_RULE_LOWER_BOUND: snprintf(buf, len, "E[%s] >= %s", output, f); break;
-    case AR_RULE_EQUALS: snprintf(buf, len, "E[%s] = %s (within %g)", output, f, k->rel_tol); break;
-    case AR_RULE_LIMIT: snprintf(buf, len, "E[%s] -> %s as %s grows (within %g)", output, f, k->trend_axis, k->rel_tol); break;
-    case AR_RULE_LOG_SLOPE: snprintf(buf, len, "E[%s] has slope %s in ln %s (within %g)", output, f, k->trend_axis, k->rel_tol); break;
-    case AR_RULE_DECREASING: snprintf(buf, len, "E[%s] falls as %s grows", output, k->trend_axis); break;
-    case AR_RULE_INCREASING: snprintf(buf, len, "E[%s] rises as %s grows", output, k->trend_axis); break;
-    case AR_RULE_STEEPER: snprintf(buf, len, "E[%s] changes more along %s than along %s", output, k->trend_axis, k->versus_axis); break;
-    case AR_RULE_EVERY_TRIAL: snprintf(buf, len, "%s <= %s in every trial", output, f); break;
-    case AR_RULE_WITNESS: snprintf(buf, len, "some trial has %s > %s", output, f); break;
-    default: snprintf(buf, len, "E[%s], measured", output); break;
-    }
+    ar_rules[k->rule].state(k, output, f, buf, len);
     if (where) {
         size_t used = strlen(buf);
         snprintf(buf + used, len - used, " where %s", where);
@@ -251,7 +239,7 @@ static int check_on_grid(const ar_conjecture_input *in, const conjecture *c, con
         }
         /* An equality holds within tolerance x |prediction|: at 0 there is no band, so
          * it could never hold there (and no factor k of 0 says what would). */
-        if (k->rule == AR_RULE_EQUALS && f == 0) {
+        if (ar_rules[k->rule].no_band_at_zero && f == 0) {
             ar_point_describe(&point, which, x->n_axes, desc, sizeof desc);
             fail(err, in->at[AR_CONJ_PREDICTION], "prediction", "'%s' is 0 at the point %s of experiment %s: an "
                  "equality's tolerance is relative (tolerance x |prediction|) and has no band at 0; state "
@@ -311,7 +299,7 @@ static int check_fields(const ar_conjecture_input *in, ar_rule rule, const ar_ou
                 {AR_CONJ_VERSUS, "steeper"},
                 {AR_CONJ_RATE, "limit"},
                 {AR_CONJ_NEXT_ORDER, "limit and log_slope"}};
-    int wanted[] = {needs_tolerance(rule), needs_axis(rule), ar_rules[rule].needs_versus, rule == AR_RULE_LIMIT,
+    int wanted[] = {needs_tolerance(rule), needs_axis(rule), ar_rules[rule].needs_versus, ar_rules[rule].takes_rate,
                     ar_rules[rule].extrapolates};
     int required[] = {needs_tolerance(rule), needs_axis(rule), ar_rules[rule].needs_versus, 0, 0};
     const char *rname = rule_spec_name(rule);
@@ -414,11 +402,11 @@ int ar_conjecture_build(const ar_conjecture_input *in, const ar_experiment *x, c
     if (!in->value[AR_CONJ_RULE])
         return fail(err, in->where, "rule", "missing: upper_bound, lower_bound, equality, limit, log_slope, "
                     "decreasing, increasing, steeper, every_trial, witness or measure");
-    ar_rule rule = AR_RULE_REFERENCE;
+    ar_rule rule = AR_RULE_COUNT;
     for (int i = 0; i < AR_RULE_COUNT; ++i)
         if (ar_rules[i].spec_name && !strcmp(in->value[AR_CONJ_RULE], ar_rules[i].spec_name))
             rule = (ar_rule)i;
-    if (rule == AR_RULE_REFERENCE)
+    if (rule == AR_RULE_COUNT)
         return fail(err, in->at[AR_CONJ_RULE], "rule", "unknown rule '%s' (upper_bound, lower_bound, equality, limit, "
                     "log_slope, decreasing, increasing, steeper, every_trial, witness, measure)",
                     in->value[AR_CONJ_RULE]);
@@ -485,8 +473,8 @@ int ar_conjecture_build(const ar_conjecture_input *in, const ar_experiment *x, c
                  "\"MEASURED\"", in->value[AR_CONJ_EXPECT]);
             goto refused;
         }
-        if ((rule == AR_RULE_MEASURE) != (*expect == AR_MEASURED)) {
-            fail(err, in->at[AR_CONJ_EXPECT], "expect", "%s", rule == AR_RULE_MEASURE
+        if (ar_rules[rule].measures != (*expect == AR_MEASURED)) {
+            fail(err, in->at[AR_CONJ_EXPECT], "expect", "%s", ar_rules[rule].measures
                  ? "a measurement can only be \"MEASURED\"" : "a conjecture with a verdict cannot be \"MEASURED\"");
             goto refused;
         }
@@ -603,7 +591,7 @@ void ar_conjecture_write(FILE *f, const ar_claim *claim)
         fprintf(f, " along = \"%s\";", claim->trend_axis);
     if (claim->versus_axis)
         fprintf(f, " versus = \"%s\";", claim->versus_axis);
-    if (claim->rule == AR_RULE_LIMIT && (claim->rate_lo > 0 || claim->rate_hi > 0)) {
+    if (ar_rules[claim->rule].takes_rate && (claim->rate_lo > 0 || claim->rate_hi > 0)) {
         fprintf(f, " rate = ");
         if (claim->rate_lo == claim->rate_hi) {
             write_real(f, claim->rate_lo);

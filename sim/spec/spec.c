@@ -145,7 +145,7 @@ static int read_claims(const ar_spec_context *c, ar_experiment *exp, const confi
         if (claim->sim != exp->sim)
             return ar_spec_fail(c->err, at, "claims", "claim %s is about simulator %s, not %s", claim->id,
                         claim->sim->name, exp->sim->name);
-        if (claim->rule == AR_RULE_REFERENCE)
+        if (ar_rules[claim->rule].curve_only)
             return ar_spec_fail(c->err, at, "claims", "%s is a reference curve, not a checkable claim", claim->id);
         for (int k = 0; k < exp->n_claims; ++k)
             if (exp->claims[k] == claim)
@@ -183,7 +183,7 @@ static void default_claims(ar_experiment *exp)
     int count;
     const ar_claim *const *claims = ar_claims_all(&count);
     for (int i = 0; i < count && exp->n_claims < AR_MAX_CLAIMS; ++i) {
-        if (claims[i]->sim == exp->sim && claims[i]->rule != AR_RULE_REFERENCE &&
+        if (claims[i]->sim == exp->sim && !ar_rules[claims[i]->rule].curve_only &&
             !claims[i]->on_request && speaks_on_grid(claims[i], exp)) {
             exp->claims[exp->n_claims] = claims[i];
             exp->expect[exp->n_claims++] = ar_claim_default_expectation(claims[i]);
@@ -210,9 +210,9 @@ static int read_expect(const ar_spec_context *c, ar_experiment *exp, const confi
         if (config_setting_type(e) != CONFIG_TYPE_STRING ||
             ar_verdict_parse(config_setting_get_string(e), &exp->expect[k]) != 0)
             return ar_spec_fail(c->err, at, "expect", "%s must be \"HOLDS\", \"VIOLATED\", \"INCONCLUSIVE\" or \"MEASURED\"", id);
-        if ((exp->claims[k]->rule == AR_RULE_MEASURE) != (exp->expect[k] == AR_MEASURED))
+        if (ar_rules[exp->claims[k]->rule].measures != (exp->expect[k] == AR_MEASURED))
             return ar_spec_fail(c->err, at, "expect", "%s %s", id,
-                        exp->claims[k]->rule == AR_RULE_MEASURE ? "is a measurement: it can only be \"MEASURED\""
+                        ar_rules[exp->claims[k]->rule].measures ? "is a measurement: it can only be \"MEASURED\""
                                                                 : "gives a verdict: it cannot be \"MEASURED\"");
     }
     return 0;

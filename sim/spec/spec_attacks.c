@@ -24,7 +24,7 @@ int ar_attack_line_points(const ar_spec *spec, const ar_attack *a)
 {
     const ar_experiment *x = &spec->experiments[a->experiment];
     const ar_claim *claim = x->claims[a->claim];
-    if (claim->rule != AR_RULE_LIMIT)
+    if (!ar_rules[claim->rule].attack_line)
         return 1;
     int axis = ar_experiment_axis_of(x, ar_sim_param_index(x->sim, claim->trend_axis));
     return axis < 0 ? 1 : x->axes[axis].count;
@@ -43,20 +43,15 @@ void ar_attack_describe_row(const ar_spec *spec, const ar_attack *a, const ar_at
     int which[AR_MAX_PARAMS + 1], n = 0;
     for (int i = 0; i < a->n_dims; ++i)
         p.value[which[n++] = a->dims[i].param] = row[AR_ATTACK_CONFIRMATION_FIXED + i];
-    if (claim->rule == AR_RULE_LIMIT && isfinite(row[2])) /* the size on the limit's line */
+    if (ar_rules[claim->rule].attack_line && isfinite(row[2])) /* the size on the claim's line */
         p.value[which[n++] = ar_sim_param_index(x->sim, claim->trend_axis)] = row[2];
     ar_point_describe(&p, which, n, buf, len);
 }
 
 double ar_attack_objective(const ar_claim *claim, double prediction, double mean, double max)
 {
-    double scale = prediction != 0 ? fabs(prediction) : 1;
-    switch (claim->rule) {
-    case AR_RULE_UPPER_BOUND: return (mean - prediction) / scale;
-    case AR_RULE_LOWER_BOUND: return (prediction - mean) / scale;
-    case AR_RULE_EVERY_TRIAL: return (max - prediction) / scale;
-    default: return fabs(mean - prediction) / scale; /* equality; a limit at its largest size */
-    }
+    const ar_rule_info *rule = &ar_rules[claim->rule];
+    return rule->objective ? rule->objective(prediction, mean, max) : NAN; /* read_attack refuses a rule without */
 }
 
 /* Evaluation rows by candidate, then by order. */
@@ -104,7 +99,7 @@ int ar_attack_choose(const ar_attack *a, const ar_claim *claim, const ar_attack_
         if (!isfinite(objective))
             continue;
         double scale = prediction != 0 ? fabs(prediction) : 1;
-        best[kept++] = (scored){objective - (claim->rule == AR_RULE_EVERY_TRIAL ? 0 : sem / scale), row[AR_EV_CANDIDATE]};
+        best[kept++] = (scored){objective - (ar_rules[claim->rule].objective_of_max ? 0 : sem / scale), row[AR_EV_CANDIDATE]};
     }
     qsort(best, (size_t)kept, sizeof *best, by_score);
     int count = 0;
@@ -209,7 +204,7 @@ static int read_space(const ar_spec_context *c, const ar_experiment *x, const ar
         if (param < 0)
             return ar_spec_fail(c->err, at, key, "unknown parameter of simulator %s; `attnrank list` shows them",
                                 x->sim->name);
-        if (claim->rule == AR_RULE_LIMIT && strcmp(key, claim->trend_axis) == 0)
+        if (ar_rules[claim->rule].attack_line && strcmp(key, claim->trend_axis) == 0)
             return ar_spec_fail(c->err, at, key, "is %s's axis: the confirmation runs the experiment's whole line "
                                 "of it; search the other parameters", claim->id);
         ar_attack_dim *d = &a->dims[a->n_dims++];
@@ -234,17 +229,11 @@ static int read_space(const ar_spec_context *c, const ar_experiment *x, const ar
         int searched = 0;
         for (int i = 0; i < a->n_dims; ++i)
             searched |= a->dims[i].param == x->axes[k].param;
-        if (!searched && !(claim->rule == AR_RULE_LIMIT && strcmp(name, claim->trend_axis) == 0))
+        if (!searched && !(ar_rules[claim->rule].attack_line && strcmp(name, claim->trend_axis) == 0))
             return ar_spec_fail(c->err, a->where, "space", "experiment %s sweeps %s: give it a range or a set in the "
                                 "attack's space, or fix it in the experiment", x->name, name);
     }
     return 0;
-}
-
-static int supported_rule(ar_rule rule)
-{
-    return rule == AR_RULE_UPPER_BOUND || rule == AR_RULE_LOWER_BOUND || rule == AR_RULE_EQUALS ||
-           rule == AR_RULE_EVERY_TRIAL || rule == AR_RULE_LIMIT;
 }
 
 static int read_attack(const ar_spec_context *c, ar_spec *spec, int e, const config_setting_t *g, ar_attack *a)
@@ -317,19 +306,16 @@ static int read_attack(const ar_spec_context *c, ar_spec *spec, int e, const con
         return ar_spec_fail(c->err, at, "claim", "%s is not among the claims experiment %s checks (list it in its "
                             "claims, or state it as a conjecture)", claim_id, x->name);
     const ar_claim *claim = x->claims[a->claim];
-    if (!supported_rule(claim->rule))
+    if (!ar_rules[claim->rule].objective)
         return ar_spec_fail(c->err, at, "claim", "%s's rule is %s: attacks search bounds, equalities, every-trial "
                             "bounds and limits", claim->id, ar_rules[claim->rule].name);
-    if (claim->rule == AR_RULE_LIMIT) {
-        /* the limit rule's fit: a constant, a correction (and the next order's), a free
-         * rate, and a degree of freedom left (rule_limits.c) */
-        int free_rate = (!claim->rate_lo && !claim->rate_hi) || claim->rate_hi > claim->rate_lo;
-        int sizes = 3 + (claim->second_order != 0) + free_rate;
+    if (ar_rules[claim->rule].attack_line) { /* a limit: its fit's sizes on the experiment's line */
+        int sizes = ar_rules[claim->rule].attack_line(claim);
         int axis = ar_experiment_axis_of(x, ar_sim_param_index(x->sim, claim->trend_axis));
         if (axis < 0 || x->axes[axis].count < sizes)
-            return ar_spec_fail(c->err, at, "claim", "%s is a limit along %s: experiment %s must sweep %s (%d or more "
+            return ar_spec_fail(c->err, at, "claim", "%s is a %s along %s: experiment %s must sweep %s (%d or more "
                                 "sizes, what its fit needs), the line each candidate is confirmed on", claim->id,
-                                claim->trend_axis, x->name, claim->trend_axis, sizes);
+                                ar_rules[claim->rule].name, claim->trend_axis, x->name, claim->trend_axis, sizes);
     }
     if (!space)
         return ar_spec_fail(c->err, at, "space", "missing: the parameters to search, with their ranges or sets");

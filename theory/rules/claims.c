@@ -53,7 +53,7 @@ double ar_claim_predict(const ar_claim *claim, const ar_point *point)
 
 ar_verdict ar_claim_default_expectation(const ar_claim *claim)
 {
-    return claim->rule == AR_RULE_MEASURE ? AR_MEASURED : AR_HOLDS;
+    return ar_rules[claim->rule].measures ? AR_MEASURED : AR_HOLDS;
 }
 
 int ar_claims_check(const ar_claim *claims, int count, char *why, size_t why_len)
@@ -70,7 +70,7 @@ int ar_claims_check(const ar_claim *claims, int count, char *why, size_t why_len
                      c->sim->name, c->sim->n_outputs);
             return -1;
         }
-        int steeper = c->rule == AR_RULE_STEEPER;
+        int steeper = ar_rules[c->rule].needs_versus;
         int versus_ok = !steeper || (c->versus_axis && ar_sim_param_index(c->sim, c->versus_axis) >= 0 && c->trend_axis &&
                                      strcmp(c->versus_axis, c->trend_axis) != 0);
         if (steeper != (c->versus_axis != NULL) || !versus_ok) {
@@ -79,8 +79,7 @@ int ar_claims_check(const ar_claim *claims, int count, char *why, size_t why_len
                              : "only a steeper claim has a versus axis");
             return -1;
         }
-        int trend = steeper || c->rule == AR_RULE_LIMIT || c->rule == AR_RULE_LOG_SLOPE ||
-                    c->rule == AR_RULE_INCREASING || c->rule == AR_RULE_DECREASING;
+        int trend = ar_rules[c->rule].needs_axis;
         if (trend != (c->trend_axis != NULL) || (trend && ar_sim_param_index(c->sim, c->trend_axis) < 0)) {
             snprintf(why, why_len, "claim %s: %s needs %s", c->id, ar_rule_name(c->rule),
                      trend ? "a trend axis that is a parameter of its simulator" : "no trend axis");

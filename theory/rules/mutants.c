@@ -25,7 +25,7 @@ int ar_mutants(const ar_claim *claim, long n_points, const double *prediction, c
     case AR_MUTATE_RAISED: factors = TIGHTER, count = 4, raise = 1; break;
     case AR_MUTATE_REVERSED: {
         ar_claim reversed = *claim;
-        reversed.rule = claim->rule == AR_RULE_INCREASING ? AR_RULE_DECREASING : AR_RULE_INCREASING;
+        reversed.rule = ar_rules[claim->rule].opposite;
         if (ar_rule_judge(&reversed, n_points, prediction, est, integer_output, line, along, ws, &j) < 0)
             return -1;
         mutants[0] = (ar_mutant){1, 1, j.verdict};

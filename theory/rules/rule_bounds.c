@@ -7,8 +7,8 @@
 #include <string.h>
 
 /* Upper bound (sign +1) or lower bound (sign -1). */
-void ar_rule_judge_bound(int sign, long n, const double *f, const ar_summary *est, int integer_output,
-                         ar_rule_workspace *ws, ar_judgement *j)
+static void judge_bound(int sign, long n, const double *f, const ar_summary *est, int integer_output,
+                        ar_rule_workspace *ws, ar_judgement *j)
 {
     double *pvalues = ws->pvalues;
     long worst_near = -1, most_significant = -1;
@@ -101,7 +101,7 @@ static double largest_excess(long n, const double *f, const ar_summary *est, ar_
 }
 
 /* A witness: some trial with X > f at some point. */
-void ar_rule_judge_witness(long n, const double *f, const ar_summary *est, ar_judgement *j)
+static void judge_witness(long n, const double *f, const ar_summary *est, ar_judgement *j)
 {
     long trials;
     double tightness, excess = largest_excess(n, f, est, j, &trials, &tightness);
@@ -118,7 +118,7 @@ void ar_rule_judge_witness(long n, const double *f, const ar_summary *est, ar_ju
 }
 
 /* Every trial below f: the largest value seen, point by point. */
-void ar_rule_judge_every_trial(long n, const double *f, const ar_summary *est, ar_judgement *j)
+static void judge_every_trial(long n, const double *f, const ar_summary *est, ar_judgement *j)
 {
     long trials;
     double tightness, slack = -largest_excess(n, f, est, j, &trials, &tightness);
@@ -131,4 +131,72 @@ void ar_rule_judge_every_trial(long n, const double *f, const ar_summary *est, a
              "every trial: the largest of %ld values over %d points <= prediction; slack %.3g at the "
              "tightest point (shown: its max, interval = [min, max] of its trials)",
              trials, j->points, slack);
+}
+
+/* ---- the rows (rule_table.c) ------------------------------------------------------- */
+
+AR_RULE_JUDGE(ar_rule_upper_judge)
+{
+    (void)claim;
+    judge_bound(1, d->n, d->prediction, d->est, d->integer_output, ws, out);
+}
+
+AR_RULE_STATE(ar_rule_upper_state)
+{
+    (void)claim;
+    snprintf(buf, len, "E[%s] <= %s", output, f);
+}
+
+AR_RULE_OBJECTIVE(ar_rule_upper_objective)
+{
+    (void)max;
+    return (mean - prediction) / ar_rule_objective_scale(prediction);
+}
+
+AR_RULE_JUDGE(ar_rule_lower_judge)
+{
+    (void)claim;
+    judge_bound(-1, d->n, d->prediction, d->est, d->integer_output, ws, out);
+}
+
+AR_RULE_STATE(ar_rule_lower_state)
+{
+    (void)claim;
+    snprintf(buf, len, "E[%s] >= %s", output, f);
+}
+
+AR_RULE_OBJECTIVE(ar_rule_lower_objective)
+{
+    (void)max;
+    return (prediction - mean) / ar_rule_objective_scale(prediction);
+}
+
+AR_RULE_JUDGE(ar_rule_every_trial_judge)
+{
+    (void)claim, (void)ws;
+    judge_every_trial(d->n, d->prediction, d->est, out);
+}
+
+AR_RULE_STATE(ar_rule_every_trial_state)
+{
+    (void)claim;
+    snprintf(buf, len, "%s <= %s in every trial", output, f);
+}
+
+AR_RULE_OBJECTIVE(ar_rule_every_trial_objective)
+{
+    (void)mean;
+    return (max - prediction) / ar_rule_objective_scale(prediction);
+}
+
+AR_RULE_JUDGE(ar_rule_witness_judge)
+{
+    (void)claim, (void)ws;
+    judge_witness(d->n, d->prediction, d->est, out);
+}
+
+AR_RULE_STATE(ar_rule_witness_state)
+{
+    (void)claim;
+    snprintf(buf, len, "some trial has %s > %s", output, f);
 }

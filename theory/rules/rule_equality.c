@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void ar_rule_judge_equals(long n, const double *f, const ar_summary *est, double rel_tol, int integer_output,
+static void judge_equals(long n, const double *f, const ar_summary *est, double rel_tol, int integer_output,
                          ar_judgement *j)
 {
     for (long p = 0; p < n; ++p)
@@ -49,7 +49,7 @@ void ar_rule_judge_equals(long n, const double *f, const ar_summary *est, double
 }
 
 /* A measurement: what the data establish at every point, no verdict. */
-void ar_rule_judge_measure(long n, const double *f, const ar_summary *est, ar_judgement *j)
+static void judge_measure(long n, const double *f, const ar_summary *est, ar_judgement *j)
 {
     double lo = INFINITY, hi = -INFINITY;
     long at = -1;
@@ -70,4 +70,35 @@ void ar_rule_judge_measure(long n, const double *f, const ar_summary *est, ar_ju
              "measurement, no verdict: the smallest 95%% CI lower end over %d points (shown) and the largest "
              "upper end bound what the data establish",
              j->points);
+}
+
+/* ---- the rows (rule_table.c) ------------------------------------------------------- */
+
+AR_RULE_JUDGE(ar_rule_equals_judge)
+{
+    (void)ws;
+    judge_equals(d->n, d->prediction, d->est, claim->rel_tol, d->integer_output, out);
+}
+
+AR_RULE_STATE(ar_rule_equals_state)
+{
+    snprintf(buf, len, "E[%s] = %s (within %g)", output, f, claim->rel_tol);
+}
+
+AR_RULE_OBJECTIVE(ar_rule_distance_objective)
+{
+    (void)max;
+    return fabs(mean - prediction) / ar_rule_objective_scale(prediction);
+}
+
+AR_RULE_JUDGE(ar_rule_measure_judge)
+{
+    (void)claim, (void)ws;
+    judge_measure(d->n, d->prediction, d->est, out);
+}
+
+AR_RULE_STATE(ar_rule_measure_state)
+{
+    (void)claim, (void)f;
+    snprintf(buf, len, "E[%s], measured", output);
 }

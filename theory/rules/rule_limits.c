@@ -152,8 +152,8 @@ static void holding_factors(double f, double tol, double lo, double hi, double *
     } /* a zero prediction does not scale: its line resolves no factor (nor refutes any) */
 }
 
-void ar_rule_judge_limit(const ar_claim *claim, long n, const double *f, const ar_summary *est, int integer_output,
-                         const long *line, const double *along, ar_rule_workspace *ws, ar_judgement *j)
+static void judge_limit(const ar_claim *claim, long n, const double *f, const ar_summary *est, int integer_output,
+                        const long *line, const double *along, ar_rule_workspace *ws, ar_judgement *j)
 {
     static const int severity[] = {[AR_NOT_RUN] = 0, [AR_HOLDS] = 1, [AR_INCONCLUSIVE] = 2, [AR_VIOLATED] = 3};
     ar_line_groups groups;
@@ -283,4 +283,34 @@ void ar_rule_judge_limit(const ar_claim *claim, long n, const double *f, const a
                  slope ? "log slope" : "limit", axis, lines, slope ? " beta ln(.) +" : "", axis, next, shown.sizes, shown.b,
                  correction_exponent(claim, 1) > correction_exponent(claim, 0) ? ", profiled" : ", fixed",
                  shown.chi2, shown.dof, slope ? "slope beta" : "extrapolated c", claim->rel_tol);
+}
+
+/* ---- the rows (rule_table.c): a limit and a log slope, the same fit ------------------ */
+
+AR_RULE_JUDGE(ar_rule_limit_judge)
+{
+    judge_limit(claim, d->n, d->prediction, d->est, d->integer_output, d->line, d->along, ws, out);
+}
+
+AR_RULE_STATE(ar_rule_limit_state)
+{
+    snprintf(buf, len, "E[%s] -> %s as %s grows (within %g)", output, f, claim->trend_axis, claim->rel_tol);
+}
+
+AR_RULE_JUDGE(ar_rule_log_slope_judge)
+{
+    judge_limit(claim, d->n, d->prediction, d->est, d->integer_output, d->line, d->along, ws, out);
+}
+
+AR_RULE_STATE(ar_rule_log_slope_state)
+{
+    snprintf(buf, len, "E[%s] has slope %s in ln %s (within %g)", output, f, claim->trend_axis, claim->rel_tol);
+}
+
+/* The sizes a line needs to be fitted: a constant, a correction (and the next order's), a
+ * free rate, and a degree of freedom left. */
+int ar_rule_limit_sizes(const ar_claim *claim)
+{
+    int free_rate = (!claim->rate_lo && !claim->rate_hi) || claim->rate_hi > claim->rate_lo;
+    return 3 + (claim->second_order != 0) + free_rate;
 }

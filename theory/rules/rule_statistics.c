@@ -100,7 +100,7 @@ const char *ar_rule_in_se(double v, char *buf, size_t len)
 }
 
 /* Failed trials are never averaged; they must not vanish from the verdict either. */
-void ar_rule_account_failures(const ar_claim *claim, long n_points, const double *prediction, const ar_summary *est,
+void ar_rule_account_failures(int per_trial, long n_points, const double *prediction, const ar_summary *est,
                              ar_judgement *out)
 {
     for (long p = 0; p < n_points; ++p) {
@@ -110,7 +110,7 @@ void ar_rule_account_failures(const ar_claim *claim, long n_points, const double
         out->empty_points += est[p].count < 2;
     }
     size_t used = strlen(out->rule);
-    if (claim->rule == AR_RULE_EVERY_TRIAL && out->failed > 0 && out->verdict == AR_HOLDS) {
+    if (per_trial && out->failed > 0 && out->verdict == AR_HOLDS) {
         out->verdict = AR_INCONCLUSIVE; /* a failed trial may be the one above the bound */
         snprintf(out->rule + used, sizeof out->rule - used, "; %ld failed trial(s) unseen", out->failed);
     } else if (out->empty_points > 0 && out->verdict == AR_HOLDS) {

@@ -1,25 +1,41 @@
-/* rule_table: what every reader of a rule needs of it (theory.h's ar_rule_info), one row
- * a rule: the tables and files (name), specs and conjectures (spec_name and the fields
- * they need), the mutants, the store's prediction column. */
-#include "attnrank/theory.h"
+/* rule_table: the rules, one row a rule (theory.h's ar_rule_info): what every reader of
+ * a rule needs of it, and its behaviour, the functions of its file (rules_parts.h). */
+#include "rules_parts.h"
 
 const ar_rule_info ar_rules[AR_RULE_COUNT] = {
-    [AR_RULE_UPPER_BOUND] = {"bound", "upper_bound", NULL, .needs_prediction = 1, .mutation = AR_MUTATE_TIGHTER},
-    [AR_RULE_LOWER_BOUND] = {"lower bound", "lower_bound", NULL, .needs_prediction = 1, .mutation = AR_MUTATE_RAISED},
+    [AR_RULE_UPPER_BOUND] = {"bound", "upper_bound", NULL, .needs_prediction = 1, .implies_looser = 1,
+                             .judge = ar_rule_upper_judge, .state = ar_rule_upper_state,
+                             .objective = ar_rule_upper_objective, .mutation = AR_MUTATE_TIGHTER},
+    [AR_RULE_LOWER_BOUND] = {"lower bound", "lower_bound", NULL, .needs_prediction = 1, .judge = ar_rule_lower_judge,
+                             .state = ar_rule_lower_state, .objective = ar_rule_lower_objective,
+                             .mutation = AR_MUTATE_RAISED},
     [AR_RULE_EQUALS] = {"equality", "equality", NULL, .needs_tolerance = 1, .needs_prediction = 1,
-                        .mutation = AR_MUTATE_BOTH_WAYS},
+                        .no_band_at_zero = 1, .judge = ar_rule_equals_judge, .state = ar_rule_equals_state,
+                        .objective = ar_rule_distance_objective, .mutation = AR_MUTATE_BOTH_WAYS},
     [AR_RULE_LIMIT] = {"limit", "limit", NULL, .needs_tolerance = 1, .needs_axis = 1, .needs_prediction = 1,
-                       .extrapolates = 1, .mutation = AR_MUTATE_BOTH_WAYS},
+                       .extrapolates = 1, .takes_rate = 1, .on_lines = 1, .judge = ar_rule_limit_judge, .state = ar_rule_limit_state,
+                       .objective = ar_rule_distance_objective, .attack_line = ar_rule_limit_sizes, .mutation = AR_MUTATE_BOTH_WAYS},
     [AR_RULE_LOG_SLOPE] = {"log slope", "log_slope", NULL, .needs_tolerance = 1, .needs_axis = 1,
-                           .needs_prediction = 1, .extrapolates = 1, .mutation = AR_MUTATE_BOTH_WAYS},
-    [AR_RULE_DECREASING] = {"decreasing", "decreasing", "decreasing", .needs_axis = 1, .mutation = AR_MUTATE_REVERSED},
-    [AR_RULE_INCREASING] = {"increasing", "increasing", "increasing", .needs_axis = 1, .mutation = AR_MUTATE_REVERSED},
+                           .needs_prediction = 1, .extrapolates = 1, .on_lines = 1, .judge = ar_rule_log_slope_judge,
+                           .state = ar_rule_log_slope_state, .mutation = AR_MUTATE_BOTH_WAYS},
+    [AR_RULE_DECREASING] = {"decreasing", "decreasing", "decreasing", .needs_axis = 1, .on_lines = 1,
+                            .judge = ar_rule_decreasing_judge, .state = ar_rule_decreasing_state,
+                            .mutation = AR_MUTATE_REVERSED, .opposite = AR_RULE_INCREASING},
+    [AR_RULE_INCREASING] = {"increasing", "increasing", "increasing", .needs_axis = 1, .on_lines = 1,
+                            .judge = ar_rule_increasing_judge, .state = ar_rule_increasing_state,
+                            .mutation = AR_MUTATE_REVERSED, .opposite = AR_RULE_DECREASING},
     [AR_RULE_STEEPER] = {"steeper", "steeper", "steeper", .needs_axis = 1, .needs_versus = 1,
+                         .judge = ar_rule_steeper_judge, .state = ar_rule_steeper_state,
                          .no_mutants = "steeper: its mutant (the other axis steeper) needs both axes (judge.c)"},
-    [AR_RULE_EVERY_TRIAL] = {"every trial", "every_trial", NULL, .needs_prediction = 1,
+    [AR_RULE_EVERY_TRIAL] = {"every trial", "every_trial", NULL, .needs_prediction = 1, .per_trial = 1,
+                             .judge = ar_rule_every_trial_judge, .state = ar_rule_every_trial_state,
+                             .objective = ar_rule_every_trial_objective, .objective_of_max = 1,
                              .mutation = AR_MUTATE_TIGHTER},
-    [AR_RULE_WITNESS] = {"witness", "witness", NULL, .needs_prediction = 1,
+    [AR_RULE_WITNESS] = {"witness", "witness", NULL, .needs_prediction = 1, .judge = ar_rule_witness_judge,
+                         .state = ar_rule_witness_state,
                          .no_mutants = "existence claim (witness): no prediction to perturb, cannot be VIOLATED"},
-    [AR_RULE_MEASURE] = {"measure", "measure", NULL, .no_mutants = "measurement: no prediction"},
-    [AR_RULE_REFERENCE] = {"reference", NULL, NULL, .needs_prediction = 1, .no_mutants = "reference curve: no verdict"},
+    [AR_RULE_MEASURE] = {"measure", "measure", NULL, .measures = 1, .judge = ar_rule_measure_judge,
+                         .state = ar_rule_measure_state, .no_mutants = "measurement: no prediction"},
+    [AR_RULE_REFERENCE] = {"reference", NULL, NULL, .needs_prediction = 1, .curve_only = 1,
+                           .no_mutants = "reference curve: no verdict"},
 };

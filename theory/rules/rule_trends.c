@@ -45,7 +45,7 @@ static long fewer_trials(const ar_summary *a, const ar_summary *b)
 
 /* Monotone along the line: the most significant step the wrong way between neighbours,
  * in units of its threshold (the t quantile, Bonferroni over `steps`; > 1 rejects; sign
- * as in ar_rule_judge_trend); -inf for none. */
+ * as in judge_trend); -inf for none. */
 static double worst_reversal(int sign, const ar_summary *est, const long *members, int k, int integer_output,
                              long steps, long *at)
 {
@@ -61,8 +61,8 @@ static double worst_reversal(int sign, const ar_summary *est, const long *member
     return worst;
 }
 
-void ar_rule_judge_trend(const ar_claim *claim, long n, const double *f, const ar_summary *est, int integer_output,
-                         const long *line, const double *along, ar_rule_workspace *ws, ar_judgement *j)
+static void judge_trend(const ar_claim *claim, long n, const double *f, const ar_summary *est, int integer_output,
+                        const long *line, const double *along, ar_rule_workspace *ws, ar_judgement *j)
 {
     static const int severity[] = {[AR_NOT_RUN] = 0, [AR_HOLDS] = 1, [AR_INCONCLUSIVE] = 2, [AR_VIOLATED] = 3};
     int sign = claim->rule == AR_RULE_DECREASING ? 1 : -1; /* want sign * (lo - hi) > 0 */
@@ -70,7 +70,7 @@ void ar_rule_judge_trend(const ar_claim *claim, long n, const double *f, const a
     ar_lines_group(n, f, est, line, along, 2, ws, &groups);
     int lines = groups.count, reversed = 0, rate_refused = 0;
     /* a stated power-law rate, sign * exponent = -rate: two-sided, Bonferroni over lines, at
-     * half the level (as ar_rule_judge_limit's rate test, beside the ends' and steps' tests) */
+     * half the level (as the limit's rate test (rule_limits.c), beside the ends' and steps' tests) */
     double alpha_rate = AR_RULE_ALPHA / (4.0 * (lines > 0 ? lines : 1));
     /* a step between neighbours the wrong way: one-sided, Bonferroni over every step */
     long steps = groups.start[lines] - lines;
@@ -193,7 +193,7 @@ int ar_rule_judge_steeper(const ar_claim *claim, long n, const double *f, const 
         }
     }
     if (!judged) {
-        ar_rule_account_failures(claim, n, f, est, j);
+        ar_rule_account_failures(0, n, f, est, j);
         return 0;
     }
     if (j->verdict == AR_HOLDS && judged < planes)
@@ -202,6 +202,44 @@ int ar_rule_judge_steeper(const ar_claim *claim, long n, const double *f, const 
              "steeper: from the corner of each of %d plane(s), the change to the largest %s exceeds the change to "
              "the largest %s (95%%; VIOLATED below 0 with Bonferroni); worst margin %s", judged, axis, other,
              ar_rule_in_se(worst, (char[32]){0}, 32));
-    ar_rule_account_failures(claim, n, f, est, j);
+    ar_rule_account_failures(0, n, f, est, j);
     return 0;
+}
+
+/* ---- the rows (rule_table.c) ------------------------------------------------------- */
+
+AR_RULE_JUDGE(ar_rule_decreasing_judge)
+{
+    judge_trend(claim, d->n, d->prediction, d->est, d->integer_output, d->line, d->along, ws, out);
+}
+
+AR_RULE_STATE(ar_rule_decreasing_state)
+{
+    (void)f;
+    snprintf(buf, len, "E[%s] falls as %s grows", output, claim->trend_axis);
+}
+
+AR_RULE_JUDGE(ar_rule_increasing_judge)
+{
+    judge_trend(claim, d->n, d->prediction, d->est, d->integer_output, d->line, d->along, ws, out);
+}
+
+AR_RULE_STATE(ar_rule_increasing_state)
+{
+    (void)f;
+    snprintf(buf, len, "E[%s] rises as %s grows", output, claim->trend_axis);
+}
+
+/* Its planes are not lines: the judge (judge.c) calls ar_rule_judge_steeper, as the rows'
+ * needs_versus says. */
+AR_RULE_JUDGE(ar_rule_steeper_judge)
+{
+    (void)claim, (void)d, (void)ws;
+    snprintf(out->rule, sizeof out->rule, "a steeper claim is judged on two axes (ar_rule_judge_steeper)");
+}
+
+AR_RULE_STATE(ar_rule_steeper_state)
+{
+    (void)f;
+    snprintf(buf, len, "E[%s] changes more along %s than along %s", output, claim->trend_axis, claim->versus_axis);
 }

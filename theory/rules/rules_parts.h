@@ -7,6 +7,8 @@
 #include <gsl/gsl_matrix.h>
 #include <gsl/gsl_multifit.h>
 #include <gsl/gsl_vector.h>
+#include <math.h>
+#include <stddef.h>
 
 /* Family-wise level of a VIOLATED decision: two-sided 5%, i.e. 2.5% on the side a
  * bound can be broken, matching the 95% intervals behind HOLDS. */
@@ -70,7 +72,7 @@ double ar_rule_t_quantile(long m, long count);
 void ar_rule_take_point(ar_judgement *j, long p, double prediction, const ar_summary *s);
 long ar_rule_holm_rejections(double *pvalues, long m, double alpha);
 const char *ar_rule_in_se(double v, char *buf, size_t len);
-void ar_rule_account_failures(const ar_claim *claim, long n_points, const double *prediction, const ar_summary *est,
+void ar_rule_account_failures(int per_trial, long n_points, const double *prediction, const ar_summary *est,
                               ar_judgement *out);
 
 /* The lines of a trend or limit claim: the points it can use grouped by line, each
@@ -86,18 +88,47 @@ typedef struct {
 void ar_lines_group(long n, const double *f, const ar_summary *est, const long *line, const double *along,
                     long min_size, ar_rule_workspace *ws, ar_line_groups *g);
 
-/* One rule family a file: bounds (rule_bounds.c), equality and measurement
- * (rule_equality.c), limits and log slopes (rule_limits.c), trends (rule_trends.c). */
-void ar_rule_judge_bound(int sign, long n, const double *f, const ar_summary *est, int integer_output,
-                         ar_rule_workspace *ws, ar_judgement *j);
-void ar_rule_judge_witness(long n, const double *f, const ar_summary *est, ar_judgement *j);
-void ar_rule_judge_every_trial(long n, const double *f, const ar_summary *est, ar_judgement *j);
-void ar_rule_judge_equals(long n, const double *f, const ar_summary *est, double rel_tol, int integer_output,
-                          ar_judgement *j);
-void ar_rule_judge_measure(long n, const double *f, const ar_summary *est, ar_judgement *j);
-void ar_rule_judge_limit(const ar_claim *claim, long n, const double *f, const ar_summary *est, int integer_output,
-                         const long *line, const double *along, ar_rule_workspace *ws, ar_judgement *j);
-void ar_rule_judge_trend(const ar_claim *claim, long n, const double *f, const ar_summary *est, int integer_output,
-                         const long *line, const double *along, ar_rule_workspace *ws, ar_judgement *j);
+/* An attack objective's scale: |f|, or 1 where f is 0. */
+static inline double ar_rule_objective_scale(double prediction)
+{
+    return prediction != 0 ? fabs(prediction) : 1;
+}
+
+/* The rows' behaviour (rule_table.c), one rule family a file: its judge, its statement,
+ * its attack objective (theory.h's ar_rule_info says what each does). */
+#define AR_RULE_JUDGE(name) void name(const ar_claim *claim, const ar_rule_data *d, ar_rule_workspace *ws, ar_judgement *out)
+#define AR_RULE_STATE(name) void name(const ar_claim *claim, const char *output, const char *f, char *buf, size_t len)
+#define AR_RULE_OBJECTIVE(name) double name(double prediction, double mean, double max)
+/* rule_bounds.c */
+AR_RULE_JUDGE(ar_rule_upper_judge);
+AR_RULE_STATE(ar_rule_upper_state);
+AR_RULE_OBJECTIVE(ar_rule_upper_objective);
+AR_RULE_JUDGE(ar_rule_lower_judge);
+AR_RULE_STATE(ar_rule_lower_state);
+AR_RULE_OBJECTIVE(ar_rule_lower_objective);
+AR_RULE_JUDGE(ar_rule_every_trial_judge);
+AR_RULE_STATE(ar_rule_every_trial_state);
+AR_RULE_OBJECTIVE(ar_rule_every_trial_objective);
+AR_RULE_JUDGE(ar_rule_witness_judge);
+AR_RULE_STATE(ar_rule_witness_state);
+/* rule_equality.c */
+AR_RULE_JUDGE(ar_rule_equals_judge);
+AR_RULE_STATE(ar_rule_equals_state);
+AR_RULE_OBJECTIVE(ar_rule_distance_objective); /* equality; a limit at its largest size */
+AR_RULE_JUDGE(ar_rule_measure_judge);
+AR_RULE_STATE(ar_rule_measure_state);
+/* rule_limits.c */
+AR_RULE_JUDGE(ar_rule_limit_judge);
+AR_RULE_STATE(ar_rule_limit_state);
+int ar_rule_limit_sizes(const ar_claim *claim);
+AR_RULE_JUDGE(ar_rule_log_slope_judge);
+AR_RULE_STATE(ar_rule_log_slope_state);
+/* rule_trends.c */
+AR_RULE_JUDGE(ar_rule_decreasing_judge);
+AR_RULE_STATE(ar_rule_decreasing_state);
+AR_RULE_JUDGE(ar_rule_increasing_judge);
+AR_RULE_STATE(ar_rule_increasing_state);
+AR_RULE_JUDGE(ar_rule_steeper_judge);
+AR_RULE_STATE(ar_rule_steeper_state);
 
 #endif

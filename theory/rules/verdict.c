@@ -78,35 +78,12 @@ int ar_rule_judge(const ar_claim *claim, long n_points, const double *prediction
         snprintf(out->rule, sizeof out->rule, "the rules' workspace holds fewer than the claim's %ld points", n_points);
         return -1;
     }
-    switch (claim->rule) {
-    case AR_RULE_UPPER_BOUND:
-    case AR_RULE_LOWER_BOUND:
-        ar_rule_judge_bound(claim->rule == AR_RULE_UPPER_BOUND ? 1 : -1, n_points, prediction, est, integer_output, ws,
-                            out);
-        break;
-    case AR_RULE_EVERY_TRIAL: ar_rule_judge_every_trial(n_points, prediction, est, out); break;
-    case AR_RULE_WITNESS: ar_rule_judge_witness(n_points, prediction, est, out); break;
-    case AR_RULE_EQUALS: ar_rule_judge_equals(n_points, prediction, est, claim->rel_tol, integer_output, out); break;
-    case AR_RULE_MEASURE: ar_rule_judge_measure(n_points, prediction, est, out); break;
-    case AR_RULE_REFERENCE: break;
-    case AR_RULE_STEEPER:
-        snprintf(out->rule, sizeof out->rule, "a steeper claim is judged on two axes (ar_rule_judge_steeper)");
-        break;
-    case AR_RULE_LIMIT:
-    case AR_RULE_LOG_SLOPE:
-    case AR_RULE_DECREASING:
-    case AR_RULE_INCREASING:
-        if (!line || !along)
-            snprintf(out->rule, sizeof out->rule, "a %s claim needs an axis over %s", ar_rules[claim->rule].name,
-                     claim->trend_axis);
-        else if (claim->rule == AR_RULE_LIMIT || claim->rule == AR_RULE_LOG_SLOPE)
-            ar_rule_judge_limit(claim, n_points, prediction, est, integer_output, line, along, ws, out);
-        else
-            ar_rule_judge_trend(claim, n_points, prediction, est, integer_output, line, along, ws, out);
-        break;
-    case AR_RULE_COUNT: break;
-    }
-    ar_rule_account_failures(claim, n_points, prediction, est, out);
+    const ar_rule_info *rule = (unsigned)claim->rule < AR_RULE_COUNT ? &ar_rules[claim->rule] : NULL;
+    if (rule && rule->on_lines && (!line || !along))
+        snprintf(out->rule, sizeof out->rule, "a %s claim needs an axis over %s", rule->name, claim->trend_axis);
+    else if (rule && rule->judge) /* a reference curve has none */
+        rule->judge(claim, &(ar_rule_data){n_points, prediction, est, integer_output, line, along}, ws, out);
+    ar_rule_account_failures(rule && rule->per_trial, n_points, prediction, est, out);
     return 0;
 }
 
