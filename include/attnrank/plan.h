@@ -34,11 +34,6 @@ typedef struct ar_run_plan {
                                           layout, writing each point and reading it back */
 } ar_run_plan;
 
-/* A batch of cheap points (run.c): at most this many points, and about this many bytes
- * of their summaries and histograms. */
-enum { AR_BATCH_POINTS = 4096 };
-#define AR_BATCH_BYTES (16.0 * 1048576)
-
 /* The most threads one team may have, whoever asks (--threads, OMP_NUM_THREADS). */
 enum { AR_MAX_THREADS = 4096 };
 

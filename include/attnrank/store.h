@@ -131,10 +131,6 @@ long ar_store_done_count(const ar_store *store, int experiment);
  * points since the last commit. ar_store_done says 1 from this call on. */
 int ar_store_write_point(ar_store *store, int experiment, long point, const ar_summary *summaries,
                          long *const *histograms, char *err);
-/* A slab's buffers: at most this many points, and about this many bytes (plan.c counts
- * them in a run's memory). */
-enum { AR_SLAB_POINTS = 8192 };
-#define AR_SLAB_BYTES (8.0 * 1048576)
 /* Every point written so far into the file and its ledger, flushed. Reads, merges and
  * ar_store_close commit first. */
 int ar_store_commit(ar_store *store, char *err);

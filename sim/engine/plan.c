@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "attnrank/store.h"
+#include "attnrank/test_hooks.h"
 #include "attnrank/theory.h"
 
 int ar_plan_threads(int requested)
@@ -294,13 +295,13 @@ int ar_plan_make(const ar_spec *spec, int threads, ar_run_plan *plan)
         stored_values += (stats + hists) / 8 * (double)x->n_points;
         /* the verdicts read one output at a time */
         double reading = (widest_read + JUDGE_BYTES_PER_POINT) * (double)x->n_points;
-        double held = (double)(x->n_points < AR_SLAB_POINTS ? x->n_points : AR_SLAB_POINTS);
+        double held = (double)(x->n_points < ar_size.slab_points ? x->n_points : ar_size.slab_points);
         double slab = (stats + hists) * held, batch = 0;
-        slab = slab < AR_SLAB_BYTES ? slab : AR_SLAB_BYTES;
+        slab = slab < ar_size.slab_bytes ? slab : ar_size.slab_bytes;
         if (px->points_in_parallel) {
-            held = (double)(x->n_points < AR_BATCH_POINTS ? x->n_points : AR_BATCH_POINTS);
+            held = (double)(x->n_points < ar_size.batch_points ? x->n_points : ar_size.batch_points);
             batch = ((double)px->widest * sizeof(ar_summary) + hists) * held;
-            batch = batch < AR_BATCH_BYTES ? batch : AR_BATCH_BYTES;
+            batch = batch < ar_size.batch_bytes ? batch : ar_size.batch_bytes;
         }
         double peak = reading > slab + batch ? reading : slab + batch;
         buffers = peak > buffers ? peak : buffers;

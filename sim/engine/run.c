@@ -4,6 +4,8 @@
 #define _GNU_SOURCE
 #include "engine_parts.h"
 
+#include "attnrank/test_hooks.h"
+
 #include <errno.h>
 #include <omp.h>
 #include <signal.h>
@@ -30,7 +32,8 @@ static ar_status run_batches(const ar_run_plan *plan, int e, const ar_run_option
     double per_point = (double)px->widest * sizeof(ar_summary) + 8.0;
     for (int o = 0; o < x->sim->n_outputs; ++o)
         per_point += (double)px->hist_width[o] * sizeof(long);
-    int capacity = AR_BATCH_BYTES / per_point > AR_BATCH_POINTS ? AR_BATCH_POINTS : (int)(AR_BATCH_BYTES / per_point) + 1;
+    int capacity = ar_size.batch_bytes / per_point > ar_size.batch_points ? ar_size.batch_points
+                                                                          : (int)(ar_size.batch_bytes / per_point) + 1;
     ar_batch batch;
     if (ar_trials_batch_init(&batch, x, px, capacity, opt->threads) < 0) {
         snprintf(err, AR_ERR_LEN, "%s: out of memory at experiment %s", opt->output, x->name);

@@ -11,6 +11,7 @@
 
 #include "attnrank/linalg.h"
 #include "attnrank/openblas.h"
+#include "attnrank/test_hooks.h"
 
 #include <math.h>
 #include <omp.h>
@@ -29,23 +30,15 @@ double ar_trials_point_memory(const ar_experiment *exp, const ar_point *point, i
     return ar_plan_threads(threads) * workspace + values + hist;
 }
 
-#ifdef AR_TEST_HOOKS
-/* ATTNRANK_INJECT_FAILURES=f, in the tests' hooks_attnrank only (tests/meson.build): a
- * deterministic fraction f of trials fail as if LAPACK had not converged, so the
- * counting and marking of failures can be checked end to end. */
+/* ATTNRANK_TEST_INJECT_FAILURES=f, in the test build only (test_hooks.h): a deterministic
+ * fraction f of trials fail as if LAPACK had not converged, so the counting and marking
+ * of failures can be checked end to end. attnrank's trials fail only when they fail. */
 static double injected_failure_rate(void)
 {
-    const char *text = getenv("ATTNRANK_INJECT_FAILURES");
+    const char *text = ar_test_hook(AR_HOOK_INJECT_FAILURES);
     double f = text ? atof(text) : 0;
     return f > 0 && f <= 1 ? f : 0;
 }
-#else
-/* The program users run reads no test hook: its trials fail only when they fail. */
-static double injected_failure_rate(void)
-{
-    return 0;
-}
-#endif
 
 /* Trial t of point pt into values[v * count + t - first] (NaN where it failed); 1 if it failed. */
 static int run_trial(const ar_point *pt, uint64_t seed, uint64_t key, long t, long first, long count, int width,

@@ -36,6 +36,7 @@
 #include "attnrank/openblas.h"
 #include "attnrank/rng.h"
 #include "attnrank/process.h"
+#include "attnrank/test_hooks.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
@@ -102,19 +103,11 @@ static struct {
     int selected;
 } state = {.origin = "detected"};
 
-#ifdef AR_BLAS_CORE_TEST_HOOKS
-/* Test builds only (tests/meson.build's blas_core_attnrank): pretend another detected
- * core or candidate, make the check's child misbehave, shorten its timeout, trace. */
-static const char *hook(const char *name)
+/* The test build's hooks (test_hooks.h): pretend another detected core or candidate,
+ * make the check's child misbehave, shorten its timeout, trace; attnrank has none. */
+static void trace_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void trace_line(const char *fmt, ...)
 {
-    const char *v = getenv(name);
-    return v && v[0] ? v : NULL;
-}
-static void trace(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void trace(const char *fmt, ...)
-{
-    if (!hook("ATTNRANK_TEST_BLAS_TRACE"))
-        return;
     va_list args;
     va_start(args, fmt);
     fputs("attnrank: trace: ", stderr);
@@ -122,14 +115,7 @@ static void trace(const char *fmt, ...)
     fputc('\n', stderr);
     va_end(args);
 }
-#else
-static const char *hook(const char *name)
-{
-    (void)name;
-    return NULL;
-}
-#define trace(...) ((void)0)
-#endif
+#define trace(...) (ar_test_hook(AR_HOOK_BLAS_TRACE) ? trace_line(__VA_ARGS__) : (void)0)
 
 /* A core name as OpenBLAS spells them: letters, digits and '_'. */
 static int valid_core_name(const char *s, size_t len)
@@ -394,7 +380,7 @@ static void run_child(void)
     if (!out)
         _exit(3);
     int status = ar_blas_check_compute(out);
-    const char *misbehave = hook("ATTNRANK_TEST_BLAS_CHILD");
+    const char *misbehave = ar_test_hook(AR_HOOK_BLAS_CHILD);
     if (misbehave && strcmp(misbehave, "crash") == 0) {
         signal(SIGSEGV, SIG_DFL); /* a sanitizer's handler would turn it into exit 1 */
         raise(SIGSEGV);
@@ -480,7 +466,7 @@ static int check_core(const char *self, const char *core, const double *referenc
         goto done;
     }
     trace("self-check of %s: spawned child %ld", core, (long)pid);
-    const char *limit = hook("ATTNRANK_TEST_BLAS_TIMEOUT");
+    const char *limit = ar_test_hook(AR_HOOK_BLAS_TIMEOUT);
     double seconds = limit ? atof(limit) : CHECK_SECONDS, deadline = now_seconds() + seconds;
     size_t got = 0, cap = expect + sizeof header;
     int timed_out = 0, too_much = 0;
@@ -801,7 +787,7 @@ void ar_blas_core_select(char **argv)
             state.origin = "environment";
             trace("OPENBLAS_CORETYPE is set: left alone");
         } else if (!state.off) {
-            const char *pretend = hook("ATTNRANK_TEST_BLAS_DETECTED"), *forced = hook("ATTNRANK_TEST_BLAS_CANDIDATE");
+            const char *pretend = ar_test_hook(AR_HOOK_BLAS_DETECTED), *forced = ar_test_hook(AR_HOOK_BLAS_CANDIDATE);
             if (pretend && valid_core_name(pretend, CORE_NAME) && !strchr(pretend, '/'))
                 snprintf(state.detected, sizeof state.detected, "%s", pretend);
             state.n_candidates = ar_blas_core_candidates(state.detected, state.cpu_level, state.candidates);

@@ -4,9 +4,11 @@
 #define _GNU_SOURCE
 #include "store_parts.h"
 
+#include "attnrank/test_hooks.h"
 
 #include <float.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,8 +52,6 @@ int ar_store_done(const ar_store *store, int experiment, long point)
  * when the file is made (contiguous, row-major over the axes), so these writes touch raw
  * data only and a slab of consecutive points is one contiguous stretch of each dataset. */
 
-static const double COMMIT_SECONDS = 1.0;
-
 typedef struct {
     int experiment;
     long first, count;
@@ -67,6 +67,7 @@ typedef struct slab_writer {
     point_range *pending;              /* written, not yet in the ledger */
     int n_pending, pending_capacity;
     double last_commit;
+    long commits; /* commits with points so far (the test build's ATTNRANK_TEST_KILL_AT_COMMIT) */
 } slab_writer;
 
 static double monotonic_seconds(void)
@@ -256,8 +257,8 @@ static int start_slab(ar_store *s, int e, char *err)
     double per_point = 0;
     for (int o = 0; o < x->sim->n_outputs; ++o)
         per_point += 8.0 * (N_CELLS * L->vector[o] + (L->slots[o] ? 2 * L->slots[o] : L->hist[o]));
-    double fit = AR_SLAB_BYTES / (per_point > 0 ? per_point : 1);
-    w->capacity = fit < 1 ? 1 : fit > AR_SLAB_POINTS ? AR_SLAB_POINTS : (long)fit;
+    double fit = ar_size.slab_bytes / (per_point > 0 ? per_point : 1);
+    w->capacity = fit < 1 ? 1 : fit > ar_size.slab_points ? ar_size.slab_points : (long)fit;
     w->count = 0;
     char name[512];
     for (int o = 0; o < x->sim->n_outputs; ++o) {
@@ -334,6 +335,9 @@ int ar_store_commit(ar_store *store, char *err)
      * leaves the points not done, to be recomputed (with the same result). */
     if (H5Fflush(store->file, H5F_SCOPE_GLOBAL) < 0)
         return store_fail(err, store->path, "cannot write the points to the file (disk full?)");
+    const char *kill_at = ar_test_hook(AR_HOOK_KILL_AT_COMMIT); /* the test build's kill between the two */
+    if (++w->commits == (kill_at ? atol(kill_at) : 0))
+        raise(SIGKILL);
     long longest = 0;
     for (int i = 0; i < w->n_pending; ++i)
         longest = w->pending[i].count > longest ? w->pending[i].count : longest;
@@ -440,7 +444,7 @@ int ar_store_write_point(ar_store *store, int experiment, long point, const ar_s
     w->count++;
     store->done[experiment][point] = 1;
     store->checked[experiment] = 0;
-    if (monotonic_seconds() - w->last_commit >= COMMIT_SECONDS)
+    if (monotonic_seconds() - w->last_commit >= ar_size.commit_seconds)
         return ar_store_commit(store, err);
     return 0;
 }

@@ -4,8 +4,8 @@ not depend on it beyond round-off.
 
 usage: blas_core.py ATTNRANK CASE     (meson registers one test per case)
 
-Most cases run blas_core_attnrank (ATTNRANK_BLAS_TEST_EXE), the program built with
-blas_core.c's test hooks: ATTNRANK_TEST_BLAS_DETECTED pretends OpenBLAS detected another
+Most cases run attnrank_test (ATTNRANK_BLAS_TEST_EXE), the test build with the BLAS
+core's hooks (include/attnrank/test_hooks.h): ATTNRANK_TEST_BLAS_DETECTED pretends OpenBLAS detected another
 core (how a Zen 3 machine, where OpenBLAS picks Zen, gets the Prescott fallback to
 choose from), ATTNRANK_TEST_BLAS_CANDIDATE bypasses the flag check, ATTNRANK_TEST_BLAS_CHILD
 makes the check's child crash, hang or lie, ATTNRANK_TEST_BLAS_TIMEOUT shortens its

@@ -176,7 +176,7 @@ def case_mpi_marked(tmp):
     """Under mpirun, points marked for too many failed trials are announced as a single
     process announces them (the MPI build only)."""
     env = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1", "OMP_NUM_THREADS": "1",
-           "ATTNRANK_INJECT_FAILURES": "0.2"}
+           "ATTNRANK_TEST_INJECT_FAILURES": "0.2"}
     spec = write(f"{tmp}/small.cfg", SMALL_SPEC)
     single = run(["run", spec, "-o", f"{tmp}/single.h5", "-q"], env=env)
     proc = subprocess.run(["mpirun", "-np", "3", "--oversubscribe", test_cli.EXE, "run", spec, "-o",

@@ -1144,9 +1144,9 @@ def case_bad_files_catalogue(tmp):
 def case_failure_injection(tmp):
     """Trials that fail (as when LAPACK does not converge) are counted, never averaged; a
     point with more than 1% failed trials is marked; a memory rlimit gets the refusal.
-    Run on hooks_attnrank, the program with the engine's test hook (tests/meson.build);
-    attnrank itself (ATTNRANK_RELEASE_EXE) reads no test hook: issue 37, 5, where the
-    release binary marked a point failed and turned H1 HOLDS into INCONCLUSIVE."""
+    Run on attnrank_test, the test build (include/attnrank/test_hooks.h); attnrank itself
+    (ATTNRANK_RELEASE_EXE) reads no test hook: issue 37, 5, where the release binary
+    marked a point failed and turned H1 HOLDS into INCONCLUSIVE."""
     spec = write(f"{tmp}/small.cfg", SMALL_SPEC)
     clean = f"{tmp}/clean.h5"
     run(["run", spec, "-o", clean, "-q"], expect=0)
@@ -1154,14 +1154,14 @@ def case_failure_injection(tmp):
     if release and os.path.realpath(release) != os.path.realpath(EXE):
         hooked = f"{tmp}/release_hooked.h5"
         proc = subprocess.run([release, "run", spec, "-o", hooked, "-q"], capture_output=True, text=True,
-                              env=dict(os.environ, ATTNRANK_INJECT_FAILURES="0.2"), timeout=600)
+                              env=dict(os.environ, ATTNRANK_TEST_INJECT_FAILURES="0.2"), timeout=600)
         check(proc.returncode == 0 and "failed trials" not in proc.stderr,
               f"attnrank obeys the test hook: exit {proc.returncode}: {proc.stderr}")
         same_datasets(clean, hooked)
         with open(release, "rb") as f:
-            check(b"ATTNRANK_INJECT" not in f.read(), "attnrank holds the test hook's variable name")
+            check(b"ATTNRANK_TEST_INJECT_FAILURES" not in f.read(), "attnrank holds the test hook's variable name")
     few = f"{tmp}/few.h5"
-    proc = run(["run", spec, "-o", few, "-q"], env={"ATTNRANK_INJECT_FAILURES": "0.005"})
+    proc = run(["run", spec, "-o", few, "-q"], env={"ATTNRANK_TEST_INJECT_FAILURES": "0.005"})
     check(proc.returncode in (0, 1, 4), f"a few failures: exit {proc.returncode} {proc.stderr}")
     with h5py.File(few) as f, h5py.File(clean) as c:
         failed, count = f["e/argmax_rank/failed"][...], f["e/argmax_rank/count"][...]
@@ -1174,7 +1174,7 @@ def case_failure_injection(tmp):
         check((f["e/argmax_rank/hist"][...].sum(axis=-1) == count).all(), "histograms hold the counted trials")
         check(not np.array_equal(f["e/argmax_rank/mean"][...], c["e/argmax_rank/mean"][...]), "failures change it")
     many = f"{tmp}/many.h5"
-    proc = run(["run", spec, "-o", many, "-q"], env={"ATTNRANK_INJECT_FAILURES": "0.2"})
+    proc = run(["run", spec, "-o", many, "-q"], env={"ATTNRANK_TEST_INJECT_FAILURES": "0.2"})
     check("more than 1% failed trials: marked" in proc.stderr, f"the marking is reported: {proc.stderr}")
     with h5py.File(many) as f:
         check((f["e/argmax_rank/count"][...] == 0).all() and (f["e/argmax_rank/failed"][...] > 30).all(),

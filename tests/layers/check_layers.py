@@ -22,7 +22,7 @@ ALLOWED_CYCLES = [{"linalg", "gemm"}]
 
 # The public headers (include/attnrank/*.h) and the families' headers, by layer.
 HEADER_LAYER = {
-    "base": ["rng", "sim", "stats", "revision", "message", "format", "regular_file"],
+    "base": ["rng", "sim", "stats", "revision", "message", "format", "regular_file", "test_hooks"],
     "numerics": ["openblas", "attention", "convex", "dynamics", "equilibrium", "gradient", "layer", "linalg", "mask",
                  "rank", "softmax_network"],
     "rules": ["theory", "expression"],
