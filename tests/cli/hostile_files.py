@@ -757,6 +757,16 @@ def case_figures_read_checked_file(tmp):
     page = open(f"{tmp}/rep/report.html").read()
     check("<svg" in page and "F.h5:/e" in page, f"the figures are drawn, captioned F.h5: {proc.stderr}")
     check("FORGED_SIMULATOR" not in page and "123456" not in page, "the figures come from the file swapped in")
+    # an attack file's report: a result file renamed over it once it is loaded is not drawn
+    import attacks
+    _, attack_file = attacks.attack(tmp, attacks.PLANTED)
+    shutil.copy(good, forged)
+    write(f"{swapping}/plot_all.py", open(f"{swapping}/plot_all.py").read().replace(repr(target), repr(attack_file)))
+    proc = run(["report", attack_file, "-o", f"{tmp}/rep-attack"], expect=0, env={"ATTNRANK_PLOTS": swapping})
+    check(not os.path.exists(forged), "the swap happened")
+    page = open(f"{tmp}/rep-attack/report.html").read()
+    check("<svg" in page and ":/e," not in page, f"the attack file's figures are drawn, not the file swapped in: "
+          f"{proc.stderr}")
 
 
 def case_verdict_word_unknown(tmp):
