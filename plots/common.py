@@ -132,7 +132,25 @@ class Experiment:
         """output/stat with the named axes fixed; the other axes stay, in file order."""
         if output not in self.group or stat not in self.group[output]:
             raise PlotError(f"{self.path}: /{self.name} lacks the dataset {output}/{stat}")
-        return self.group[output][stat][...][self._index(fix)]
+        return self.not_done_out(self.group[output][stat][...][self._index(fix)], fix)
+
+    def not_done_out(self, values, fix):
+        """values (a slice with fix's axes fixed) with every point the `done` ledger does
+        not mark done left out: NaN (0 for counts), whatever the file holds there. Only
+        done points were computed and checked; a shard leaves the others' points as holes
+        and an interrupted run has not reached them, so nothing stored there is drawn."""
+        if "done" not in self.group:
+            raise PlotError(f"{self.path}: /{self.name} lacks its done ledger")
+        grid = tuple(len(self.coords[a]) for a in self.axis_names)
+        done = np.asarray(self.group["done"][...])
+        if done.size != int(np.prod(grid)):
+            raise PlotError(f"{self.path}: /{self.name}/done has shape {done.shape}, not the grid's {grid}")
+        undone = (done.reshape(grid) == 0)[self._index(fix)]
+        if not np.any(undone):
+            return values
+        values = np.asarray(values)
+        undone = np.reshape(undone, np.shape(undone) + (1,) * (values.ndim - np.ndim(undone)))
+        return np.where(undone, np.nan if values.dtype.kind == "f" else 0, values)
 
     def histogram(self, output, **fix):
         """Trial counts per value (last axis: the value 0, 1, ...) with the named axes
@@ -161,7 +179,7 @@ class Experiment:
     def theory(self, claim, **fix):
         if "theory" not in self.group or claim not in self.group["theory"]:
             raise PlotError(f"{self.path}: /{self.name} lacks theory/{claim}")
-        return self.group["theory"][claim][...][self._index(fix)]
+        return self.not_done_out(np.asarray(self.group["theory"][claim][...], float)[self._index(fix)], fix)
 
     def theory_text(self, claim):
         """The claim's kind, output, statement and formula: THEORY_TEXTS' when given (then
@@ -229,16 +247,26 @@ def outside_the_file(f):
     return None
 
 
-def open_result(path):
+def open_result(path, fd=None):
     """path opened read-only as HDF5 through the descriptor checked to be a regular file
     (a FIFO would block h5py's open for a writer; a name swapped for one after the check
-    must not be opened again by name)."""
+    must not be opened again by name). With fd (plot_all.py --fd: `attnrank report`
+    hands down the descriptor of the file it checked) that file is read, never the name,
+    which a file renamed over it since would now name; path is only what messages and
+    captions show."""
+    if fd is None:
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        except OSError as e:
+            raise PlotError(f"{path}: cannot open ({e.strerror})")
+        given = False
+    else:
+        given = True
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError as e:
-        raise PlotError(f"{path}: cannot open ({e.strerror})")
-    try:
-        st = os.fstat(fd)
+        try:
+            st = os.fstat(fd)
+        except OSError as e:
+            raise PlotError(f"{path}: descriptor {fd} cannot be read ({e.strerror})")
         if not stat.S_ISREG(st.st_mode):
             raise PlotError(f"{path}: not a regular file")
         by_fd = f"/proc/self/fd/{fd}"
@@ -247,7 +275,12 @@ def open_result(path):
         except OSError:
             same = False
         try:
-            f = h5py.File(by_fd if same else path, "r", locking=False)
+            if given:  # as a Python file: its name may be gone ("(deleted)"), which HDF5 would resolve
+                held = os.fdopen(os.dup(fd), "rb")
+                f = h5py.File(held, "r")
+                f.held = held  # read as long as f is
+            else:
+                f = h5py.File(by_fd if same else path, "r", locking=False)
         except (OSError, TypeError) as e:
             raise PlotError(f"{path}: cannot open as HDF5 ({e})")
     finally:

@@ -192,7 +192,7 @@ def conjecture_figure(exp, cid, outdir):
     def on_x(a):  # the array with the x axis last (one position for a single point)
         return np.moveaxis(np.asarray(a)[None] if along is None else np.asarray(a), along_at, -1)
 
-    theory = on_x(np.asarray(theory_ds[...], float))
+    theory = on_x(exp.theory(cid))  # left out where the ledger says not done
     stats = stats and [on_x(s) for s in stats]
     # a conjecture without a prediction (a trend, a measure) stores 0 where it speaks: not drawn
     predicted = "prediction" in fields or (not fields and formula not in ("", "(none)"))

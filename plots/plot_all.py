@@ -16,7 +16,10 @@ With --theory FILE (`attnrank report` gives its figures/theory.tsv) every claim'
 statement, formula, kind and output come from FILE, as attnrank re-derives them from
 the stored spec and its claim table, never from the theory datasets' attributes.
 
-usage: plot_all.py [--svg-only] [--theory FILE] RESULT.h5 OUTDIR [EXPERIMENT...]"""
+With --fd N (`attnrank report` gives it) the file read is the one open as descriptor N,
+the one attnrank checked; RESULT.h5 is only the name captions show.
+
+usage: plot_all.py [--svg-only] [--theory FILE] [--fd N] RESULT.h5 OUTDIR [EXPERIMENT...]"""
 import importlib
 import os
 import re
@@ -51,14 +54,18 @@ def run(argv):
     if argv[:1] == ["--theory"] and len(argv) > 1:  # the claims' texts as attnrank re-derives them
         common.load_theory_texts(argv[1])
         argv = argv[2:]
+    fd = None
+    if argv[:1] == ["--fd"] and len(argv) > 1 and argv[1].isdigit():  # the file attnrank checked
+        fd, argv = int(argv[1]), argv[2:]
     if len(argv) < 2:
-        print("usage: plot_all.py [--svg-only] [--theory FILE] RESULT.h5 OUTDIR [EXPERIMENT...]", file=sys.stderr)
+        print("usage: plot_all.py [--svg-only] [--theory FILE] [--fd N] RESULT.h5 OUTDIR [EXPERIMENT...]",
+              file=sys.stderr)
         return 2
     path, outdir, only = argv[0], argv[1], argv[2:]
     os.makedirs(outdir, exist_ok=True)
     entries = []
     try:
-        with common.open_result(path) as f:
+        with common.open_result(path, fd) as f:
             if common.text(f.attrs.get("kind", "")) == "attacks":  # `attnrank attack`'s file
                 entries = attacks.figures_for_file(f, outdir)
             for name in [] if entries else only or f.keys():

@@ -118,6 +118,9 @@ ar_store *ar_store_open(const char *path, int writable, char *err);
 ar_store *ar_store_open_created(const char *path, char *err);
 const ar_spec *ar_store_spec(const ar_store *store);
 const char *ar_store_path(const ar_store *store); /* as it was opened or created */
+/* The descriptor the store reads the file through (the file it checked, whatever its
+ * name now names), or -1; the store's own: never closed by the caller. */
+int ar_store_descriptor(const ar_store *store);
 /* Control characters (a newline, an escape) in a message that quotes a file's own text
  * replaced by spaces: refusals are one line. */
 void ar_store_one_line(char *text);
@@ -178,5 +181,8 @@ int ar_store_close(ar_store *store);
 
 /* Verdict rows: one per (experiment, claim), in spec order. */
 int ar_store_verdict_count(const ar_spec *spec);
+/* The rows a file holds until every point is in: each NOT RUN, with no estimate (what a
+ * run writes when it makes the file, and what an incomplete file's rows must be). */
+void ar_store_pending_verdicts(const ar_spec *spec, ar_verdict_row *rows);
 
 #endif

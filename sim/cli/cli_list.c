@@ -179,7 +179,9 @@ int ar_cli_cmd_info(int argc, char **argv, char *command_line)
         !(unlisted = calloc((size_t)(ar_store_spec(store)->n_experiments + 1), 1)) ||
         (memcpy(fresh, rows, (size_t)n * sizeof *rows),
          (damaged = ar_judge_check_verdicts(store, fresh, marks, unlisted, err)) < 0)) {
-        ar_cli_say("%s", store && (!fresh || !marks || !unlisted) ? "info: out of memory" : err);
+        if (rows && (!fresh || !marks || !unlisted)) /* rows: read; else err says why not */
+            snprintf(err, AR_ERR_LEN, "%s: out of memory", file);
+        ar_cli_say("%s", err);
         free(rows), free(fresh), free(marks), free(unlisted);
         ar_store_close(store);
         return AR_EXIT_BAD_INPUT;

@@ -7,6 +7,7 @@
 #include "attnrank/judge.h"
 #include "attnrank/output.h"
 #include "attnrank/plan.h"
+#include "attnrank/regular_file.h"
 #include "attnrank/spec.h"
 #include "attnrank/store.h"
 
@@ -167,8 +168,8 @@ static void failure_from_log(char *log, char *why, size_t len)
  * (spec NULL: every one, for an attack file), so a group the spec does not name is never
  * read. Started with an argument vector, never a shell: the names are data, whatever
  * characters they hold. */
-static void draw_figures(const char *result, const ar_spec *spec, const char *figures, const char *plots, char *note,
-                         size_t len)
+static void draw_figures(const char *result, int checked, const ar_spec *spec, const char *figures, const char *plots,
+                         char *note, size_t len)
 {
     static const char python[] = "/usr/bin/python3";
     char *script = joined(plots, "/plot_all.py"), *log = joined(figures, "/plot.log"), **env = figure_environment();
@@ -178,7 +179,7 @@ static void draw_figures(const char *result, const ar_spec *spec, const char *fi
     const char *why = NULL;
     char reason[512], *text = NULL;
     int n_names = spec ? spec->n_experiments : 0;
-    char **argv = calloc((size_t)n_names + 8, sizeof *argv);
+    char **argv = calloc((size_t)n_names + 10, sizeof *argv); /* the options, two names and NULL */
     if (!script || !log || !theory || !env || !have_actions || !argv) {
         why = "out of memory";
     } else if (access(python, X_OK) != 0) {
@@ -190,12 +191,20 @@ static void draw_figures(const char *result, const ar_spec *spec, const char *fi
         argv[argc++] = (char *)python, argv[argc++] = script, argv[argc++] = "--svg-only";
         if (spec) /* a result file's: its claims' texts as attnrank re-derives them */
             argv[argc++] = "--theory", argv[argc++] = theory;
+        /* The scripts read the file attnrank checked through its descriptor, given them
+         * as a descriptor of theirs (not close-on-exec there): a file renamed over RESULT
+         * since is never read; RESULT is only the name their captions show. */
+        int given = checked == 3 ? 4 : 3;
+        char fd_arg[16];
+        snprintf(fd_arg, sizeof fd_arg, "%d", given);
+        argv[argc++] = "--fd", argv[argc++] = fd_arg;
         argv[argc++] = (char *)result, argv[argc++] = (char *)figures;
         for (int e = 0; e < n_names; ++e)
             argv[argc++] = (char *)spec->experiments[e].name;
         pid_t child;
         int failed = posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log, O_WRONLY | O_CREAT | O_TRUNC, 0666);
         failed = failed ? failed : posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+        failed = failed ? failed : checked < 0 ? EBADF : posix_spawn_file_actions_adddup2(&actions, checked, given);
         failed = failed ? failed : posix_spawn(&child, python, &actions, NULL, argv, env);
         int status = failed ? -1 : wait_for(child);
         if (failed) {
@@ -867,7 +876,7 @@ static int made_by_report(const char *folder)
 /* Under DIR.lock the report is built in DIR.partial and renamed to DIR when complete;
  * a failed or interrupted one is removed. DIR.partial and its figures/ made afresh, with
  * the page's path in it: 0; -1 with err; -2 with err where DIR.partial exists and no
- * report made it (a folder of the user's is never removed). */
+ * report made it, or holds what no report wrote (a user's file is never removed). */
 static int make_folders(const char *dir, char **building, char **figures_dir, char **page, char *err)
 {
     *building = joined(dir, ".partial");
@@ -881,6 +890,8 @@ static int make_folders(const char *dir, char **building, char **figures_dir, ch
     else if (lstat(*building, &st) == 0 && !made_by_report(*building))
         status = (snprintf(err, AR_ERR_LEN, "%s: exists and no report made it (it has no %s); a report builds its "
                           "folder there: move it away or give another -o DIR", *building, REPORT_MARK), -2);
+    else if (lstat(*building, &st) == 0 && only_report_files(*building, *building, 0, err) != 0)
+        status = -2; /* a report's, with a file of the user's put in it: kept, as DIR would be */
     else if (remove_tree(*building), mkdir(*building, 0777) != 0 || mkdir(*figures_dir, 0777) != 0)
         status = (snprintf(err, AR_ERR_LEN, "%s: cannot create the report folder: %s", *building, strerror(errno)), -1);
     else {
@@ -890,6 +901,19 @@ static int make_folders(const char *dir, char **building, char **figures_dir, ch
     }
     free(mark);
     return status;
+}
+
+/* Does path still name the file open as fd (the one just loaded and checked)? A file
+ * renamed over it during the load is refused rather than drawn. */
+static int still_the_file(const char *path, int fd, char *err)
+{
+    struct stat named, held;
+    if (fd >= 0 && fstat(fd, &held) == 0 && stat(path, &named) == 0 && named.st_dev == held.st_dev &&
+        named.st_ino == held.st_ino)
+        return 0;
+    snprintf(err, AR_ERR_LEN, "%s: replaced while it was read (another file renamed over it?): report it again",
+             path);
+    return -1;
 }
 
 static void say_interrupted(const char *dir, char *err)
@@ -917,16 +941,20 @@ ar_status ar_report_write(const char *result, const char *dir_given, const char 
     int attacks = ar_store_is_attack_file(result);
     ar_attack_file af = {0};
     ar_status loaded = AR_ERR_INPUT; /* an attack file read, checked and re-derived before any folder is made */
+    /* An attack file's descriptor, opened before it is loaded: its figure scripts read
+     * that, once the name is seen to name it still after the load (still_the_file). */
+    char why[160];
+    int checked = attacks ? ar_open_regular(result, O_RDONLY, why, sizeof why, NULL) : -1;
     if (!dir)
         snprintf(err, AR_ERR_LEN, "%s: out of memory", dir_given);
     else if (ar_output_check_name(dir, ".partial", err) == 0 && attacks &&
-             (loaded = ar_attack_file_load(result, &af, err)) == AR_OK &&
+             (loaded = ar_attack_file_load(result, &af, err)) == AR_OK && still_the_file(result, checked, err) == 0 &&
              (lock = ar_output_lock_take(dir, err)) && replaceable(dir, err) == 0) {
         status = AR_ERR_IO;
         int made = make_folders(dir, &building, &figures_dir, &page, err);
         if (made == 0 && write_attack_rows(&af, figures_dir, err) == 0) {
             err[0] = '\0';
-            draw_figures(result, NULL, figures_dir, plots, note, note_len);
+            draw_figures(result, checked, NULL, figures_dir, plots, note, note_len);
             if (!ar_stop_signal && write_attack_page(result, &af, figures_dir, page, note, err) == 0 &&
                 !ar_stop_signal && put_in_place(building, dir, err) == 0)
                 status = AR_OK;
@@ -949,7 +977,7 @@ ar_status ar_report_write(const char *result, const char *dir_given, const char 
         status = AR_ERR_IO;
         int made = make_folders(dir, &building, &figures_dir, &page, err);
         if (made == 0 && write_theory_rows(store, figures_dir, err) == 0) {
-            draw_figures(result, ar_store_spec(store), figures_dir, plots, note, note_len);
+            draw_figures(result, ar_store_descriptor(store), ar_store_spec(store), figures_dir, plots, note, note_len);
             if (!ar_stop_signal &&
                 write_page(result, store, fresh, rows, marks, unlisted, damaged ? damage : "", n_rows, figures_dir,
                            page, note, err) == 0 &&
@@ -985,6 +1013,8 @@ ar_status ar_report_write(const char *result, const char *dir_given, const char 
     else if (store && (!fresh || !marks || !unlisted) && !err[0])
         snprintf(err, AR_ERR_LEN, "%s: out of memory", result);
     ar_output_lock_release(lock);
+    if (checked >= 0)
+        close(checked);
     free(rows), free(fresh), free(marks), free(unlisted);
     if (store)
         ar_store_close(store);

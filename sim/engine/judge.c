@@ -363,8 +363,10 @@ int ar_judge_check_verdicts(ar_store *store, ar_verdict_row *fresh, unsigned cha
     for (int e = 0; e < spec->n_experiments; ++e)
         complete &= ar_store_done_count(store, e) >= spec->experiments[e].n_points;
     size_t count = (size_t)(n_rows ? n_rows : 1);
-    /* rows stay NOT RUN until every point is in: fresh is then left as it is */
-    ar_verdict_row *rows = fresh && complete ? fresh : calloc(count, sizeof *rows);
+    /* Rows stay NOT RUN until every point is in: what an incomplete file's rows must be
+     * (whatever it stores, a shard's or an interrupted run's), shown in fresh and checked
+     * as a complete file's re-judged rows are. */
+    ar_verdict_row *rows = fresh ? fresh : calloc(count, sizeof *rows);
     unsigned char *differs = calloc(count, 1), *texts = calloc(count, 1);
     long *changed = calloc(count, sizeof *changed);
     if (!rows || !differs || !texts || !changed) {
@@ -391,7 +393,9 @@ int ar_judge_check_verdicts(ar_store *store, ar_verdict_row *fresh, unsigned cha
             unlisted[e] = listed_only[e];
     }
     free(listed_only);
-    if (status == 0 && complete && (status = ar_judge_verdicts(store, spec, rows, err)) == 0 &&
+    if (!complete)
+        ar_store_pending_verdicts(spec, rows);
+    if (status == 0 && (!complete || (status = ar_judge_verdicts(store, spec, rows, err)) == 0) &&
         (differing = ar_store_verdicts_differ(store, rows, n_rows, differs, &first, what, sizeof what, err)) < 0)
         status = -1;
     /* the theory/ datasets (what the figures draw) are this attnrank's predictions too */
@@ -414,8 +418,9 @@ int ar_judge_check_verdicts(ar_store *store, ar_verdict_row *fresh, unsigned cha
          * what this attnrank re-derives from the data is damage, never a note. */
         char found[900];
         if (differing)
-            snprintf(found, sizeof found, "%d of %d /verdicts row(s) differ from its data re-judged (first: %s in %s, "
-                     "%s)", differing, n_rows, rows[first].claim, rows[first].experiment, what);
+            snprintf(found, sizeof found, "%d of %d /verdicts row(s) differ from %s (first: %s in %s, %s)", differing,
+                     n_rows, complete ? "its data re-judged" : "an incomplete run's, NOT RUN until every point is in",
+                     rows[first].claim, rows[first].experiment, what);
         else if (moved >= 0)
             snprintf(found, sizeof found, "its theory/%s of experiment %s differs from this attnrank's prediction at "
                      "%ld point(s)", rows[moved].claim, rows[moved].experiment, changed[moved]);

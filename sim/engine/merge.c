@@ -105,8 +105,11 @@ static int open_shards(const char *const *paths, int n, int judging, ar_store **
                      count);
             goto refused;
         }
-        /* a theory/ dataset's forged statement would be copied under real data */
-        if (ar_store_check_streams(stores[i], paths[i], "merging", err) < 0 || ar_judge_check_theory(stores[i], err) != 0 ||
+        /* a theory/ dataset's forged statement would be copied under real data, and a
+         * forged /verdicts row (a shard's are NOT RUN) laundered into a clean file: damage,
+         * refused as judge and report refuse it */
+        if (ar_store_check_streams(stores[i], paths[i], "merging", err) < 0 ||
+            ar_judge_check_verdicts(stores[i], NULL, NULL, NULL, err) != 0 ||
             check_writer(stores[i], paths[i], i ? stores[0] : NULL, paths[0], judging, err) < 0)
             goto refused;
         const ar_spec *spec = ar_store_spec(stores[i]), *spec0 = ar_store_spec(stores[0]);

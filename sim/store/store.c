@@ -166,6 +166,12 @@ const char *ar_store_path(const ar_store *store)
     return store->path;
 }
 
+int ar_store_descriptor(const ar_store *store)
+{
+    void *handle = NULL;
+    return H5Fget_vfd_handle(store->file, H5P_DEFAULT, &handle) >= 0 && handle ? *(int *)handle : -1;
+}
+
 char *ar_store_attribute(ar_store *store, const char *name)
 {
     char *text = NULL;

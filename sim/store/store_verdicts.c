@@ -98,7 +98,8 @@ static void to_record(const ar_verdict_row *row, verdict_record *rec)
 }
 
 /* Names back to enums; -1 for a name this version does not know (a damaged file). */
-static int from_record(const verdict_record *rec, ar_verdict_row *row)
+/* NULL, or the field whose word this attnrank does not know. */
+static const char *from_record(const verdict_record *rec, ar_verdict_row *row)
 {
     memset(row, 0, sizeof *row);
     memcpy(row->claim, rec->claim, sizeof row->claim);
@@ -119,20 +120,20 @@ static int from_record(const verdict_record *rec, ar_verdict_row *row)
     char name[32];
     snprintf(name, sizeof name, "%.*s", (int)sizeof rec->verdict, rec->verdict);
     if (ar_verdict_parse(name, &row->verdict) < 0)
-        return -1;
+        return "verdict";
     snprintf(name, sizeof name, "%.*s", (int)sizeof rec->expected, rec->expected);
     if (ar_verdict_parse(name, &row->expected) < 0)
-        return -1;
+        return "expected";
     snprintf(name, sizeof name, "%.*s", (int)sizeof rec->rule_kind, rec->rule_kind);
     if (ar_rule_parse(name, &row->rule) < 0)
-        return -1;
+        return "rule_kind";
     snprintf(name, sizeof name, "%.*s", (int)sizeof rec->resolution_kind, rec->resolution_kind);
     int kind = -1;
     for (int k = 0; k < (int)(sizeof resolution_kinds / sizeof *resolution_kinds); ++k)
         if (strcmp(name, resolution_kinds[k]) == 0)
             kind = k;
     if (kind < 0)
-        return -1;
+        return "resolution_kind";
     row->resolution = (ar_resolution){(ar_resolution_kind)kind, rec->resolution_value, rec->resolution_lo,
                                       rec->resolution_hi, rec->loose != 0, rec->excludes != 0};
     snprintf(name, sizeof name, "%.*s", (int)sizeof rec->note_kind, rec->note_kind);
@@ -140,10 +141,10 @@ static int from_record(const verdict_record *rec, ar_verdict_row *row)
     snprintf(name, sizeof name, "%.*s", (int)sizeof rec->fit_undecided, rec->fit_undecided);
     int undecided = name_index(undecided_kinds, (int)(sizeof undecided_kinds / sizeof *undecided_kinds), name);
     if (note < 0 || undecided < 0)
-        return -1;
+        return note < 0 ? "note_kind" : "fit_undecided";
     row->note = (ar_note)note;
     row->fit.undecided = (ar_undecided)undecided;
-    return 0;
+    return NULL;
 }
 
 /* The record's fields, in the file's order: the HDF5 type and the comparison of two rows
@@ -280,7 +281,7 @@ int ar_store_verdict_count(const ar_spec *spec)
     return n;
 }
 
-static void pending_rows(const ar_spec *spec, ar_verdict_row *rows)
+void ar_store_pending_verdicts(const ar_spec *spec, ar_verdict_row *rows)
 {
     int r = 0;
     for (int e = 0; e < spec->n_experiments; ++e) {
@@ -336,10 +337,12 @@ int ar_store_read_verdicts(ar_store *store, ar_verdict_row **rows, int *n_rows, 
                                              : store_read_checked(store, "verdicts", &shape, type, records, err);
     if (type >= 0)
         H5Tclose(type);
-    for (int r = 0; st == 0 && r < *n_rows; ++r)
-        if (from_record(&records[r], &(*rows)[r]) < 0)
-            st = store_fail(err, store->path, "damaged: row %d of /verdicts names a verdict, rule or note this "
-                      "attnrank does not know", r);
+    for (int r = 0; st == 0 && r < *n_rows; ++r) {
+        const char *field = from_record(&records[r], &(*rows)[r]);
+        if (field)
+            st = store_fail(err, store->path, "damaged: row %d of /verdicts has a %s this attnrank does not know", r,
+                            field);
+    }
     free(records);
     if (st < 0) {
         free(*rows);
@@ -357,7 +360,7 @@ int store_create_verdicts(hid_t file, const ar_spec *spec)
     hid_t type = rows && records ? store_verdict_type() : -1;
     int ok = type >= 0;
     if (ok) {
-        pending_rows(spec, rows);
+        ar_store_pending_verdicts(spec, rows);
         for (int r = 0; r < n; ++r)
             to_record(&rows[r], &records[r]);
         hsize_t dim = (hsize_t)n;

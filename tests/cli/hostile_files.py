@@ -180,8 +180,11 @@ def case_merge_whole_run(tmp):
     paths = shards(tmp, 2)
     refused(["merge", "-o", f"{tmp}/m2.h5", paths[0], one, paths[1]], one, "not a shard", "whole run")
     refused(["merge", "-o", f"{tmp}/m2.h5", one, paths[0], paths[1]], one, "not a shard", "whole run")
-    with h5py.File(one, "r+") as f:  # a whole run with a point not done
+    with h5py.File(one, "r+") as f:  # a whole run with a point not done: its verdicts cannot be in
         f["e/done"][0, 0] = 0
+    refused(["merge", "-o", f"{tmp}/m2.h5", one], one, "damaged", "NOT RUN until every point is in")
+    with h5py.File(one, "r+") as f:  # as an interrupted run leaves it
+        f["verdicts"][...] = pending_rows(f["verdicts"][()])
     refused(["merge", "-o", f"{tmp}/m2.h5", one], one, "the run lacks 1 of its points", "--resume")
 
 
@@ -206,8 +209,24 @@ def case_info_report_dataset_lies(tmp):
         check(not os.path.exists(f"{tmp}/rep/report.html"), f"{what}: a report of a damaged file")
 
 
+def pending_rows(rows):
+    """/verdicts rows as a run writes them when it makes the file (NOT RUN, no estimate):
+    what an incomplete file's rows are until every point is in."""
+    kept = ("claim", "experiment", "statement", "expected", "rule_kind")
+    unknown = ("prediction", "estimate", "ci_lo", "ci_hi", "resolution_value", "resolution_lo", "resolution_hi")
+    pending = np.zeros_like(rows)
+    for name in rows.dtype.names:
+        if name in kept:
+            pending[name] = rows[name]
+        elif name in unknown:
+            pending[name] = np.nan
+    pending["verdict"], pending["resolution"], pending["resolution_kind"] = b"NOT RUN", b"-", b"none"
+    return pending
+
+
 def partial_of(tmp, good, label, done_points):
-    """A copy of a complete run as an interrupted one: only done_points marked done."""
+    """A copy of a complete run as an interrupted one: only done_points marked done, its
+    verdicts NOT RUN."""
     folder = f"{tmp}/{label}"
     os.makedirs(folder, exist_ok=True)
     partial = f"{folder}/r.h5.partial"
@@ -216,6 +235,7 @@ def partial_of(tmp, good, label, done_points):
         done = np.zeros(f["e/done"].shape, dtype=np.uint8)
         done.flat[:done_points] = 1
         f["e/done"][...] = done
+        f["verdicts"][...] = pending_rows(f["verdicts"][()])
     return partial
 
 
@@ -640,6 +660,134 @@ def case_forged_provenance(tmp):
     check("FORGED" not in proc.stdout, f"info shows the root's forged title: {proc.stdout[:400]!r}")
     run(["report", titled, "-o", f"{tmp}/rep-titled"], expect=0, env={"ATTNRANK_PLOTS": empty})
     check("FORGED" not in open(f"{tmp}/rep-titled/report.html").read(), "the page shows the root's forged title")
+
+
+def case_incomplete_forged_row(tmp):
+    """A third hostile review: an incomplete file's (a shard's, an interrupted run's)
+    /verdicts row set from NOT RUN to HOLDS with an estimate and a resolution was drawn
+    by the report as a verdict (table, heading, figure), info exit 0. Until every point
+    is in, every row is NOT RUN: a stored row that is not is damage, as on a complete
+    file: info exit 2, the page shows NOT RUN with the row marked DAMAGED, exit 2."""
+    _, good = tiny(tmp, "good.h5")
+    shard = shards(tmp, 2)[0]
+    empty = f"{tmp}/noplots"
+    os.mkdir(empty)
+    write(f"{empty}/plot_all.py", "import sys; sys.exit(0)\n")
+    for label, path in (("shard", shard), ("partial", partial_of(tmp, good, "part", 2))):
+        run(["info", path], expect=0)  # as written: every row NOT RUN
+        with h5py.File(path, "r+") as f:
+            rows = f["verdicts"][()]
+            rows[0]["verdict"], rows[0]["estimate"], rows[0]["resolution"] = b"HOLDS", 9.5, b"FORGED"
+            f["verdicts"][...] = rows
+        proc = run(["info", path], expect=2)
+        one_line_error(proc, os.path.basename(path), "damaged", "NOT RUN", "verdict")
+        rep = f"{tmp}/rep-{label}"
+        proc = run(["report", path, "-o", rep], expect=2, env={"ATTNRANK_PLOTS": empty})
+        one_line_error(proc, os.path.basename(path), "damaged", "report.html")
+        page = open(f"{rep}/report.html").read()
+        row = [r for r in page.split("<tr class=")[1:] if 'href="#e-H1"' in r]
+        check(len(row) == 1 and "DAMAGED" in row[0] and "<td>NOT RUN<br>" in row[0],
+              f"the page shows H1 NOT RUN, marked DAMAGED: {row}")
+        shown = [line for line in page.splitlines() if ("FORGED" in line or "9.5" in line)
+                 and not line.startswith("<p><span class=damaged>DAMAGED</span>")]  # the damage, quoted
+        check(not shown, f"the page shows the forged row ({label}): {shown}")
+
+
+PLOTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "plots")
+
+
+def case_figures_done_points_only(tmp):
+    """A third hostile review: values at points the `done` ledger leaves out are never
+    checked (an interrupted run has not reached them, a shard leaves other shards' points
+    as holes, read as 0), yet the figures drew them: stable_rank set to 30 at undone
+    points, a bound of 0 and E[rank] = 0 on an honest shard. The figure scripts read
+    every statistic and theory/ value at an undone point as NaN (0 for counts)."""
+    sys.path.insert(0, PLOTS)
+    import common
+    _, good = tiny(tmp, "good.h5")
+    partial = partial_of(tmp, good, "forged", 2)
+    with h5py.File(partial, "r+") as f:
+        undone = f["e/done"][()] == 0
+        for name in ("mean", "ci_lo", "ci_hi", "min", "max"):
+            values = f[f"e/argmax_rank/{name}"][()]
+            values[undone] = 30.0
+            f[f"e/argmax_rank/{name}"][...] = values
+        theory = f["e/theory/H1"][()]
+        theory[undone] = 31.0
+        f["e/theory/H1"][...] = theory
+    shard = shards(tmp, 2)[1]
+    for path in (partial, shard):
+        with common.open_result(path) as f, h5py.File(good, "r") as g:
+            exp, done = common.Experiment(path, f, "e"), f["e/done"][()] != 0
+            check(0 < done.sum() < done.size, f"{path}: some points done, not all: {done}")
+            for drawn, stored in ((exp.get("argmax_rank", "mean"), g["e/argmax_rank/mean"][()]),
+                                  (exp.theory("H1"), g["e/theory/H1"][()])):
+                check(np.isnan(drawn[~done]).all(), f"{path}: an undone point is drawn: {drawn}")
+                if path == partial:  # the done points as computed
+                    check(np.array_equal(drawn[done], stored[done]), f"{path}: {drawn} against {stored}")
+            n = exp.get("argmax_rank", "count")
+            check((n[~done] == 0).all(), f"{path}: counts at undone points: {n}")
+            # one fixed axis: the slice of the ledger that goes with it
+            along = exp.get("argmax_rank", "mean", n=exp.coords["n"][0])
+            check(np.isnan(along[~done[0]]).all() and np.isfinite(along[done[0]]).all(), f"{path}: n fixed: {along}")
+
+
+def case_figures_read_checked_file(tmp):
+    """A third hostile review: report checked FILE, then its figure scripts opened FILE
+    by name again; a file renamed over FILE in between (inconsistent, refused on its own)
+    was drawn, its simulator and trial count in every caption. The scripts now read the
+    file attnrank checked through the descriptor it hands them."""
+    _, good = tiny(tmp, "good.h5")
+    target, forged = f"{tmp}/F.h5", f"{tmp}/forged.h5"
+    shutil.copy(good, target)
+    shutil.copy(good, forged)
+    with h5py.File(forged, "r+") as f:
+        for name in ("mean", "ci_lo", "ci_hi", "min", "max"):
+            f[f"e/argmax_rank/{name}"][...] = 7.0
+        f["e"].attrs["trials"] = 123456
+        f["e"].attrs["simulator"] = "FORGED_SIMULATOR"
+    swapping = f"{tmp}/swapping"
+    os.mkdir(swapping)
+    real = os.path.abspath(PLOTS)
+    write(f"{swapping}/plot_all.py",  # the swap, once attnrank has checked F.h5 and started its scripts
+          f"import os, runpy, sys\nos.rename({forged!r}, {target!r})\nsys.path.insert(0, {real!r})\n"
+          f"sys.argv[0] = {real + '/plot_all.py'!r}\nrunpy.run_path(sys.argv[0], run_name='__main__')\n")
+    proc = run(["report", target, "-o", f"{tmp}/rep"], expect=0, env={"ATTNRANK_PLOTS": swapping})
+    check(not os.path.exists(forged), "the swap happened")
+    page = open(f"{tmp}/rep/report.html").read()
+    check("<svg" in page and "F.h5:/e" in page, f"the figures are drawn, captioned F.h5: {proc.stderr}")
+    check("FORGED_SIMULATOR" not in page and "123456" not in page, "the figures come from the file swapped in")
+    # an attack file's report: a result file renamed over it once it is loaded is not drawn
+    import attacks
+    _, attack_file = attacks.attack(tmp, attacks.PLANTED)
+    shutil.copy(good, forged)
+    write(f"{swapping}/plot_all.py", open(f"{swapping}/plot_all.py").read().replace(repr(target), repr(attack_file)))
+    proc = run(["report", attack_file, "-o", f"{tmp}/rep-attack"], expect=0, env={"ATTNRANK_PLOTS": swapping})
+    check(not os.path.exists(forged), "the swap happened")
+    page = open(f"{tmp}/rep-attack/report.html").read()
+    check("<svg" in page and ":/e," not in page, f"the attack file's figures are drawn, not the file swapped in: "
+          f"{proc.stderr}")
+
+
+def case_verdict_word_unknown(tmp):
+    """A third hostile review: a /verdicts row with a word attnrank does not know
+    (fit_undecided = "x", verdict MAYBE, ...) made info say "out of memory" (no file),
+    and merge -o M FILE wrote a clean M, exit 0. info names the file, row and field in
+    one line, exit 2; merge refuses it as damaged, exit 2, nothing made."""
+    _, good = tiny(tmp, "good.h5")
+    shard = shards(tmp, 2)[0]
+    for label, path, field, word in (("whole", good, "fit_undecided", b"x"), ("whole", good, "verdict", b"MAYBE"),
+                                     ("whole", good, "note_kind", b"odd"), ("shard", shard, "rule_kind", b"odd")):
+        copy = f"{tmp}/{label}-{field}.h5"
+        shutil.copy(path, copy)
+        with h5py.File(copy, "r+") as f:
+            rows = f["verdicts"][()]
+            rows[0][field] = word
+            f["verdicts"][...] = rows
+        proc = run(["info", copy], expect=2)
+        one_line_error(proc, os.path.basename(copy), "damaged", f"row 0 of /verdicts has a {field}")
+        check("out of memory" not in proc.stderr, proc.stderr)
+        refused(["merge", "-o", f"{tmp}/m.h5", copy], copy, "damaged", field)
 
 
 # Each theory/ attribute a figure or caption reads, forged (output: a real output of

@@ -347,6 +347,23 @@ def case_report_partial_not_ours(tmp):
     check(os.path.exists(f"{rep}/report.html") and beside(rep) == [rep], f"one report folder: {beside(rep)}")
 
 
+def case_report_partial_user_files(tmp):
+    """A third hostile review: a user's file put inside a report's own DIR.partial (it
+    holds the report's mark) was deleted with it. DIR.partial is checked as DIR is: a
+    file no report wrote is refused in one line, exit 2, and everything kept."""
+    result = small_result(tmp)
+    rep = f"{tmp}/mine"
+    for where in ("", "figures/"):
+        os.makedirs(f"{rep}.partial/figures", exist_ok=True)
+        write(f"{rep}.partial/.attnrank-report", "")
+        write(f"{rep}.partial/{where}my_notes.txt", "keep me\n")
+        proc = run(["report", result, "-o", rep], expect=2)
+        one_line_error(proc, "mine.partial", f"holds {where}my_notes.txt, which no report wrote")
+        check(open(f"{rep}.partial/{where}my_notes.txt").read() == "keep me\n", "the user's file is kept")
+        check(not os.path.exists(rep) and not os.path.exists(f"{rep}.lock"), f"nothing made: {beside(rep)}")
+        os.remove(f"{rep}.partial/{where}my_notes.txt")
+
+
 def case_report_attack_sigterm(tmp):
     """Issue 37, 4: SIGTERM while reporting an attack file exited 3 with the message
     `attnrank: ` (empty): now exit 143 and one line saying so, no folder left."""
