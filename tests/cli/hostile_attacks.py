@@ -283,7 +283,7 @@ def case_impossible_values(tmp):
         trials, n0 = int(conf[0, columns(conf).index("count")]), int(conf[0, columns(conf).index("n")])
     check(trials == 200, f"the dip's first row has {trials} counted trials")
     rows = {
-        "above n": ([n0 + 1] * trials, "VIOLATED", f"outside [0, {n0}]"),
+        "above n": ([n0 + 1] * trials, "VIOLATED", f"outside [1, {n0}]"),
         "not whole": ([1.5] + [2] * (trials - 1), None, "not whole"),
     }
     for what, (values, verdict, part) in rows.items():
