@@ -2,9 +2,12 @@
  * (ar_output_range). The readers refuse a file whose statistics leave them, so a range
  * a real trial can leave would make good files damaged: each simulator is run at its
  * default point, at each value of each of its choices (the branches that fill other
- * outputs) and with each count that turns a measure on (turned_on), and every counted
- * value (finite, in a trial that did not fail, of an output that applies there)
- * is checked to lie in its range, whole for an integer output. */
+ * outputs), with each count that turns a measure on (turned_on) and at each numeric
+ * parameter's ends and far from its default (small and larger n, extreme temperatures
+ * and scales: where rounding would carry a value past a bound, such as a stable rank of
+ * n (1 + ulps) at orthonormal tokens), and every counted value (finite, in a trial that
+ * did not fail, of an output that applies there) is checked to lie in its range, whole
+ * for an integer output. */
 #include "attnrank/registry.h"
 #include "check.h"
 
@@ -18,6 +21,10 @@ static const struct {
     const char *name;
     double value;
 } turned_on[] = {{"queries_given_keys", 64}, {"softmax_starts", 2}};
+
+/* A point's trial cost (sim->cost, 1 without) and workspace, against which the sweep's
+ * points are kept cheap. */
+static double cost_of(const ar_point *p) { return p->sim->cost ? p->sim->cost(p) : 1; }
 
 /* Runs sim at p; returns the values checked (0 where the point is refused). */
 static long check_point(const ar_point *p)
@@ -83,6 +90,27 @@ int main(void)
                     p.value[k] = turned_on[c].value;
                     checked += check_point(&p), points++;
                 }
+            /* a numeric parameter at its ends and 16 times from its default each way, where a
+             * trial costs at most 4 times the default's and its workspace stays small */
+            /* (not convex_attention's: its trials' cost is its solvers' iterations, which
+             * the cost model does not see, and its ranges are 0/1 and counts, which
+             * rounding does not move) */
+            if ((param->type == AR_PARAM_INT || param->type == AR_PARAM_REAL) && strcmp(sim->name, "convex_attention")) {
+                double lowest = param->min_exclusive ? param->min + (param->default_value - param->min) * 1e-3 : param->min;
+                double values[4] = {lowest, param->default_value / 16, param->default_value * 16, param->max};
+                for (int v = 0; v < 4; ++v) {
+                    double value = param->type == AR_PARAM_INT ? round(values[v]) : values[v];
+                    if (!(value >= lowest && value <= param->max) || value == param->default_value)
+                        continue;
+                    ar_point p = base;
+                    p.value[k] = value;
+                    char why[256];
+                    if ((sim->check && sim->check(&p, why, sizeof why) >= 0) || !(cost_of(&p) <= 4 * cost_of(&base)) ||
+                        sim->workspace_bytes(&p) > ((size_t)256 << 20))
+                        continue;
+                    checked += check_point(&p), points++;
+                }
+            }
             for (int c = 0; param->type == AR_PARAM_CHOICE && param->choices[c]; ++c) {
                 if (c == (int)param->default_value)
                     continue;
@@ -92,6 +120,7 @@ int main(void)
             }
         }
         printf("%s: %ld values at %ld points in their ranges\n", sim->name, checked, points);
+        fflush(stdout);
         CHECK(checked > 0);
     }
     return check_report("output_ranges");

@@ -69,6 +69,8 @@ long ar_attack_confirmation_trials(const ar_attack *a, int line_points);
 /* Points a candidate is confirmed on: 1, or for a limit the experiment's sizes. */
 struct ar_spec;
 int ar_attack_line_points(const struct ar_spec *spec, const ar_attack *a);
+/* A random search's candidates each get AR_ATTACK_RANDOM_FACTOR x first_trials. */
+enum { AR_ATTACK_RANDOM_FACTOR = 4 };
 
 /* What an attack found, as its file keeps it (/attacks/<id>, store.h). Rows are
  * doubles: the columns below, then one per dimension of the space, the parameter's value
@@ -99,6 +101,14 @@ typedef struct ar_attack_record {
     int stopped_early;          /* max_seconds ended the search */
     double seconds;
 } ar_attack_record;
+
+/* How the search ended, as the terminal and the report say it: "stopped early by
+ * max_seconds: not reproducible" where r says so; for a random search that says it was
+ * not, yet left another candidate's trials of its budget unspent, what its counters show
+ * (only max_seconds or a space that gave no new point where the claim speaks stop it
+ * there, and a file cannot tell those apart: shown, never refused); else "". */
+void ar_attack_search_end(const struct ar_spec *spec, const ar_attack *a, const ar_attack_record *r, char *text,
+                          size_t len);
 
 /* The search's objective at a candidate (larger: worse for the claim), from its mean,
  * its largest value and the claim's prediction there (the table above). */

@@ -81,6 +81,21 @@ typedef struct ar_output {
 int ar_output_range(const ar_output *o, const ar_point *p, double *lower, double *upper);
 /* A range callback for the outputs that are 0 or 1 per trial, or a fraction: [0, 1]. */
 void ar_range_unit(const ar_point *point, double *lower, double *upper);
+/* Relative room for rounding, for a bound the computed value can pass by a few ulps
+ * (a sum of squares over a Lanczos sigma_1^2, an exp of a rounded entropy, a cosine):
+ * 1e-9 is some 10^7 ulps, far more than those few operations' rounding, and still
+ * refuses any value a forger could gain by (a stable rank of 8.5 at n = 8). */
+#define AR_RANGE_ROUNDING 1e-9
+/* A rank measure of a matrix of rank at most dim (stable rank, its Gram version,
+ * effective rank): [1, dim], with AR_RANGE_ROUNDING's room at both ends. */
+void ar_range_rank_measure(double dim, double *lower, double *upper);
+/* A norm or any quantity >= 0: [0, +inf). */
+void ar_range_nonnegative(const ar_point *point, double *lower, double *upper);
+/* A logarithm of a ratio <= 1: (-inf, 0]. */
+void ar_range_nonpositive(const ar_point *point, double *lower, double *upper);
+/* A computed ratio in [0, 1] (a |cosine|, a norm over a larger one) that rounding can
+ * take a few ulps past 1: [0, 1 + AR_RANGE_ROUNDING]. */
+void ar_range_unit_rounded(const ar_point *point, double *lower, double *upper);
 
 static inline int ar_output_length(const ar_output *o, const ar_point *p)
 {

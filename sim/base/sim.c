@@ -41,6 +41,29 @@ void ar_range_unit(const ar_point *point, double *lower, double *upper)
     *lower = 0, *upper = 1;
 }
 
+void ar_range_rank_measure(double dim, double *lower, double *upper)
+{
+    *lower = 1 - AR_RANGE_ROUNDING, *upper = dim * (1 + AR_RANGE_ROUNDING);
+}
+
+void ar_range_nonnegative(const ar_point *point, double *lower, double *upper)
+{
+    (void)point;
+    *lower = 0, *upper = INFINITY;
+}
+
+void ar_range_nonpositive(const ar_point *point, double *lower, double *upper)
+{
+    (void)point;
+    *lower = -INFINITY, *upper = 0;
+}
+
+void ar_range_unit_rounded(const ar_point *point, double *lower, double *upper)
+{
+    (void)point;
+    *lower = 0, *upper = 1 + AR_RANGE_ROUNDING;
+}
+
 double ar_point_value(const ar_point *point, const char *name)
 {
     int i = ar_sim_param_index(point->sim, name);

@@ -70,7 +70,7 @@ static void print_attack(const ar_spec *spec, const ar_attack *a, const ar_attac
 {
     const ar_experiment *x = &spec->experiments[a->experiment];
     const ar_claim *claim = x->claims[a->claim];
-    char point[512], resolution[256] = "";
+    char point[512], resolution[256] = "", end[256];
     ar_attack_describe_row(spec, a, r, deciding, point, sizeof point);
     ar_resolution_describe(&j->resolution, resolution, sizeof resolution);
     printf("%-15s %-10s %-12s %-12s %s\n", a->id, claim->id, ar_verdict_name(j->verdict), ar_rules[claim->rule].spec_name,
@@ -78,10 +78,11 @@ static void print_attack(const ar_spec *spec, const ar_attack *a, const ar_attac
     if (isfinite(j->estimate))
         printf("    estimate %.6g [%.6g, %.6g] against %.6g; %s\n", j->estimate, j->ci_lo, j->ci_hi, j->prediction,
                resolution);
-    printf("    search: %ld candidates, %ld evaluations, %ld trials%s; confirmation: %ld point%s x %ld trials on "
+    ar_attack_search_end(spec, a, r, end, sizeof end);
+    printf("    search: %ld candidates, %ld evaluations, %ld trials%s%s%s; confirmation: %ld point%s x %ld trials on "
            "fresh streams\n",
-           r->candidates, r->n_evaluations, r->search_trials,
-           r->stopped_early ? " (stopped early by max_seconds: not reproducible)" : "", r->n_confirmations,
+           r->candidates, r->n_evaluations, r->search_trials, end[0] ? " (" : "", end, end[0] ? ")" : "",
+           r->n_confirmations,
            r->n_confirmations == 1 ? "" : "s", a->confirm_trials);
     if (j->rule[0])
         printf("    rule: %s\n", j->rule);

@@ -738,6 +738,12 @@ static int write_attack_page(const char *result, const ar_attack_file *af, const
         html(out, af->judgements[k].rule);
         fputs("; ", out);
         html(out, resolution);
+        char end[256]; /* as the terminal says it: stopped early, or budget left unspent */
+        ar_attack_search_end(spec, a, &af->records[k], end, sizeof end);
+        if (end[0]) {
+            fputs("<br>search: ", out);
+            html(out, end);
+        }
         fputs("</p>\n", out);
         for (int f = 0; f < n_figs; ++f)
             if (strcmp(figs[f].experiment, a->id) == 0) {

@@ -374,7 +374,7 @@ static long successive_halving(search *s, long budget, long *live, long cap)
 /* The baseline: uniform candidates (the search's seed), each with 4 x first_trials. */
 static void random_search(search *s)
 {
-    long trials = LOCAL_TRIALS_FACTOR * s->a->first_trials;
+    long trials = AR_ATTACK_RANDOM_FACTOR * s->a->first_trials;
     ar_rng rng;
     ar_rng_init(&rng, s->seed, 0x72616e646f6dULL, 0, 0);
     double u[AR_MAX_PARAMS];
@@ -679,7 +679,7 @@ double ar_attack_file_bytes(const ar_spec *spec, const ar_attack *a)
      * but the budget, not the file, bounds them) */
     int line = ar_attack_line_points(spec, a);
     long search = a->budget - ar_attack_confirmation_trials(a, line);
-    long first = search / (a->random_search ? LOCAL_TRIALS_FACTOR * a->first_trials : a->first_trials);
+    long first = search / (a->random_search ? AR_ATTACK_RANDOM_FACTOR * a->first_trials : a->first_trials);
     first = first < MAX_CANDIDATES_FIRST ? first : MAX_CANDIDATES_FIRST;
     double points = 1; /* a space of sets and integer ranges has no more candidates than points */
     for (int i = 0; i < a->n_dims; ++i) {

@@ -115,6 +115,18 @@ long ar_attack_confirmation_trials(const ar_attack *a, int line_points)
     return (long)a->confirm * line_points * a->confirm_trials;
 }
 
+void ar_attack_search_end(const ar_spec *spec, const ar_attack *a, const ar_attack_record *r, char *text, size_t len)
+{
+    long limit = a->budget - ar_attack_confirmation_trials(a, ar_attack_line_points(spec, a));
+    if (r->stopped_early)
+        snprintf(text, len, "stopped early by max_seconds: not reproducible");
+    else if (a->random_search && limit - r->search_trials >= AR_ATTACK_RANDOM_FACTOR * a->first_trials)
+        snprintf(text, len, "%ld of its %ld search trials unspent: stopped by max_seconds (then not reproducible) or "
+                 "by a space with no new point where the claim speaks", limit - r->search_trials, limit);
+    else
+        text[0] = 0;
+}
+
 static int read_long(const ar_spec_context *c, const config_setting_t *s, const char *at, const char *field,
                      long lo, long hi, long *out)
 {

@@ -283,7 +283,7 @@ def case_impossible_values(tmp):
         trials, n0 = int(conf[0, columns(conf).index("count")]), int(conf[0, columns(conf).index("n")])
     check(trials == 200, f"the dip's first row has {trials} counted trials")
     rows = {
-        "above n": ([n0 + 1] * trials, "VIOLATED", f"outside [0, {n0}]"),
+        "above n": ([n0 + 1] * trials, "VIOLATED", f"outside [1, {n0}]"),
         "not whole": ([1.5] + [2] * (trials - 1), None, "not whole"),
     }
     for what, (values, verdict, part) in rows.items():
@@ -354,6 +354,30 @@ def case_rows_beyond_budget(tmp):
         set_table(g, "confirmations", np.zeros((1000, conf.rows.shape[1])))
     refused_everywhere(forge(dip, f"{tmp}/conf/f.h5", "dip_window", confirmations), "dip_window",
                        "confirmations", "1000 rows")
+
+
+def case_random_stopped_flag_forged(tmp):
+    """Review 3, case E: a random search stopped by max_seconds 1 s of a budget of 10^11,
+    its stopped_early set to 0: the "not reproducible" warning was gone from info and
+    judge, and the page never said it. A random search also stops short of its budget,
+    uncapped, over a space with no new point where the claim speaks (attacks.py's
+    silent_space_stops), which the file cannot tell apart: so the terminal and the page
+    say from the counters what budget was left and what stops a search there."""
+    capped = attacked(tmp, CAPPED.replace("max_seconds = 2.0;", 'max_seconds = 1.0; strategy = "random";'), "rnd")
+    with h5py.File(capped, "r+") as f:
+        g = f["attacks/dip_window"]
+        check(int(g.attrs["stopped_early"]) == 1, "the random search was not stopped")
+        check(g["evaluations"].shape[0] > 0, "the random search evaluated nothing")
+        g.attrs["stopped_early"] = np.int64(0)
+    for args in (["info", capped], ["judge", capped]):
+        proc = run(args)
+        check(proc.returncode in (0, 1, 4), f"{args[0]}: exit {proc.returncode}: {proc.stderr}")
+        line = [x for x in proc.stdout.splitlines() if "search:" in x]
+        check(line and "unspent" in line[0] and "not reproducible" in line[0], f"{args[0]}: {line}")
+    run(["report", capped, "-o", f"{tmp}/rep", "-q"], expect=None)
+    with open(f"{tmp}/rep/report.html") as page:
+        text = page.read()
+    check("unspent" in text and "not reproducible" in text, "the page does not say the search stopped short")
 
 
 FORGED_DISPLAY = {"claim": "FORGEDCLAIM", "point": "n=999999 sigma=42", "estimate": 123456.0, "ci_lo": 123455.0,

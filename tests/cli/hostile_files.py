@@ -565,13 +565,15 @@ def forge_point(f, output, point, values):
     g, c = f[f"e/{output}"], len(values)
     mean, std = values.mean(), values.std(ddof=1)
     se = std / np.sqrt(c)
-    t = (g["ci_hi"][point] - g["mean"][point]) / max(g["stderr"][point], 1 / g["count"][point])
-    half = t * max(se, 1 / c)  # an integer output's floor: spacing 1 / count
+    whole = "hist" in g  # an integer output's interval has a floor: spacing 1 / count
+    t = (g["ci_hi"][point] - g["mean"][point]) / max(g["stderr"][point], 1 / g["count"][point] if whole else 0)
+    half = t * max(se, 1 / c if whole else 0)
     for stat, value in {"mean": mean, "std": std, "stderr": se, "ci_lo": mean - half, "ci_hi": mean + half,
                         "min": values.min(), "max": values.max()}.items():
         g[stat][point] = value
     g["count"][point] = c
-    g["hist"][point] = np.bincount(values.astype(int), minlength=g["hist"].shape[-1])
+    if whole:
+        g["hist"][point] = np.bincount(values.astype(int), minlength=g["hist"].shape[-1])
 
 
 def case_impossible_values(tmp):
@@ -583,7 +585,7 @@ def case_impossible_values(tmp):
     argmax_rank there is caught by its stored verdicts, re-judged, as well)."""
     def above_n(f, point, output="argmax_rank"):  # point 1: n = 8, d_h = 2, 40 trials
         forge_point(f, output, point, [9] * 20 + [10] * 20)
-    says = ("/e/argmax_rank/min and /e/argmax_rank/max", "point 1", "outside [0, 8]")
+    says = ("/e/argmax_rank/min and /e/argmax_rank/max", "point 1", "outside [1, 8]")
     for _, copies in shard_copies(tmp, "impossible", {"above n": above_n}):
         refused(["merge", "-o", f"{os.path.dirname(copies[1])}/m.h5", *copies], copies[1], *says)
     spec, good = tiny(tmp, "good.h5")
@@ -599,6 +601,55 @@ def case_impossible_values(tmp):
     for args in (["info", copy], ["judge", copy], ["report", copy, "-o", f"{tmp}/whole/rep"]):
         refused(args, copy, "/e/hull_vertices/min", "point 1", "outside [0, 8]")
     run(["info", good], expect=0)
+
+def case_impossible_real_values(tmp):
+    """Review 3, case C: a real output had no range, so two shards whose stable_rank was
+    raised by 20 and by 10 (a stable rank of 21.5 for 8 tokens, the statistics agreeing)
+    merged into H5tau_stable VIOLATED, exit 1. A stable rank lies in [1, n]: the shard,
+    and a whole file forged the same, are refused by merge, info, judge and report."""
+    spec = write(f"{tmp}/soft.cfg", """seed = 4;
+experiments = ( { name = "e"; simulator = "softmax_rank"; trials = 40; n = 8; d_h = 2; tau = [0.1, 1.0];
+    claims = ["H5tau_stable"]; expect = { H5tau_stable = "VIOLATED"; }; } );
+""")
+    paths = [f"{tmp}/s{i}.h5" for i in range(2)]
+    for i, path in enumerate(paths):
+        run(["run", spec, "-o", path, "--shard", f"{i}/2", "-q"], expect=0)
+    with h5py.File(paths[1], "r+") as f:  # point 1 (tau = 1): shard 1's
+        forge_point(f, "stable_rank", 1, f["e/stable_rank/mean"][1] + 20 + np.linspace(-0.5, 0.5, 40))
+    says = ("/e/stable_rank/min and /e/stable_rank/max", "point 1", "outside [")
+    refused(["merge", "-o", f"{tmp}/m.h5", *paths], paths[1], *says)
+    whole = f"{tmp}/whole/f.h5"
+    os.makedirs(os.path.dirname(whole))
+    run(["run", spec, "-o", whole, "-q"], expect=0)
+    with h5py.File(whole, "r+") as f:
+        forge_point(f, "stable_rank", 1, f["e/stable_rank/mean"][1] + 20 + np.linspace(-0.5, 0.5, 40))
+    for args in (["info", whole], ["judge", whole], ["report", whole, "-o", f"{tmp}/whole/rep"]):
+        refused(args, whole, *says)
+
+
+def case_rank_below_one(tmp):
+    """Review 3, case D: an integer output's range was [0, hist_max], so a shard whose
+    rank-1 trials were moved to rank 0 (a hardmax matrix has a 1 in every row: rank >= 1)
+    merged into H3 VIOLATED, exit 1, and info and report read it. argmax_rank lies in
+    [1, n]: refused wherever values are read."""
+    def rank_zero(f, point):  # point 1: n = 8, d_h = 2, 40 trials
+        forge_point(f, "argmax_rank", point, [0] * 20 + [1] * 20)
+    says = ("/e/argmax_rank/min and /e/argmax_rank/max", "point 1", "outside [1, 8]")
+    for _, copies in shard_copies(tmp, "rank0", {"zero": rank_zero}):
+        refused(["merge", "-o", f"{os.path.dirname(copies[1])}/m.h5", *copies], copies[1], *says)
+    spec, good = tiny(tmp, "good.h5")
+    partial = partial_of(tmp, good, "partial", 3)
+    with h5py.File(partial, "r+") as f:
+        rank_zero(f, np.unravel_index(1, f["e/done"].shape))
+    refused(["run", spec, "-o", partial[: -len(".partial")], "--resume", "-q"], partial, *says)
+    copy = f"{tmp}/whole/f.h5"
+    os.makedirs(os.path.dirname(copy))
+    shutil.copy(good, copy)
+    with h5py.File(copy, "r+") as f:
+        rank_zero(f, np.unravel_index(1, f["e/done"].shape))
+    for args in (["info", copy], ["judge", copy], ["report", copy, "-o", f"{tmp}/whole/rep"]):
+        refused(args, copy, *says)
+
 
 def forged_row(f, claim, revision):
     """claim's /verdicts row set to a verdict its data do not give, the file said to be

@@ -69,6 +69,24 @@ static int hist_to_n(const ar_point *p) { return ar_point_int(p, AR_HARDMAX_N); 
 /* rank_given_keys' range: n terms 1 - miss, each in [0, 1] as rounded (miss a product of
  * factors in [0, 1]), so their rounded sum too lies in [0, n] */
 static void up_to_n(const ar_point *p, double *lower, double *upper) { *lower = 0, *upper = ar_point_int(p, AR_HARDMAX_N); }
+/* A hardmax matrix has a 1 in every row, so rank >= 1; so have its softmax matrix's
+ * rank_rel and certified rank (sigma_1 itself is above the cut): [1, n]. */
+static void one_to_n(const ar_point *p, double *lower, double *upper) { *lower = 1, *upper = ar_point_int(p, AR_HARDMAX_N); }
+/* stable_rank, stable_rank_gram, effective_rank of the n x n softmax matrix */
+static void rank_measure(const ar_point *p, double *lower, double *upper)
+{
+    ar_range_rank_measure(ar_point_int(p, AR_HARDMAX_N), lower, upper);
+}
+/* h2_deficit: (bound - rank) / bound for a rank in [1, n] (rank_given_keys: [0, n]),
+ * with AR_RANGE_ROUNDING's room (the values are within 1 of 0) */
+static void deficit_range(const ar_point *p, double *lower, double *upper, double least_rank)
+{
+    int n = ar_point_int(p, AR_HARDMAX_N);
+    double bound = ar_hardmax_h2_bound(n);
+    *lower = (bound - n) / bound - AR_RANGE_ROUNDING, *upper = (bound - least_rank) / bound + AR_RANGE_ROUNDING;
+}
+static void deficit_of_rank(const ar_point *p, double *lower, double *upper) { deficit_range(p, lower, upper, 1); }
+static void deficit_given_keys(const ar_point *p, double *lower, double *upper) { deficit_range(p, lower, upper, 0); }
 static int only_dh2(const ar_point *p) { return ar_point_int(p, AR_HARDMAX_D_H) == 2; }
 static int first_order_regime(const ar_point *p) { return ar_hardmax_unit_tau(p) >= AR_SOFTMAX_FIRST_ORDER_TAU; }
 static int tail_regime(const ar_point *p)
@@ -448,33 +466,33 @@ static double deficit_spacing(const ar_point *p)
 
 static const ar_output hardmax_outputs[] = {
     [AR_HARDMAX_OUT_ARGMAX_RANK] = {"argmax_rank", "rank of the hardmax attention matrix (distinct argmax columns)", hist_to_n, NULL,
-     .definition = AR_DEFINITION_ARGMAX_RANK},
+     .definition = AR_DEFINITION_ARGMAX_RANK, .range = one_to_n},
     [AR_HARDMAX_OUT_HULL_VERTICES] = {"hull_vertices", "vertices of the convex hull of the keys X W_k (d_h = 2 only); "
                       "an upper bound on argmax_rank", hist_to_n, only_dh2,
      .definition = AR_DEFINITION_HULL_VERTICES},
     [AR_HARDMAX_OUT_H2_DEFICIT] = {"h2_deficit", "(n (1 - (1 - 1/n)^n) - argmax_rank) / n (1 - (1 - 1/n)^n): how far the rank "
-     "falls short of H2's bound, relative", .spacing = deficit_spacing},
+     "falls short of H2's bound, relative", .spacing = deficit_spacing, .range = deficit_of_rank},
     [AR_HARDMAX_OUT_RANK_GIVEN_KEYS] = {"rank_given_keys", "E[argmax_rank | keys], estimated without bias from "
      "queries_given_keys fresh queries: sum_j 1 - C(M - c_j, n) / C(M, n), c_j the queries key j wins", NULL, given_keys,
      .definition = "sum over keys j of 1 - C(M - c_j, n) / C(M, n): c_j of M fresh N(0, I) queries have key j as "
                    "their argmax; unbiased for E[rank | keys], so for E[rank]", .range = up_to_n},
     [AR_HARDMAX_OUT_H2_DEFICIT_GIVEN_KEYS] = {"h2_deficit_given_keys", "h2_deficit of rank_given_keys: (bound - E[rank | "
-     "keys]) / bound, the deficit with the queries' noise averaged out", NULL, given_keys},
+     "keys]) / bound, the deficit with the queries' noise averaged out", NULL, given_keys, .range = deficit_given_keys},
 };
 
 static const ar_output softmax_outputs[] = {
     [AR_SOFTMAX_OUT_ARGMAX_RANK] = {"argmax_rank", "rank of hardmax of the same scores (the tau -> 0 limit)", hist_to_n, NULL,
-     .definition = AR_DEFINITION_ARGMAX_RANK},
+     .definition = AR_DEFINITION_ARGMAX_RANK, .range = one_to_n},
     [AR_SOFTMAX_OUT_NUMRANK_ABS] = {"numrank_abs", "singular values of A above rank_tol", hist_to_n, NULL,
      .definition = "number of singular values > rank_tol (1e-8 by default)"},
     [AR_SOFTMAX_OUT_NUMRANK_REL] = {"numrank_rel", "singular values of A above max(n,n) eps sigma_1", hist_to_n, NULL,
-     .definition = AR_DEFINITION_NUMRANK_REL},
+     .definition = AR_DEFINITION_NUMRANK_REL, .range = one_to_n},
     [AR_SOFTMAX_OUT_STABLE_RANK] = {"stable_rank", "||A||_F^2 / ||A||_2^2", NULL, NULL,
-     .definition = AR_DEFINITION_STABLE_RANK},
+     .definition = AR_DEFINITION_STABLE_RANK, .range = rank_measure},
     [AR_SOFTMAX_OUT_STABLE_RANK_GRAM] = {"stable_rank_gram", "stable rank of A A^T", NULL, NULL,
-     .definition = AR_DEFINITION_STABLE_RANK_GRAM},
+     .definition = AR_DEFINITION_STABLE_RANK_GRAM, .range = rank_measure},
     [AR_SOFTMAX_OUT_EFFECTIVE_RANK] = {"effective_rank", "exp of the entropy of the normalised singular values", NULL, NULL,
-     .definition = AR_DEFINITION_EFFECTIVE_RANK},
+     .definition = AR_DEFINITION_EFFECTIVE_RANK, .range = rank_measure},
     [AR_SOFTMAX_OUT_NUMRANK_FIRST_ORDER] = {"numrank_first_order", "singular values of A above 2 eps^2 sigma_1, eps = max |S_ij - "
      "row mean| / tau the first-order term's size: the rank of 11^T/n plus the first-order term, the second-order "
      "term (norm <= eps^2/2) cut off (tau >= 1e4 sigma^2)",
@@ -483,11 +501,13 @@ static const ar_output softmax_outputs[] = {
                    "mean_j S_ij| / tau"},
     [AR_SOFTMAX_OUT_NUMRANK_CERT] = {"numrank_cert", "singular values of A above 1e-10 sigma_1, certified: NaN (a failed "
      "trial) where one lies within the rounding margin of the cut, or where the scores' rounding has no bound (a "
-     "temperature near 0 with near-ties)", hist_to_n, NULL, .definition = AR_DEFINITION_NUMRANK_CERT},
+     "temperature near 0 with near-ties)", hist_to_n, NULL, .definition = AR_DEFINITION_NUMRANK_CERT,
+     .range = one_to_n},
     [AR_SOFTMAX_OUT_LOG_TAIL_RATIO] = {"log_tail_ratio", "ln(sigma_{d_h+2} / sigma_{d_h+1}): the second-order term's "
      "largest singular value over the first-order term's smallest, falling like 1/tau (tau >= 10 sigma^2, d_h + 2 <= n; "
      "NaN, a failed trial, where sigma_{d_h+2} is within 1e3 n eps_mach sigma_1 of rounding)", NULL, tail_regime,
-     .definition = "ln(sigma_{d_h+2}(A) / sigma_{d_h+1}(A)), singular values in decreasing order"},
+     .definition = "ln(sigma_{d_h+2}(A) / sigma_{d_h+1}(A)), singular values in decreasing order",
+     .range = ar_range_nonpositive /* sorted: the ratio is <= 1 as rounded too */},
 };
 
 const ar_sim ar_sim_hardmax_rank = {

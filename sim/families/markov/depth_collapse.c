@@ -432,19 +432,29 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
 }
 
 static int vanished_max(const ar_point *p) { return per_layer(p); }
+/* X_l is n x d: its stable ranks lie in [1, min(n, d)] (a Lanczos sigma_1, with
+ * AR_RANGE_ROUNDING's room) */
+static void rank_measure(const ar_point *p, double *lower, double *upper)
+{
+    int n = ar_point_int(p, AR_DEPTH_N), d = width_of(p);
+    ar_range_rank_measure(n < d ? n : d, lower, upper);
+}
 
 static const ar_output outputs[] = {
     [AR_DEPTH_OUT_STABLE_RANK] = {"stable_rank", "stable rank of X_l, per layer l = 0..L", NULL, NULL, per_layer, "layer",
-     .definition = "||X_l||_F^2 / ||X_l||_2^2 per layer"},
-    [AR_DEPTH_OUT_MEAN_ABS_COSINE] = {"mean_abs_cosine", "mean |cosine| between distinct tokens of X_l, per layer", NULL, NULL, per_layer, "layer"},
-    [AR_DEPTH_OUT_FROBENIUS] = {"frobenius", "||X_l||_F per layer", NULL, NULL, per_layer, "layer"},
+     .definition = "||X_l||_F^2 / ||X_l||_2^2 per layer", .range = rank_measure},
+    [AR_DEPTH_OUT_MEAN_ABS_COSINE] = {"mean_abs_cosine", "mean |cosine| between distinct tokens of X_l, per layer", NULL, NULL, per_layer, "layer",
+     .range = ar_range_unit_rounded},
+    [AR_DEPTH_OUT_FROBENIUS] = {"frobenius", "||X_l||_F per layer", NULL, NULL, per_layer, "layer",
+     .range = ar_range_nonnegative},
     [AR_DEPTH_OUT_GRAD_NORM] = {"grad_norm", "||dX_L/dW_l||_F for l = 0..L-1: closed form for the linear Markov stack, else the square "
      "root of an unbiased reverse-mode probe estimate of its square (gradient = none: absent)",
-     NULL, wants_gradient, per_weight, "weight_layer"},
+     NULL, wants_gradient, per_weight, "weight_layer", .range = ar_range_nonnegative},
     [AR_DEPTH_OUT_GRAD_NORM_PROBE_SE] = {"grad_norm_probe_se", "standard error of one trial's probe estimate of grad_norm (from the spread of its "
      "probes; probe estimates only)", NULL, probed, per_weight, "weight_layer"},
     [AR_DEPTH_OUT_OFF_CONSENSUS] = {"off_consensus", "||X_l - 1 xbar^T||_F^2 / ||1 xbar^T||_F^2 per layer, xbar the mean token: the "
-     "part of X_l off the consensus, relative (0 at rank collapse)", NULL, NULL, per_layer, "layer"},
+     "part of X_l off the consensus, relative (0 at rank collapse)", NULL, NULL, per_layer, "layer",
+     .range = ar_range_nonnegative},
     [AR_DEPTH_OUT_COLLAPSE_FACTOR_N] = {"collapse_factor_n", "n times the per-layer factor by which off_consensus falls: the "
      "geometric mean over layers 1..l, l the last layer with off_consensus >= 1e-20 (rounding's floor is near 1e-30; "
      "layers >= 2)", NULL, two_layers},
@@ -454,7 +464,7 @@ static const ar_output outputs[] = {
     [AR_DEPTH_OUT_STABLE_RANK_GRAM] = {"stable_rank_gram", "stable rank of X_l X_l^T per layer, the statistic of the "
      "\"Mind the Gap\" authors' stable_ranks.py (sum s^2 / max s^2 over the singular values s of X X^T; their rows "
      "start at X_1, here at X_0)", NULL, NULL, per_layer, "layer",
-     .definition = "||X_l X_l^T||_F^2 / ||X_l||_2^4 = sum sigma_i^4 / sigma_1^4 per layer"},
+     .definition = "||X_l X_l^T||_F^2 / ||X_l||_2^4 = sum sigma_i^4 / sigma_1^4 per layer", .range = rank_measure},
     [AR_DEPTH_OUT_VANISHED_LAYERS] = {"vanished_layers", "number of layers l = 0..L at which X_l is exactly 0 (key-query "
      "attention without the gap: the softmax rounds to exactly 1/n); there stable_rank, stable_rank_gram and "
      "mean_abs_cosine are NaN, counted as failed values, never averaged", vanished_max},

@@ -388,24 +388,33 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
     return 0;
 }
 
+/* A (or A - 11^T/n) is n x n: its rank measures lie in [1, n] (a Lanczos sigma_1 with
+ * AR_RANGE_ROUNDING's room) */
+static void rank_measure(const ar_point *p, double *lower, double *upper)
+{
+    ar_range_rank_measure(ar_point_int(p, AR_SPECTRUM_N), lower, upper);
+}
+
 static const ar_output outputs[] = {
-    [AR_SPECTRUM_OUT_SIGMA1] = {"sigma1", "largest singular value of A (of A - 11^T/n when gap = remove)", NULL, NULL},
-    [AR_SPECTRUM_OUT_SQRT_N_SIGMA2] = {"sqrt_n_sigma2", "sqrt(n) times the second singular value", NULL, NULL},
+    [AR_SPECTRUM_OUT_SIGMA1] = {"sigma1", "largest singular value of A (of A - 11^T/n when gap = remove)", NULL, NULL,
+     .range = ar_range_nonnegative},
+    [AR_SPECTRUM_OUT_SQRT_N_SIGMA2] = {"sqrt_n_sigma2", "sqrt(n) times the second singular value", NULL, NULL,
+     .range = ar_range_nonnegative},
     [AR_SPECTRUM_OUT_STABLE_RANK] = {"stable_rank", "||A||_F^2 / ||A||_2^2", NULL, NULL,
-     .definition = AR_DEFINITION_STABLE_RANK},
+     .definition = AR_DEFINITION_STABLE_RANK, .range = rank_measure},
     [AR_SPECTRUM_OUT_STABLE_RANK_GRAM] = {"stable_rank_gram", "stable rank of A A^T (spectrum = full)", NULL, full_spectrum,
-     .definition = AR_DEFINITION_STABLE_RANK_GRAM},
+     .definition = AR_DEFINITION_STABLE_RANK_GRAM, .range = rank_measure},
     [AR_SPECTRUM_OUT_EFFECTIVE_RANK] = {"effective_rank", "exp of the entropy of the normalised singular values (spectrum = full)", NULL,
      full_spectrum,
-     .definition = AR_DEFINITION_EFFECTIVE_RANK},
+     .definition = AR_DEFINITION_EFFECTIVE_RANK, .range = rank_measure},
     [AR_SPECTRUM_OUT_KS_QUARTER_CIRCLE] = {"ks_quarter_circle", "Kolmogorov-Smirnov distance of the singular values of sqrt(n) A (outlier "
                           "excluded) from the quarter-circle law on [0, 2 s/m] (spectrum = full; key-query attention: s/m "
                           "of the matched lognormal model, sqrt(e^(scale^2) - 1))",
-     NULL, full_spectrum},
+     NULL, full_spectrum, .range = ar_range_unit /* |F - i/count|, F and i/count in [0, 1] */},
     [AR_SPECTRUM_OUT_BULK_RADIUS] = {"bulk_radius", "largest modulus of the eigenvalues of sqrt(n) A other than the Perron one, over s/m "
-                    "(eigenvalues = yes, iid entries, gap = keep)", NULL, disc_law},
+                    "(eigenvalues = yes, iid entries, gap = keep)", NULL, disc_law, .range = ar_range_nonnegative},
     [AR_SPECTRUM_OUT_KS_DISC] = {"ks_disc", "Kolmogorov-Smirnov distance of those moduli over s/m from the uniform-disc law (CDF r^2)",
-     NULL, disc_law},
+     NULL, disc_law, .range = ar_range_unit},
     [AR_SPECTRUM_OUT_SV_DENSITY] = {"sv_density", "density of the singular values of sqrt(n) A over s/m (outlier excluded) on fixed bins of "
                    "[0, 3]; the quarter-circle law is sqrt(4 - x^2) / pi on [0, 2] (spectrum = full; key-query "
                    "attention: s/m of the matched lognormal model)",
@@ -416,8 +425,9 @@ static const ar_output outputs[] = {
      NULL, disc_law, eig_cells, "re", eig_centre, EIG_BINS, "im", eig_centre},
     [AR_SPECTRUM_OUT_DISC_MOMENT2] = {"disc_moment2", "mean squared modulus of the eigenvalues of sqrt(n) A over s/m, Perron one excluded: "
                      "1/2 for the uniform disc of radius 1 (eigenvalues = yes, iid entries, gap = keep)",
-     NULL, disc_law},
-    [AR_SPECTRUM_OUT_STABLE_RANK_PER_N] = {"stable_rank_per_n", "stable_rank / n (without the gap it tends to 1/4)"},
+     NULL, disc_law, .range = ar_range_nonnegative},
+    [AR_SPECTRUM_OUT_STABLE_RANK_PER_N] = {"stable_rank_per_n", "stable_rank / n (without the gap it tends to 1/4)",
+     .range = ar_range_unit_rounded},
     [AR_SPECTRUM_OUT_EDGE_OVER_MATCHED] = {"edge_over_matched", "sqrt(n) sigma_2 of key-query attention minus that of its "
      "matched model (softmax rows of iid N(0, scale^2) logits) drawn in the same trial at the same n (entries = "
      "keyquery, spectrum = top2, gap = keep)", NULL, edge_matched},

@@ -85,14 +85,22 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
            isnan(out[AR_WIDTH_OUT_STABLE_RANK_GRAM]);
 }
 
+/* X_1 and X_0 W_V are n x d, d >= n: their stable ranks lie in [1, n] (a Lanczos
+ * sigma_1, with AR_RANGE_ROUNDING's room) */
+static void rank_measure(const ar_point *p, double *lower, double *upper)
+{
+    size_t n = (size_t)ar_point_int(p, AR_WIDTH_N), d = width_of(p);
+    ar_range_rank_measure((double)(n < d ? n : d), lower, upper);
+}
+
 static const ar_output outputs[] = {
     [AR_WIDTH_OUT_STABLE_RANK] = {"stable_rank", "stable rank of X_1 = A X_0 W_V (||X_1||_F^2 / ||X_1||_2^2)", NULL, NULL,
-     .definition = "||X_1||_F^2 / ||X_1||_2^2 (sigma_1 by Lanczos)"},
+     .definition = "||X_1||_F^2 / ||X_1||_2^2 (sigma_1 by Lanczos)", .range = rank_measure},
     [AR_WIDTH_OUT_STABLE_RANK_INPUT] = {"stable_rank_input", "stable rank of X_0 W_V, before attention (for comparison)", NULL, NULL,
-     .definition = "||X_0 W_V||_F^2 / ||X_0 W_V||_2^2 (sigma_1 by Lanczos)"},
+     .definition = "||X_0 W_V||_F^2 / ||X_0 W_V||_2^2 (sigma_1 by Lanczos)", .range = rank_measure},
     [AR_WIDTH_OUT_STABLE_RANK_GRAM] = {"stable_rank_gram", "stable rank of X_1 X_1^T, the statistic of the \"Mind the Gap\" "
      "authors' stable_ranks.py (sum s^2 / max s^2 over the singular values s of X X^T)", NULL, NULL,
-     .definition = "||X_1 X_1^T||_F^2 / ||X_1||_2^4 = sum sigma_i^4 / sigma_1^4 (sigma_1 by Lanczos)"},
+     .definition = "||X_1 X_1^T||_F^2 / ||X_1||_2^4 = sum sigma_i^4 / sigma_1^4 (sigma_1 by Lanczos)", .range = rank_measure},
 };
 
 const ar_sim ar_sim_width_collapse = {

@@ -603,7 +603,8 @@ static const ar_output outputs[] = {
                 "witness (long-double central differences plus Bauer-Fike's margin for their estimated error)", NULL, has_witness},
     [AR_EQUILIBRIA_OUT_WITNESS_ATTRACTING] = {"witness_attracting", "1 if that bound is below 1 (the witness attracts), else 0", NULL,
      has_witness, .range = ar_range_unit},
-    [AR_EQUILIBRIA_OUT_WITNESS_MIN_WEIGHT] = {"witness_min_weight", "smallest attention weight at the witness", NULL, has_witness},
+    [AR_EQUILIBRIA_OUT_WITNESS_MIN_WEIGHT] = {"witness_min_weight", "smallest attention weight at the witness", NULL, has_witness,
+     .range = ar_range_unit_rounded},
     [AR_EQUILIBRIA_OUT_WITNESS_CERTIFIED] = {"witness_certified", "1 if the witness is a certified attracting equilibrium: a fixed point within "
                 "2 eta (Kantorovich), radius bound < 1, every weight >= 1e-12 (error terms estimated)", NULL, has_witness, .range = ar_range_unit},
     [AR_EQUILIBRIA_OUT_COLLAPSED] = {"collapsed", "1 if the end state of the dynamics from a random start has collapsed to a rank-one subspace "
@@ -613,7 +614,8 @@ static const ar_output outputs[] = {
     [AR_EQUILIBRIA_OUT_ESCAPED] = {"escaped", "1 if it is certified non-collapse: in the contracting ball of a certified attracting "
                 "equilibrium of rank >= 2 whose weights all exceed 1e-12; the only class that counts as escape", .range = ar_range_unit},
     [AR_EQUILIBRIA_OUT_UNSETTLED] = {"unsettled", "1 if none of these: not collapsed, not frozen, no certified equilibrium nearby", .range = ar_range_unit},
-    [AR_EQUILIBRIA_OUT_END_MIN_WEIGHT] = {"end_min_weight", "smallest attention weight at the end state (long double: no underflow above 1e-4900)"},
+    [AR_EQUILIBRIA_OUT_END_MIN_WEIGHT] = {"end_min_weight", "smallest attention weight at the end state (long double: no underflow above 1e-4900)",
+     .range = ar_range_unit_rounded},
     [AR_EQUILIBRIA_OUT_LIMIT_RANK] = {"limit_rank", "rank of the certified equilibrium (escaped trials; NaN in the others)", rank_hist,
      .definition = "singular values above max(1e-6 sigma_1, 10 (distance + 2 eta)) (SVD)"},
     [AR_EQUILIBRIA_OUT_LIMIT_RADIUS] = {"limit_radius", "estimated upper bound on the spectral radius of the Jacobian there (escaped trials; NaN in the others)"},

@@ -447,13 +447,14 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
 
 static const ar_output outputs[] = {
     [AR_MASKDYN_OUT_MU] = {"mu", "mu(X_t) = ||X_t - 1 mean(X_t)||_F, distance from the consensus (rank-one) subspace, per layer", NULL,
-     NULL, per_layer, "layer"},
-    [AR_MASKDYN_OUT_MU_REL] = {"mu_rel", "mu(X_t) / ||X_t||_F per layer", NULL, NULL, per_layer, "layer"},
+     NULL, per_layer, "layer", .range = ar_range_nonnegative},
+    [AR_MASKDYN_OUT_MU_REL] = {"mu_rel", "mu(X_t) / ||X_t||_F per layer", NULL, NULL, per_layer, "layer",
+     .range = ar_range_unit_rounded /* mu is the norm of X_t's part off the consensus */},
     [AR_MASKDYN_OUT_NUMRANK] = {"numrank", "numerical rank of X_t per layer: singular values above 1e-6 sigma_1 (from the Gram matrix)", NULL, NULL, per_layer,
      "layer",
      .definition = "singular values of X_t above 1e-6 sigma_1, from the eigenvalues of the Gram matrix"},
     [AR_MASKDYN_OUT_MIN_WEIGHT] = {"min_weight", "epsilon_t: the smallest attention weight on an edge of the mask at step t -> t+1", NULL, NULL,
-     per_step, "step"},
+     per_step, "step", .range = ar_range_unit_rounded},
     [AR_MASKDYN_OUT_RATE] = {"rate", "exponential collapse rate: -slope of log(mu_rel) against the layer while mu_rel >= 1e-10"},
     [AR_MASKDYN_OUT_COLLAPSE_LAYER] = {"collapse_layer", "first layer with mu_rel < 1e-6 (NaN if none within the run)"},
     [AR_MASKDYN_OUT_COLLAPSED] = {"collapsed", "1 if mu_rel fell below 1e-6 within the run, else 0", .range = ar_range_unit},
