@@ -5,7 +5,7 @@
 #include "attnrank/linalg.h"
 #include "attnrank/rank.h"
 #include "attnrank/stats.h"
-#include "families/hardmax/hardmax.h"
+#include "hardmax/hardmax.h"
 #include "attnrank/theory.h"
 #include "check.h"
 #include "support.h"

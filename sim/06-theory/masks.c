@@ -2,7 +2,7 @@
  * Attention Masks and LayerNorm in Transformers"), one table over the family's
  * simulators mask_dynamics and ln_equilibria, and what the collapse bound needs of a
  * mask graph. */
-#include "families/masks/masks.h"
+#include "masks/masks.h"
 #include "attnrank/attention.h"
 #include "attnrank/mask.h"
 #include "attnrank/theory.h"

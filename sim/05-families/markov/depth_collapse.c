@@ -30,7 +30,7 @@
 #include "attnrank/gradient.h"
 #include "attnrank/layer.h"
 #include "attnrank/linalg.h"
-#include "families/markov/markov.h"
+#include "markov/markov.h"
 #include "attnrank/rank.h"
 #include "attnrank/sim.h"
 

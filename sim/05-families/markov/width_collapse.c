@@ -11,7 +11,7 @@
  * the "Mind the Gap" authors' statistic, the stable rank of X_1 X_1^T (sum sigma^4 /
  * sigma_1^4), from the same sigma_1 and ||X_1 X_1^T||_F. */
 #include "attnrank/linalg.h"
-#include "families/markov/markov.h"
+#include "markov/markov.h"
 #include "attnrank/rank.h"
 #include "attnrank/sim.h"
 

@@ -4,10 +4,10 @@
 #include "attnrank/builtin_families.h"
 
 #include "attnrank/registry.h"
-#include "families/convex/convex.h"
-#include "families/hardmax/hardmax.h"
-#include "families/markov/markov.h"
-#include "families/masks/masks.h"
+#include "convex/convex.h"
+#include "hardmax/hardmax.h"
+#include "markov/markov.h"
+#include "masks/masks.h"
 
 static const ar_sim *const hardmax_sims[] = {&ar_sim_hardmax_rank, &ar_sim_softmax_rank, &ar_sim_hardmax_saturation,
                                               NULL};

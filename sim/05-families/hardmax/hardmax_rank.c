@@ -19,7 +19,7 @@
 #include "attnrank/attention.h"
 #include "attnrank/linalg.h"
 #include "attnrank/rank.h"
-#include "families/hardmax/hardmax.h"
+#include "hardmax/hardmax.h"
 #include "attnrank/sim.h"
 
 #include <float.h>

@@ -10,7 +10,7 @@
  * optimal, so one grid fits every instance. */
 #include "attnrank/convex.h"
 #include "attnrank/softmax_network.h"
-#include "families/convex/convex.h"
+#include "convex/convex.h"
 #include "attnrank/sim.h"
 
 #include <math.h>

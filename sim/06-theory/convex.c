@@ -1,7 +1,7 @@
 /* theory/convex: claims C1-C4 (Ergen, Neyshabur, Mehta, "Convexifying Transformers"),
  * in the corrected form of the theory notes (1/2 on the loss and beta/2 on both weight
  * norms, so the penalty becomes beta sum_k ||z_k||), one table for convex_attention. */
-#include "families/convex/convex.h"
+#include "convex/convex.h"
 #include "attnrank/theory.h"
 
 #include <math.h>

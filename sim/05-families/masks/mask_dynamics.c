@@ -13,7 +13,7 @@
 #include "attnrank/attention.h"
 #include "attnrank/dynamics.h"
 #include "attnrank/linalg.h"
-#include "families/masks/masks.h"
+#include "masks/masks.h"
 #include "attnrank/mask.h"
 #include "attnrank/rank.h"
 #include "attnrank/sim.h"

@@ -2,7 +2,7 @@
  * Spectral Analysis of Rank Collapse and Signal Propagation in Attention Layers"),
  * one table over the family's simulators: markov_spectrum, width_collapse and
  * depth_collapse. Each prediction reads its own simulator's parameters. */
-#include "families/markov/markov.h"
+#include "markov/markov.h"
 #include "attnrank/theory.h"
 
 #include <math.h>

@@ -1,6 +1,6 @@
 /* theory/hardmax: claims H1-H5 (Min & Li, "On the Efficiency of Transformers: The
  * Effect of Attention Rank"), one table over the family's simulators. */
-#include "families/hardmax/hardmax.h"
+#include "hardmax/hardmax.h"
 #include "attnrank/theory.h"
 
 #include <math.h>

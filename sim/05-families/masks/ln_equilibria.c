@@ -22,7 +22,7 @@
  * escape. "Certified" rests on estimated error terms with safety factors
  * (equilibrium.h), not on interval arithmetic. */
 #include "attnrank/attention.h"
-#include "families/masks/masks.h"
+#include "masks/masks.h"
 #include "attnrank/dynamics.h"
 #include "attnrank/equilibrium.h"
 #include "attnrank/linalg.h"

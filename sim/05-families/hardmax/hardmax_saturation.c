@@ -13,7 +13,7 @@
  * linearly from the width before (d = 0: every score ties, rank 1); NaN (a failed
  * trial) when max_d_h does not reach it. */
 #include "attnrank/attention.h"
-#include "families/hardmax/hardmax.h"
+#include "hardmax/hardmax.h"
 #include "attnrank/sim.h"
 
 #include <math.h>

@@ -15,7 +15,7 @@
  * O(n^2) a step instead of the O(n^3) SVD. */
 #include "attnrank/attention.h"
 #include "attnrank/linalg.h"
-#include "families/markov/markov.h"
+#include "markov/markov.h"
 #include "attnrank/rank.h"
 #include "attnrank/sim.h"
 
