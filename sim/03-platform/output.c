@@ -2,7 +2,7 @@
 #define _GNU_SOURCE
 #include "attnrank/output.h"
 
-#include "attnrank/spec.h"
+#include "attnrank/message.h"
 
 #include <errno.h>
 #include <fcntl.h>
