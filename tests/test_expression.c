@@ -2,6 +2,7 @@
  * values, and every kind of refusal with the token it names. */
 #define _XOPEN_SOURCE 700 /* M_E, M_PI */
 #include "attnrank/expression.h"
+#include "attnrank/registry.h"
 #include "hardmax/hardmax.h"
 #include "check.h"
 

@@ -4,6 +4,7 @@
 #include "attnrank/engine.h"
 #include "attnrank/linalg.h"
 #include "attnrank/rank.h"
+#include "attnrank/registry.h"
 #include "attnrank/stats.h"
 #include "hardmax/hardmax.h"
 #include "attnrank/theory.h"

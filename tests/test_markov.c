@@ -2,6 +2,7 @@
  * right, and the Lanczos path gives the full SVD's sigma_1, sigma_2 on these matrices. */
 #include "attnrank/linalg.h"
 #include "markov/markov.h"
+#include "attnrank/registry.h"
 #include "attnrank/spec.h"
 #include "attnrank/theory.h"
 #include "check.h"

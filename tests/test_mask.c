@@ -6,6 +6,7 @@
 #include "attnrank/dynamics.h"
 #include "masks/masks.h"
 #include "attnrank/mask.h"
+#include "attnrank/registry.h"
 #include "attnrank/sim.h"
 #include "attnrank/theory.h"
 #include "check.h"

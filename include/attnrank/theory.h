@@ -178,9 +178,7 @@ typedef struct ar_judgement {
     char rule[240];         /* the same, in a sentence */
 } ar_judgement;
 
-/* Every claim of every family in the registry (registry.h), and one by id. */
-const ar_claim *ar_claim_find(const char *id);
-const ar_claim *const *ar_claims_all(int *count);
+/* The claims this build knows: ar_claim_find, ar_claims_all (registry.h). */
 /* Checks a claim table against its simulators: output index in range, trend axis a
  * parameter, id unique. Returns 0, or -1 with the first problem in why. */
 int ar_claims_check(const ar_claim *claims, int count, char *why, size_t why_len);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "attnrank/message.h"
+#include "attnrank/registry.h"
 
 static const char *const field_names[AR_CONJ_FIELDS] = {
     "id", "output", "rule", "prediction", "where", "tolerance", "along",

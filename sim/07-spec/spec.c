@@ -13,6 +13,7 @@
 
 #include "spec_parts.h"
 #include "attnrank/message.h"
+#include "attnrank/registry.h"
 
 enum { MAX_GRID_POINTS = 10000000 };
 static const long MAX_TRIALS = 1000000000L;

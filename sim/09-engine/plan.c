@@ -12,6 +12,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "attnrank/registry.h"
 #include "attnrank/store.h"
 #include "attnrank/theory.h"
 
