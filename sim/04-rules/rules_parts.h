@@ -1,4 +1,4 @@
-/* rules_parts: what the verdict rules share and nothing outside theory/rules needs. */
+/* rules_parts: what the verdict rules share and nothing outside sim/04-rules needs. */
 #ifndef ATTNRANK_RULES_PARTS_H
 #define ATTNRANK_RULES_PARTS_H
 
