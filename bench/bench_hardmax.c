@@ -9,7 +9,7 @@
 #include "attnrank/blas_core.h"
 #include "attnrank/attention.h"
 #include "attnrank/engine.h"
-#include "families/hardmax/hardmax.h"
+#include "hardmax/hardmax.h"
 #include "attnrank/linalg.h"
 #include "attnrank/openblas.h"
 #include "attnrank/rank.h"

@@ -8,7 +8,7 @@
 #include "attnrank/engine.h"
 #include "attnrank/linalg.h"
 #include "attnrank/openblas.h"
-#include "families/markov/markov.h"
+#include "markov/markov.h"
 
 #include "bench_peak.h"
 

@@ -8,7 +8,7 @@
 #include "attnrank/blas_core.h"
 #include "attnrank/dynamics.h"
 #include "attnrank/engine.h"
-#include "families/masks/masks.h"
+#include "masks/masks.h"
 #include "attnrank/linalg.h"
 #include "attnrank/openblas.h"
 

@@ -7,7 +7,7 @@
  * but which collapses (the referee's example); then a run of ln_equilibria where no
  * trial with a weight below the floor may count as escape. */
 #include "attnrank/equilibrium.h"
-#include "families/masks/masks.h"
+#include "masks/masks.h"
 #include "check.h"
 #include "support.h"
 

@@ -2,7 +2,8 @@
  * values, and every kind of refusal with the token it names. */
 #define _XOPEN_SOURCE 700 /* M_E, M_PI */
 #include "attnrank/expression.h"
-#include "families/hardmax/hardmax.h"
+#include "attnrank/registry.h"
+#include "hardmax/hardmax.h"
 #include "check.h"
 
 #include <stdint.h>

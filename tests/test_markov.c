@@ -1,7 +1,8 @@
 /* markov: the sampled matrices are (centred) Markov matrices, the quarter-circle CDF is
  * right, and the Lanczos path gives the full SVD's sigma_1, sigma_2 on these matrices. */
 #include "attnrank/linalg.h"
-#include "families/markov/markov.h"
+#include "markov/markov.h"
+#include "attnrank/registry.h"
 #include "attnrank/spec.h"
 #include "attnrank/theory.h"
 #include "check.h"

@@ -1,7 +1,7 @@
 /* Statistical checks of S1, S2ks, S4, S5 and of S6/S7's outputs with fixed seeds; tolerances are multiples of
  * standard errors computed from the same draws. */
 #include "attnrank/engine.h"
-#include "families/markov/markov.h"
+#include "markov/markov.h"
 #include "attnrank/linalg.h"
 #include "attnrank/rank.h"
 #include "attnrank/stats.h"

@@ -4,8 +4,9 @@
  * route equal to the dense one; the two-token causal example with LayerNorm. */
 #include "attnrank/attention.h"
 #include "attnrank/dynamics.h"
-#include "families/masks/masks.h"
+#include "masks/masks.h"
 #include "attnrank/mask.h"
+#include "attnrank/registry.h"
 #include "attnrank/sim.h"
 #include "attnrank/theory.h"
 #include "check.h"

@@ -7,6 +7,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/* The size of an error buffer (char *err): every refusal fits in it. */
+enum { AR_ERR_LEN = 1024 };
+
 /* Formats into err (len bytes); field may be NULL. Control characters (a name from a
  * hostile file) become blanks, so the message stays one line. */
 void ar_message(char *err, size_t len, const char *at, const char *field, const char *msg);

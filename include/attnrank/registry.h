@@ -14,12 +14,18 @@ typedef struct ar_family {
     const char *name;            /* "hardmax" */
     const char *paper;           /* whose claims, in a line */
     const ar_sim *const *sims;   /* NULL-terminated */
-    const ar_claim *claims;      /* its claim table (theory/<family>.c) */
+    const ar_claim *claims;      /* its claim table (sim/06-theory/<family>.c) */
     const int *n_claims;
     const char *plot_script;     /* below the source root; NULL: no figures */
 } ar_family;
 
 const ar_family *const *ar_families_all(int *count);
+/* Every simulator of every registered family, and one by name (NULL: none). */
+const ar_sim *const *ar_sim_all(int *count);
+const ar_sim *ar_sim_find(const char *name);
+/* Every claim of every registered family, and one by id (NULL: none). */
+const ar_claim *const *ar_claims_all(int *count);
+const ar_claim *ar_claim_find(const char *id);
 /* The family a simulator belongs to, NULL if none. */
 const ar_family *ar_family_of(const ar_sim *sim);
 /* Add a family: its claim table is checked

@@ -180,9 +180,7 @@ uint64_t ar_point_key(const ar_point *point);
 void ar_point_describe(const ar_point *point, const int *which, int count, char *buf, size_t len);
 void ar_point_defaults(const ar_sim *sim, ar_point *point);
 
-/* Registry of the simulators this build knows. */
-const ar_sim *ar_sim_find(const char *name);
-const ar_sim *const *ar_sim_all(int *count);
+/* The simulators this build knows: ar_sim_find, ar_sim_all (registry.h). */
 int ar_sim_param_index(const ar_sim *sim, const char *name);
 int ar_choice_index(const ar_param *param, const char *name);
 

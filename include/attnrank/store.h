@@ -26,6 +26,7 @@
 #ifndef ATTNRANK_STORE_H
 #define ATTNRANK_STORE_H
 
+#include "attnrank/provenance.h"
 #include "attnrank/spec.h"
 #include "attnrank/stats.h"
 #include "attnrank/theory.h"
@@ -75,15 +76,8 @@ void ar_store_note_describe(const ar_verdict_row *row, char *buf, size_t len);
  * is only a reference). */
 void ar_store_prediction_describe(const ar_verdict_row *row, char *buf, size_t len);
 
-/* How this process computes its floating-point results, as the file records it: handed
- * to the store by the engine (ar_provenance_of_process), which asks the BLAS core and the
- * kernels; the store asks no one. */
 /* A point where more than this fraction of the trials failed is marked, not averaged. */
 #define AR_FAILURE_LIMIT 0.01
-
-typedef struct ar_provenance {
-    const char *openblas_config, *openblas_core, *openblas_core_origin, *kernels;
-} ar_provenance;
 
 /* Create a new file with the whole layout for spec; fails if path exists. A shard's
  * file (shard_file) reserves its per-point datasets without filling them: the points

@@ -1,6 +1,6 @@
 /* test_hooks: the test build's hooks and small sizes, in one place (as Lua's ltests.h).
  *
- * sim/base/test_hooks.c holds both builds' values. The library (and attnrank) compiles
+ * sim/01-base/test_hooks.c holds both builds' values. The library (and attnrank) compiles
  * it plainly: the real sizes, and hooks that read nothing. tests/meson.build's
  * attnrank_test links its own copy compiled with -DAR_TEST_HOOKS, taken before the
  * library's: hooks read from ATTNRANK_TEST_* variables, and sizes small enough that a

@@ -162,9 +162,7 @@ typedef struct ar_judgement {
     char rule[240];         /* the same, in a sentence */
 } ar_judgement;
 
-/* Every claim of every family in the registry (registry.h), and one by id. */
-const ar_claim *ar_claim_find(const char *id);
-const ar_claim *const *ar_claims_all(int *count);
+/* The claims this build knows: ar_claim_find, ar_claims_all (registry.h). */
 /* Checks a claim table against its simulators: output index in range, trend axis a
  * parameter, id unique. Returns 0, or -1 with the first problem in why. */
 int ar_claims_check(const ar_claim *claims, int count, char *why, size_t why_len);
@@ -191,7 +189,7 @@ typedef struct ar_rule_data {
     const double *along;
 } ar_rule_data;
 
-/* A rule, as everything outside theory/rules knows it: its names, what a claim or a
+/* A rule, as everything outside sim/04-rules knows it: its names, what a claim or a
  * conjecture of it must give, and its behaviour (the judge, the statement, the attack
  * objective, the mutants). One row a rule, designated by ar_rule; a rule's file
  * (rule_*.c) holds the functions, rule_table.c the row. */

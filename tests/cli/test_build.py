@@ -33,7 +33,7 @@ def case_release_holds_no_hook(tmp):
     """attnrank holds none of the hooks' variable names (test_hooks.c names them all
     ATTNRANK_TEST_...), the test build holds each; every other ATTNRANK_ variable attnrank
     holds is a user setting documented in docs/manual.md."""
-    hooks = re.findall(r'"(ATTNRANK_TEST_[A-Z0-9_]+)"', open(f"{ROOT}/sim/base/test_hooks.c").read())
+    hooks = re.findall(r'"(ATTNRANK_TEST_[A-Z0-9_]+)"', open(f"{ROOT}/sim/01-base/test_hooks.c").read())
     check(len(hooks) >= 7, f"test_hooks.c names its hooks: {hooks}")
     release = open(test_cli.EXE, "rb").read()
     hooked = open(TEST_EXE, "rb").read()

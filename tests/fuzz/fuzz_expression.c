@@ -6,6 +6,7 @@
  * expression agree (both NaN, or the same bits): nothing is left over from the first. */
 #include "attnrank/builtin_families.h"
 #include "attnrank/expression.h"
+#include "attnrank/registry.h"
 
 #include <math.h>
 #include <stdint.h>

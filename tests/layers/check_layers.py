@@ -1,15 +1,23 @@
 #!/usr/bin/python3
 """The library's layers, checked on what was built and what is written.
 
-    check_layers.py SOURCE_ROOT BUILD_ROOT LAYER...      (LAYER: name=archive, lowest first)
+    check_layers.py [--files] SOURCE_ROOT BUILD_ROOT LAYER...   (LAYER: name=archive)
 
-1. Objects (nm): a module (a source file, or the files that share its name's first
-   word: store, store_hdf5, store_points ... are the module "store") calls no module of a
-   layer above its own, and no two modules call each other, directly or around a
-   cycle. The one pair allowed: linalg and gemm (linalg's gemm picks gemm_small's
-   kernel for small products, which computes its remainder with linalg's gemm).
-2. Sources: no file of a layer includes a header of a layer above it; a header belongs to
-   the layer of the module that defines what it declares (HEADER_LAYER below).
+The layers are the folders of sim/, bottom to top in the order `ls` lists them: the
+folder sim/NN-name is the layer "name". Meson's layer_order (the LAYER arguments) must
+name the same layers in the same order; nothing else lists them.
+
+1. Objects (nm): a module (a source file, or the files of a layer that share its
+   name's first word: store, store_hdf5, store_points ... are the module "store") calls
+   no module of a layer above its own, and no two modules call each other, directly or
+   around a cycle. The one pair allowed: linalg and gemm (linalg's gemm picks
+   gemm_small's kernel for small products, which computes its remainder with linalg's
+   gemm). With --files each file is a module of its own (a report, not the test).
+2. Sources: no file of a layer includes a header of a layer above it. A header in a
+   layer's folder is that layer's; a public header (include/attnrank/X.h) is the layer's
+   whose objects define the functions and data it declares. A public header that
+   declares nothing a layer defines, or things of two layers, is a finding:
+   declarations live with their definitions.
 Prints one line per finding and exits 1 on any; else a line of counts.
 """
 import collections
@@ -19,34 +27,28 @@ import subprocess
 import sys
 
 ALLOWED_CYCLES = [{"linalg", "gemm"}]
-
-# The public headers (include/attnrank/*.h) and the families' headers, by layer.
-HEADER_LAYER = {
-    "base": ["rng", "sim", "stats", "revision", "message", "format", "regular_file", "test_hooks"],
-    "numerics": ["openblas", "attention", "convex", "dynamics", "equilibrium", "gradient", "layer", "linalg", "mask",
-                 "rank", "softmax_network"],
-    "rules": ["theory", "expression"],
-    "families": ["families/hardmax/hardmax", "families/markov/markov", "families/masks/masks",
-                 "families/convex/convex"],
-    "theory": [],
-    "spec": ["registry", "spec", "conjecture", "attack"],
-    "store": ["store"],
-    "platform": ["process", "signals", "blas_core", "mpi_world", "output", "provenance"],
-    "engine": ["engine", "judge", "plan", "progress"],
-    "cli": ["cli", "report", "builtin_families"],
-}
-# Where each layer's sources are.
-LAYER_DIRS = {
-    "base": ["sim/base"], "numerics": ["sim/numerics"], "rules": ["theory/rules"],
-    "families": ["sim/families"], "theory": ["theory"], "spec": ["sim/spec"], "store": ["sim/store"],
-    "platform": ["sim/platform"], "engine": ["sim/engine"], "cli": ["sim/cli"],
-}
+LAYER_FOLDER = re.compile(r"^\d\d-([a-z]+)$")
 
 
-def module_of(obj):
-    """libattnrank_store.a.p/store_hdf5.c.o -> store"""
-    base = os.path.basename(obj).split(".")[0]
-    return base.split("_")[0]
+def layer_folders(root, problems):
+    """[(name, folder)] of sim/, in `ls` order."""
+    out = []
+    for d in sorted(os.listdir(os.path.join(root, "sim"))):
+        if not os.path.isdir(os.path.join(root, "sim", d)):
+            continue
+        m = LAYER_FOLDER.match(d)
+        if not m:
+            problems.append(f"sim/{d}: not a layer's name (NN-name, NN its place from the bottom)")
+            continue
+        out.append((m.group(1), os.path.join("sim", d)))
+    return out
+
+
+def module_of(obj, files):
+    """libattnrank_store.a.p/store_hdf5.c.o -> store (--files: store_hdf5)"""
+    base = os.path.basename(obj)
+    base = base[:-len(".c.o")] if base.endswith(".c.o") else base.split(".")[0]
+    return base if files else base.split("_")[0]
 
 
 def symbols(archive):
@@ -63,28 +65,28 @@ def symbols(archive):
     return defined, used
 
 
-def check_objects(layers, problems):
-    defined, used, layer_of = {}, collections.defaultdict(set), {}
+def check_objects(layers, files, problems):
+    """Returns the layer (rank) of every symbol the library defines, and counts."""
+    defined, used = {}, collections.defaultdict(set)
     for rank, (name, archive) in enumerate(layers):
         d, u = symbols(archive)
         for sym, obj in d.items():
-            defined[sym] = (module_of(obj), rank)
+            defined[sym] = ((rank, module_of(obj, files)), rank)
         for obj, syms in u.items():
-            used[(module_of(obj), rank)] |= syms
+            used[(rank, module_of(obj, files))] |= syms
+    nodes = {node for node, _ in defined.values()} | set(used)
     edges = collections.defaultdict(lambda: collections.defaultdict(set))
-    for (mod, rank), syms in used.items():
-        layer_of[mod] = rank
+    for node, syms in used.items():
         for sym in syms:
-            if sym not in defined:
+            if sym not in defined or defined[sym][0] == node:
                 continue
             target, target_rank = defined[sym]
-            layer_of[target] = target_rank
-            if target == mod:
-                continue
-            edges[mod][target].add(sym)
-            if target_rank > rank:
-                problems.append(f"up-arrow: {mod} ({layers[rank][0]}) calls {sorted(edges[mod][target])[0]} of "
-                                f"{target} ({layers[target_rank][0]})")
+            edges[node][target].add(sym)
+    for node in sorted(edges):
+        for target in sorted(edges[node]):
+            if target[0] > node[0]:
+                problems.append(f"up-arrow: {node[1]} ({layers[node[0]][0]}) calls {sorted(edges[node][target])[0]} of "
+                                f"{target[1]} ({layers[target[0]][0]})")
     # cycles between modules (Tarjan)
     index, low, stack, on, comps = {}, {}, [], set(), []
     counter = [0]
@@ -112,68 +114,118 @@ def check_objects(layers, problems):
                 comps.append(comp)
 
     sys.setrecursionlimit(10000)
-    for v in sorted(set(edges) | set(layer_of)):
+    for v in sorted(nodes):
         if v not in index:
             visit(v)
     for comp in comps:
-        if comp in ALLOWED_CYCLES:
+        if len(comp) == 2 and {m.split("_")[0] for _, m in comp} in ALLOWED_CYCLES:
             continue
-        calls = [f"{a} -> {b} ({sorted(edges[a][b])[0]})" for a in sorted(comp) for b in sorted(edges[a]) if b in comp]
+        calls = [f"{a[1]} -> {b[1]} ({sorted(edges[a][b])[0]})" for a in sorted(comp) for b in sorted(edges[a])
+                 if b in comp]
         problems.append("cycle: " + ", ".join(calls))
-    return len(layer_of), sum(len(t) for t in edges.values())
+    layer_of_symbol = {sym: rank for sym, (_, rank) in defined.items()}
+    return layer_of_symbol, len(nodes), sum(len(t) for t in edges.values())
 
 
-def check_includes(root, layer_names, problems):
-    rank = {name: r for r, name in enumerate(layer_names)}
-    header_rank = {}
-    for layer, headers in HEADER_LAYER.items():
-        for h in headers:
-            header_rank[(h if "/" in h else "attnrank/" + h) + ".h"] = rank[layer]
+def file_scope_text(path):
+    """A header's text with comments, preprocessor lines and every {...} body taken out:
+    what is left declares (prototypes, extern data, typedef names)."""
+    text = open(path, encoding="utf-8").read()
+    text = re.sub(r"/\*.*?\*/|//[^\n]*", " ", text, flags=re.S)
+    text = re.sub(r"^\s*#(?:[^\n]*\\\n)*[^\n]*", " ", text, flags=re.M)
+    out, depth = [], 0
+    for ch in text:
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+        elif depth == 0:
+            out.append(ch)
+    return "".join(out)
+
+
+def public_header_layers(root, layer_names, layer_of_symbol, problems):
+    """{"attnrank/X.h": rank} for the public headers, from what they declare."""
+    ranks = {}
+    folder = os.path.join(root, "include", "attnrank")
+    for h in sorted(os.listdir(folder)):
+        if not h.endswith(".h"):
+            continue
+        declared = set(re.findall(r"\b[A-Za-z_]\w*\b", file_scope_text(os.path.join(folder, h))))
+        where = collections.defaultdict(list)
+        for name in sorted(declared & set(layer_of_symbol)):
+            where[layer_of_symbol[name]].append(name)
+        if not where:
+            problems.append(f"include/attnrank/{h}: declares nothing a layer defines, so it has no layer")
+        elif len(where) > 1:
+            parts = "; ".join(f"{', '.join(names[:3])} of {layer_names[r]}" for r, names in sorted(where.items()))
+            problems.append(f"include/attnrank/{h}: declares things of {len(where)} layers ({parts}): a declaration "
+                            "lives in a header of the layer that defines it")
+        if where:
+            ranks["attnrank/" + h] = min(where)  # a mixed header is one finding above, not one per includer
+    return ranks
+
+
+def check_includes(root, folders, header_rank, problems):
+    rank_of_folder = {d: r for r, (_, d) in enumerate(folders)}
+    names = [n for n, _ in folders]
+
+    def rank_of(path):
+        rel = os.path.relpath(path, root).split(os.sep)
+        return rank_of_folder.get(os.path.join(*rel[:2])) if len(rel) > 2 else None
+
     files = 0
-    for layer in layer_names:
-        for d in LAYER_DIRS[layer]:
-            for dirpath, dirnames, filenames in os.walk(os.path.join(root, d)):
-                if layer == "theory":
-                    dirnames[:] = []  # theory/rules is its own layer
-                for f in filenames:
-                    if not f.endswith((".c", ".h")):
+    for layer_rank, (layer, d) in enumerate(folders):
+        for dirpath, _, filenames in os.walk(os.path.join(root, d)):
+            for f in sorted(filenames):
+                if not f.endswith((".c", ".h")):
+                    continue
+                files += 1
+                path = os.path.join(dirpath, f)
+                for n, line in enumerate(open(path, encoding="utf-8"), 1):
+                    m = re.match(r'\s*#\s*include\s+"([^"]+)"', line)
+                    if not m:
                         continue
-                    files += 1
-                    path = os.path.join(dirpath, f)
-                    for n, line in enumerate(open(path, encoding="utf-8"), 1):
-                        m = re.match(r'\s*#\s*include\s+"([^"]+)"', line)
-                        if not m:
-                            continue
-                        h = m.group(1)
-                        if h not in header_rank:
-                            if h.startswith(("attnrank/", "families/")):
-                                problems.append(f"{os.path.relpath(path, root)}:{n}: {h} has no layer in "
-                                                "tests/layers/check_layers.py")
-                            continue
-                        if header_rank[h] > rank[layer]:
-                            problems.append(f"{os.path.relpath(path, root)}:{n}: includes {h} of layer "
-                                            f"{layer_names[header_rank[h]]}, above {layer}")
-    # every public header has a layer
-    for h in sorted(os.listdir(os.path.join(root, "include", "attnrank"))):
-        if h.endswith(".h") and "attnrank/" + h not in header_rank:
-            problems.append(f"include/attnrank/{h} has no layer in tests/layers/check_layers.py")
+                    h, r = m.group(1), None
+                    if h.startswith("attnrank/"):
+                        if os.path.exists(os.path.join(root, "include", h)):
+                            r = header_rank.get(h)  # None: reported with the header
+                    else:  # beside the file, or in a layer's folder (the families' include directory)
+                        for base in [dirpath] + [os.path.join(root, fd) for _, fd in folders]:
+                            if os.path.exists(os.path.join(base, h)):
+                                r = rank_of(os.path.join(base, h))
+                                break
+                    if r is not None and r > layer_rank:
+                        problems.append(f"{os.path.relpath(path, root)}:{n}: includes {h} of layer {names[r]}, "
+                                        f"above {layer}")
     return files
 
 
 def main():
-    root, build = sys.argv[1], sys.argv[2]
-    layers = [tuple(a.split("=", 1)) for a in sys.argv[3:]]
+    args = sys.argv[1:]
+    files = "--files" in args
+    args = [a for a in args if a != "--files"]
+    root, build = args[0], args[1]
+    layers = [tuple(a.split("=", 1)) for a in args[2:]]
     layers = [(n, a if os.path.isabs(a) else os.path.join(build, a)) for n, a in layers]
     problems = []
-    modules, edges = check_objects(layers, problems)
-    files = check_includes(root, [n for n, _ in layers], problems)
+    folders = layer_folders(root, problems)
+    if [n for n, _ in layers] != [n for n, _ in folders]:
+        problems.append(f"meson's layer_order ({' '.join(n for n, _ in layers)}) is not the folders of sim/ in "
+                        f"order ({' '.join(n for n, _ in folders)})")
+        folders = [(n, d) for n, d in folders if n in dict(layers)]
+        layers = [(n, dict(layers)[n]) for n, _ in folders]
+    layer_of_symbol, modules, edges = check_objects(layers, files, problems)
+    header_rank = public_header_layers(root, [n for n, _ in layers], layer_of_symbol, problems)
+    sources = check_includes(root, folders, header_rank, problems)
     for p in problems:
         print(p)
     if problems:
         print(f"layers: {len(problems)} finding(s)")
         return 1
-    print(f"layers: {len(layers)} layers, {modules} modules, {edges} calls between modules, {files} files' "
-          "includes: no call upward, no cycle but linalg/gemm, no header from above")
+    print(f"layers: {len(layers)} layers ({', '.join(d for _, d in folders)}), {modules} modules, {edges} calls "
+          f"between modules, {len(header_rank)} public headers, {sources} files' includes: no call upward, no cycle "
+          "but linalg/gemm, no header from above")
     return 0
 
 
