@@ -14,7 +14,7 @@ typedef struct ar_family {
     const char *name;            /* "hardmax" */
     const char *paper;           /* whose claims, in a line */
     const ar_sim *const *sims;   /* NULL-terminated */
-    const ar_claim *claims;      /* its claim table (sim/06-theory/<family>.c) */
+    const ar_claim *claims;      /* its claim table (sim/05-families/<family>/claims.c) */
     const int *n_claims;
     const char *plot_script;     /* below the source root; NULL: no figures */
 } ar_family;

@@ -3,7 +3,7 @@
  * mean count is n p, the fraction of heads tends to p, and no trial has more than n
  * heads. One header (this), one simulator file (toy_sim.c), one theory file
  * (toy_theory.c), one registry row (toy_main.c registers it as the program registers
- * the built-in families' rows, sim/10-cli/builtin_families.c), their meson lines and a
+ * the built-in families' rows, sim/09-cli/builtin_families.c), their meson lines and a
  * runs spec (toy.cfg). */
 #ifndef ATTNRANK_FAMILIES_TOY_H
 #define ATTNRANK_FAMILIES_TOY_H
