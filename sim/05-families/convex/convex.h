@@ -33,5 +33,7 @@ extern const ar_sim ar_sim_convex_attention;
 /* The family's claims (sim/05-families/convex/claims.c). */
 extern const ar_claim ar_convex_claims[];
 extern const int ar_convex_claim_count;
+/* The family, as the program registers it (family.c). */
+extern const ar_family ar_family_convex;
 
 #endif

@@ -57,5 +57,7 @@ extern const ar_sim ar_sim_hardmax_rank, ar_sim_softmax_rank, ar_sim_hardmax_sat
 /* The family's claims (sim/05-families/hardmax/claims.c). */
 extern const ar_claim ar_hardmax_claims[];
 extern const int ar_hardmax_claim_count;
+/* The family, as the program registers it (family.c). */
+extern const ar_family ar_family_hardmax;
 
 #endif

@@ -92,5 +92,7 @@ double ar_quarter_circle_cdf(double x, double r);
 /* The family's claims (sim/05-families/markov/claims.c). */
 extern const ar_claim ar_markov_claims[];
 extern const int ar_markov_claim_count;
+/* The family, as the program registers it (family.c). */
+extern const ar_family ar_family_markov;
 
 #endif

@@ -58,5 +58,7 @@ int ar_mask_connected(const ar_point *point);
 /* The family's claims (sim/05-families/masks/claims.c). */
 extern const ar_claim ar_masks_claims[];
 extern const int ar_masks_claim_count;
+/* The family, as the program registers it (family.c). */
+extern const ar_family ar_family_masks;
 
 #endif
