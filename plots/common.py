@@ -200,7 +200,7 @@ class Experiment:
 
 
 # What attnrank writes lies at most 3 levels deep in a few hundred links an experiment;
-# the same bounds as its own check (sim/08-store/store_hdf5.c), so a file nested thousands
+# the same bounds as its own check (sim/07-store/store_hdf5.c), so a file nested thousands
 # deep or with 10^5 links is refused at once rather than walked for minutes.
 MAX_DEPTH, MAX_LINKS = 8, 1 << 16
 OTHER_LINKS = {h5py.h5l.TYPE_SOFT: "SoftLink", h5py.h5l.TYPE_EXTERNAL: "ExternalLink"}

@@ -1,6 +1,7 @@
-/* builtin_families: the claim families this program is built with (hardmax, markov,
- * masks, convex). The program registers them before its command line runs; tests and
- * benchmarks that read specs of built-in simulators do the same. */
+/* builtin_families: the claim families this program is built with (the list in
+ * sim/05-families/meson.build, from which the table is generated). The program registers
+ * them before its command line runs; tests and benchmarks that read specs of built-in
+ * simulators do the same. */
 #ifndef ATTNRANK_BUILTIN_FAMILIES_H
 #define ATTNRANK_BUILTIN_FAMILIES_H
 

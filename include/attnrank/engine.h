@@ -1,5 +1,5 @@
 /* engine: runs every grid point of a spec, trial by trial, into a store. One concern a
- * file in sim/09-engine: plan.c works out the run once from the spec (plan.h); preflight.c
+ * file in sim/08-engine: plan.c works out the run once from the spec (plan.h); preflight.c
  * refuses what cannot fit; trials.c computes a point, or a batch of cheap points one per
  * thread, and summarizes them; run.c is the single-process loop; session.c the start and
  * end every run shares; merge.c joins shards; distributed.c is the MPI driver; judge.c
@@ -91,7 +91,7 @@ ar_status ar_rejudge_file(const ar_judge_request *req, ar_file_judgement *out, c
 void ar_file_judgement_free(ar_file_judgement *judgement);
 
 
-/* `attnrank attack`: one of the spec's attacks (attack.h; sim/09-engine/attack.c says how
+/* `attnrank attack`: one of the spec's attacks (attack.h; sim/08-engine/attack.c says how
  * it searches). The outcome: what the file keeps, and the verdict of the confirmation. */
 typedef struct ar_attack_outcome {
     const ar_attack *attack;
@@ -121,7 +121,7 @@ int ar_preflight_attacks(const ar_spec *spec, const ar_run_options *opt, char *e
  * re-derives a stored attack's verdict with it). 0, or -1 out of memory. */
 int ar_attack_judge(const ar_spec *spec, const ar_attack *a, const ar_attack_record *r, ar_judgement *j,
                     long *deciding);
-/* An attack file as judge, info and report show it (sim/09-engine/attack_file.c): read with
+/* An attack file as judge, info and report show it (sim/08-engine/attack_file.c): read with
  * every row and counter checked (ar_store_read_attacks), whole, and each verdict
  * re-derived from the stored confirmations and equal to the stored one. What is shown
  * and drawn of an attack file is only ever this. */

@@ -10,15 +10,6 @@
 #include "attnrank/sim.h"
 #include "attnrank/theory.h"
 
-typedef struct ar_family {
-    const char *name;            /* "hardmax" */
-    const char *paper;           /* whose claims, in a line */
-    const ar_sim *const *sims;   /* NULL-terminated */
-    const ar_claim *claims;      /* its claim table (sim/06-theory/<family>.c) */
-    const int *n_claims;
-    const char *plot_script;     /* below the source root; NULL: no figures */
-} ar_family;
-
 const ar_family *const *ar_families_all(int *count);
 /* Every simulator of every registered family, and one by name (NULL: none). */
 const ar_sim *const *ar_sim_all(int *count);

@@ -19,7 +19,7 @@
  * against the simulator's parameter table; errors name the file, line and field.
  * Integers are read whole (64 bits, a literal beyond that refused), @include lines are
  * expanded with their files' lines kept for messages, and a spec with all it includes
- * is at most 1 MiB (sim/07-spec/spec_source.h). */
+ * is at most 1 MiB (sim/06-spec/spec_source.h). */
 #ifndef ATTNRANK_SPEC_H
 #define ATTNRANK_SPEC_H
 

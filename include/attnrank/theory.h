@@ -106,6 +106,18 @@ typedef struct ar_claim {
     const ar_expr *prediction_expr, *where_expr;
 } ar_claim;
 
+/* A claim family (one paper): its simulators and its claim table. Each family's folder
+ * exports one (sim/05-families/<family>/family.c: ar_family_<family>); the registry
+ * (registry.h) holds the registered ones. */
+typedef struct ar_family {
+    const char *name;            /* "hardmax" */
+    const char *paper;           /* whose claims, in a line */
+    const ar_sim *const *sims;   /* NULL-terminated */
+    const ar_claim *claims;      /* its claim table (sim/05-families/<family>/claims.c) */
+    const int *n_claims;
+    const char *plot_script;     /* below the source root; NULL: no figures */
+} ar_family;
+
 /* The claim's prediction at a point: its function's, or its conjecture's expressions. */
 double ar_claim_predict(const ar_claim *claim, const ar_point *point);
 

@@ -35,8 +35,8 @@ def case_sigma_scale_free(tmp):
     """H3's law holds for every sigma > 0: at the ends of sigma's range too (1e-200 once
     underflowed every score to 0, rank 1, E[rank] = 1). The point's stream is keyed by
     sigma, so the runs are compared with the theory, not with each other:
-    tests/test_hardmax_claims.c compares them bit for bit on one stream, and softmax's at
-    (sigma, tau) with those at (1, tau / sigma^2). With d_h = 1 the rank is 1 exactly when
+    sim/05-families/hardmax/test_claims.c compares them bit for bit on one stream, and
+    softmax's at (sigma, tau) with those at (1, tau / sigma^2). With d_h = 1 the rank is 1 exactly when
     all n queries share a sign, so the count of rank-1 trials is Binomial(trials, 2^(1-n)):
     both its tails at the observed count must be >= 1e-5 (a false alarm once in 10^5 per
     point). Not the verdict: H3's is a 95% statement, VIOLATED by chance in about one run

@@ -13,7 +13,8 @@ name the same layers in the same order; nothing else lists them.
    around a cycle. The one pair allowed: linalg and gemm (linalg's gemm picks
    gemm_small's kernel for small products, which computes its remainder with linalg's
    gemm). With --files each file is a module of its own (a report, not the test).
-2. Sources: no file of a layer includes a header of a layer above it. A header in a
+2. Sources: no file of a layer includes a header of a layer above it (a test beside the
+   code, test_*.c, is a client of the whole library and not checked). A header in a
    layer's folder is that layer's; a public header (include/attnrank/X.h) is the layer's
    whose objects define the functions and data it declares. A public header that
    declares nothing a layer defines, or things of two layers, is a finding:
@@ -178,8 +179,8 @@ def check_includes(root, folders, header_rank, problems):
     for layer_rank, (layer, d) in enumerate(folders):
         for dirpath, _, filenames in os.walk(os.path.join(root, d)):
             for f in sorted(filenames):
-                if not f.endswith((".c", ".h")):
-                    continue
+                if not f.endswith((".c", ".h")) or f.startswith("test_"):
+                    continue  # a test beside the code (test_*.c) is a client of the whole library
                 files += 1
                 path = os.path.join(dirpath, f)
                 for n, line in enumerate(open(path, encoding="utf-8"), 1):

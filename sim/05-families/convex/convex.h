@@ -1,6 +1,6 @@
 /* families/convex: the convex attention family (Ergen, Neyshabur, Mehta,
  * "Convexifying Transformers", arXiv 2211.11052; claims C1-C3). Its simulator is
- * convex_attention (sim/05-families/), its claims are in sim/06-theory/convex.c. The indices
+ * convex_attention (sim/05-families/), its claims are in sim/05-families/convex/claims.c. The indices
  * below are the simulator's parameter, choice and output tables (designated
  * initializers there), shared with the theory. Parameters N, n, d, h are SAMPLES,
  * TOKENS, DIM, HEADS here. */
@@ -30,8 +30,10 @@ enum {
 
 extern const ar_sim ar_sim_convex_attention;
 
-/* The family's claims (sim/06-theory/convex.c). */
+/* The family's claims (sim/05-families/convex/claims.c). */
 extern const ar_claim ar_convex_claims[];
 extern const int ar_convex_claim_count;
+/* The family, as the program registers it (family.c). */
+extern const ar_family ar_family_convex;
 
 #endif

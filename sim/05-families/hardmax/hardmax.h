@@ -2,7 +2,7 @@
  * Transformers: The Effect of Attention Rank"; claims H1-H5). Its simulators are
  * hardmax_rank and softmax_rank (sim/05-families/hardmax/hardmax_rank.c) and hardmax_saturation
  * (hardmax_saturation.c), its claims are in
- * sim/06-theory/hardmax.c. The indices below are the simulators' parameter, choice and output
+ * sim/05-families/hardmax/claims.c. The indices below are the simulators' parameter, choice and output
  * tables (designated initializers there), shared with the theory. */
 #ifndef ATTNRANK_FAMILIES_HARDMAX_H
 #define ATTNRANK_FAMILIES_HARDMAX_H
@@ -54,8 +54,10 @@ double ar_hardmax_unit_tau(const ar_point *p);
 
 extern const ar_sim ar_sim_hardmax_rank, ar_sim_softmax_rank, ar_sim_hardmax_saturation;
 
-/* The family's claims (sim/06-theory/hardmax.c). */
+/* The family's claims (sim/05-families/hardmax/claims.c). */
 extern const ar_claim ar_hardmax_claims[];
 extern const int ar_hardmax_claim_count;
+/* The family, as the program registers it (family.c). */
+extern const ar_family ar_family_hardmax;
 
 #endif

@@ -1,6 +1,6 @@
 /* families/markov: the spectral-gap family (Naderi, Nait Saada, Tanner, "Mind the
  * Gap", arXiv 2410.07799; claims S1-S8). Its simulators are markov_spectrum,
- * width_collapse and depth_collapse (sim/05-families/), its claims are in sim/06-theory/markov.c.
+ * width_collapse and depth_collapse (sim/05-families/), its claims are in sim/05-families/markov/claims.c.
  * The indices below are the simulators' parameter, choice and output tables
  * (designated initializers there), shared with the theory. */
 #ifndef ATTNRANK_FAMILIES_MARKOV_H
@@ -89,8 +89,10 @@ double ar_markov_ratio(const ar_point *point);
  * n x n matrix with iid entries of variance r^2 / n. */
 double ar_quarter_circle_cdf(double x, double r);
 
-/* The family's claims (sim/06-theory/markov.c). */
+/* The family's claims (sim/05-families/markov/claims.c). */
 extern const ar_claim ar_markov_claims[];
 extern const int ar_markov_claim_count;
+/* The family, as the program registers it (family.c). */
+extern const ar_family ar_family_markov;
 
 #endif

@@ -1,6 +1,6 @@
 /* families/masks: the masks and LayerNorm family (Wu, Ajorlou, Wang, Jegelka,
  * Jadbabaie, arXiv 2405.18781; claims M1-M4). Its simulators are mask_dynamics and
- * ln_equilibria (sim/05-families/), its claims are in sim/06-theory/masks.c. The indices below
+ * ln_equilibria (sim/05-families/), its claims are in sim/05-families/masks/claims.c. The indices below
  * are the simulators' parameter, choice and output tables (designated initializers
  * there), shared with the theory; mask kinds are numerics' (mask.h). */
 #ifndef ATTNRANK_FAMILIES_MASKS_H
@@ -55,8 +55,10 @@ extern const ar_sim ar_sim_mask_dynamics, ar_sim_ln_equilibria;
  * the mask's definition; -1 for random masks (drawn per trial). */
 int ar_mask_connected(const ar_point *point);
 
-/* The family's claims (sim/06-theory/masks.c). */
+/* The family's claims (sim/05-families/masks/claims.c). */
 extern const ar_claim ar_masks_claims[];
 extern const int ar_masks_claim_count;
+/* The family, as the program registers it (family.c). */
+extern const ar_family ar_family_masks;
 
 #endif

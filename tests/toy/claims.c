@@ -1,4 +1,4 @@
-/* theory of the toy family: T1-T3 for fair coins. */
+/* toy/claims: T1-T3 for fair coins. */
 #include "toy.h"
 
 #include <math.h>

@@ -7,7 +7,8 @@
 #include <string.h>
 
 /* The families registered, in the order they were (the program registers the built-in
- * ones first: sim/10-cli/builtin_families.c; a test its toy family after them). */
+ * ones first: sim/09-cli/builtin_families.c, generated from the list of families in
+ * sim/05-families/meson.build; a test its toy family after them). */
 enum { MAX_FAMILIES = 16, MAX_SIMS = 64, MAX_CLAIMS = 256 };
 static const ar_family *families[MAX_FAMILIES];
 static int n_families;

@@ -1,4 +1,4 @@
-/* spec_parts: what the spec's files share and nothing outside sim/07-spec needs: the
+/* spec_parts: what the spec's files share and nothing outside sim/06-spec needs: the
  * reading context, the --set hooks, and the helpers every part of a spec uses. */
 #ifndef ATTNRANK_SPEC_PARTS_H
 #define ATTNRANK_SPEC_PARTS_H
