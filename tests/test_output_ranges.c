@@ -22,6 +22,13 @@ static const struct {
     double value;
 } turned_on[] = {{"queries_given_keys", 64}, {"softmax_starts", 2}};
 
+/* Values at which a range narrows (argmax_rank <= 2 at d_h = 1), where every choice is
+ * tried again: each input and weight law, each sampler, has its own draws there. */
+static const struct {
+    const char *name;
+    double value;
+} narrows_at[] = {{"d_h", 1}};
+
 /* A point's trial cost (sim->cost, 1 without) and workspace, against which the sweep's
  * points are kept cheap. */
 static double cost_of(const ar_point *p) { return p->sim->cost ? p->sim->cost(p) : 1; }
@@ -119,6 +126,19 @@ int main(void)
                 checked += check_point(&p), points++;
             }
         }
+        for (int k = 0; k < sim->n_params; ++k)
+            for (int a = 0; a < AR_COUNT(narrows_at); ++a) {
+                if (strcmp(sim->params[k].name, narrows_at[a].name))
+                    continue;
+                ar_point at = base;
+                at.value[k] = narrows_at[a].value;
+                for (int j = 0; j < sim->n_params; ++j)
+                    for (int c = 0; sim->params[j].type == AR_PARAM_CHOICE && sim->params[j].choices[c]; ++c) {
+                        ar_point p = at;
+                        p.value[j] = c;
+                        checked += check_point(&p), points++; /* 0 where p is refused */
+                    }
+            }
         printf("%s: %ld values at %ld points in their ranges\n", sim->name, checked, points);
         fflush(stdout);
         CHECK(checked > 0);

@@ -74,11 +74,17 @@ static int check_kinds(const char *output, int writes_a_file, char *err)
             return -1;
         }
         /* a symbolic link there is replaced by rename or unlink, not written through,
-         * except by --resume, which refuses one (session.c) */
-        int bad = lstat(name, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode);
+         * except by --resume, which refuses one (session.c); but a writer first asks
+         * whether OUT.partial is attnrank's by its name, so a link to a FIFO there
+         * would block that open(): a link to anything but a regular file is refused too */
+        struct stat target;
+        int linked = lstat(name, &st) == 0 && S_ISLNK(st.st_mode);
+        int bad = linked ? stat(name, &target) == 0 && !S_ISREG(target.st_mode)
+                         : lstat(name, &st) == 0 && !S_ISREG(st.st_mode);
         if (bad)
-            snprintf(err, AR_ERR_LEN, "%s: is %s, which attnrank did not make and will not remove (not with --force "
-                     "either); remove it or give another -o", name, kind_of(st.st_mode));
+            snprintf(err, AR_ERR_LEN, "%s: is %s%s, which attnrank did not make and will not remove (not with "
+                     "--force either); remove it or give another -o", name, linked ? "a link to " : "",
+                     kind_of(linked ? target.st_mode : st.st_mode));
         free(name);
         if (bad)
             return -1;

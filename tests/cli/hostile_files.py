@@ -651,6 +651,59 @@ def case_rank_below_one(tmp):
         refused(args, copy, *says)
 
 
+def case_numrank_abs_below_one(tmp):
+    """Review 4, case N: numrank_abs had no lower bound, so a shard whose trials were all
+    moved to numrank_abs = 0 merged. A row-stochastic A has sigma_1 >= 1 > rank_tol
+    (rank_tol below 1): numrank_abs lies in [1, n], refused by merge, info, judge and
+    report."""
+    spec = write(f"{tmp}/soft.cfg", """seed = 4;
+experiments = ( { name = "e"; simulator = "softmax_rank"; trials = 40; n = 8; d_h = 2; tau = [0.1, 1.0];
+    claims = ["H5tau_stable"]; expect = { H5tau_stable = "VIOLATED"; }; } );
+""")
+    def rank_zero(f):  # point 1 (tau = 1): shard 1's
+        forge_point(f, "numrank_abs", 1, [0] * 20 + [1] * 20)
+    says = ("/e/numrank_abs/min and /e/numrank_abs/max", "point 1", "outside [1, 8]")
+    paths = [f"{tmp}/s{i}.h5" for i in range(2)]
+    for i, path in enumerate(paths):
+        run(["run", spec, "-o", path, "--shard", f"{i}/2", "-q"], expect=0)
+    with h5py.File(paths[1], "r+") as f:
+        rank_zero(f)
+    refused(["merge", "-o", f"{tmp}/m.h5", *paths], paths[1], *says)
+    whole = f"{tmp}/whole/f.h5"
+    os.makedirs(os.path.dirname(whole))
+    run(["run", spec, "-o", whole, "-q"], expect=0)
+    with h5py.File(whole, "r+") as f:
+        rank_zero(f)
+    for args in (["info", whole], ["judge", whole], ["report", whole, "-o", f"{tmp}/whole/rep"]):
+        refused(args, whole, *says)
+
+
+def case_argmax_rank_at_dh1(tmp):
+    """Review 4, case O: argmax_rank at d_h = 1 was declared [1, n], so a shard whose
+    rank-2 trials were moved to rank 3 merged. The scores q_i k_j have rank one: each
+    row's argmax is the largest key's or the smallest's, so argmax_rank lies in [1, 2]
+    there: refused by merge, --resume, info, judge and report."""
+    def rank_three(f):  # point 0: n = 8, d_h = 1, 40 trials; shard 0/3's
+        forge_point(f, "argmax_rank", np.unravel_index(0, f["e/done"].shape), [2] * 20 + [3] * 20)
+    says = ("/e/argmax_rank/min and /e/argmax_rank/max", "point 0", "outside [1, 2]")
+    paths = shards(tmp)
+    with h5py.File(paths[0], "r+") as f:
+        rank_three(f)
+    refused(["merge", "-o", f"{tmp}/m.h5", *paths], paths[0], *says)
+    spec, good = tiny(tmp, "good.h5")
+    partial = partial_of(tmp, good, "partial", 3)
+    with h5py.File(partial, "r+") as f:
+        rank_three(f)
+    refused(["run", spec, "-o", partial[: -len(".partial")], "--resume", "-q"], partial, *says)
+    copy = f"{tmp}/whole/f.h5"
+    os.makedirs(os.path.dirname(copy))
+    shutil.copy(good, copy)
+    with h5py.File(copy, "r+") as f:
+        rank_three(f)
+    for args in (["info", copy], ["judge", copy], ["report", copy, "-o", f"{tmp}/whole/rep"]):
+        refused(args, copy, *says)
+
+
 def forged_row(f, claim, revision):
     """claim's /verdicts row set to a verdict its data do not give, the file said to be
     another revision's; returns (stored, re-derived)."""

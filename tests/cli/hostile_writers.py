@@ -752,7 +752,8 @@ def case_beside_not_regular(tmp):
     run is there; continue it with --resume", and with --force exited 3 ("cannot create: Is
     a directory"); OUT.partial, OUT.partial.tmp or OUT.lock a FIFO or a device: never
     opened, blocked on or removed. Each is refused in one line, exit 2, and left there,
-    by run (plain, --force, --resume), merge, judge -o and attack."""
+    by run (plain, --force, --resume), merge, judge -o and attack; so is a symbolic link
+    to a FIFO as OUT.partial (fourth review, case L: it hung all but attack)."""
     import attacks
     result = small_result(tmp)
     spec = write(f"{tmp}/small.cfg", SMALL_SPEC)
@@ -777,6 +778,16 @@ def case_beside_not_regular(tmp):
                 one_line_error(proc, name, {"fifo": "FIFO", "device": "character device", "socket": "socket"}[kind])
                 check(same_kind(name, kind) and beside(out) == [name], f"{label}: {name} ({kind}): {beside(out)}")
             os.unlink(name)
+    # fourth review, case L: OUT.partial a symbolic link to a FIFO blocked run (--force,
+    # --resume), merge and judge -o in open(), the partial's kind asked by its name
+    fifo = f"{tmp}/fifo"
+    os.mkfifo(fifo)
+    os.symlink(fifo, out + ".partial")
+    for label, args in jobs.items():
+        one_line_error(run(args, expect=2, timeout=60), "o.h5.partial", "a link to a FIFO")
+        check(os.path.islink(out + ".partial") and same_kind(fifo, "fifo"), f"{label}: the link or the FIFO changed")
+    os.unlink(out + ".partial")
+    os.unlink(fifo)
 
 
 def case_resume_through_link(tmp):

@@ -72,6 +72,23 @@ static void up_to_n(const ar_point *p, double *lower, double *upper) { *lower = 
 /* A hardmax matrix has a 1 in every row, so rank >= 1; so have its softmax matrix's
  * rank_rel and certified rank (sigma_1 itself is above the cut): [1, n]. */
 static void one_to_n(const ar_point *p, double *lower, double *upper) { *lower = 1, *upper = ar_point_int(p, AR_HARDMAX_N); }
+/* argmax_rank: [1, n]; at d_h = 1 the scores q_i k_j have rank one, and rounding is
+ * monotone, so each row's argmax is the largest key's (q_i > 0) or the smallest's: at
+ * most 2 columns (a tie at a row's maximum, which could pick a third, needs the two top
+ * keys equal after rounding: probability ~1e-15 with the continuous draws every input and
+ * weight law makes). */
+static void argmax_range(const ar_point *p, double *lower, double *upper)
+{
+    int n = ar_point_int(p, AR_HARDMAX_N);
+    *lower = 1, *upper = ar_point_int(p, AR_HARDMAX_D_H) == 1 && n > 2 ? 2 : n;
+}
+/* numrank_abs: sigma_1 >= ||A 1|| / ||1|| = 1 for a row-stochastic A, so at least 1 for a
+ * rank_tol below 1 by more than the rounding of A's row sums and its SVD (some n eps_mach,
+ * far inside AR_RANGE_ROUNDING); else [0, n]. */
+static void numrank_abs_range(const ar_point *p, double *lower, double *upper)
+{
+    *lower = ar_point_real(p, AR_HARDMAX_RANK_TOL) < 1 - AR_RANGE_ROUNDING, *upper = ar_point_int(p, AR_HARDMAX_N);
+}
 /* stable_rank, stable_rank_gram, effective_rank of the n x n softmax matrix */
 static void rank_measure(const ar_point *p, double *lower, double *upper)
 {
@@ -466,7 +483,7 @@ static double deficit_spacing(const ar_point *p)
 
 static const ar_output hardmax_outputs[] = {
     [AR_HARDMAX_OUT_ARGMAX_RANK] = {"argmax_rank", "rank of the hardmax attention matrix (distinct argmax columns)", hist_to_n, NULL,
-     .definition = AR_DEFINITION_ARGMAX_RANK, .range = one_to_n},
+     .definition = AR_DEFINITION_ARGMAX_RANK, .range = argmax_range},
     [AR_HARDMAX_OUT_HULL_VERTICES] = {"hull_vertices", "vertices of the convex hull of the keys X W_k (d_h = 2 only); "
                       "an upper bound on argmax_rank", hist_to_n, only_dh2,
      .definition = AR_DEFINITION_HULL_VERTICES},
@@ -482,9 +499,9 @@ static const ar_output hardmax_outputs[] = {
 
 static const ar_output softmax_outputs[] = {
     [AR_SOFTMAX_OUT_ARGMAX_RANK] = {"argmax_rank", "rank of hardmax of the same scores (the tau -> 0 limit)", hist_to_n, NULL,
-     .definition = AR_DEFINITION_ARGMAX_RANK, .range = one_to_n},
+     .definition = AR_DEFINITION_ARGMAX_RANK, .range = argmax_range},
     [AR_SOFTMAX_OUT_NUMRANK_ABS] = {"numrank_abs", "singular values of A above rank_tol", hist_to_n, NULL,
-     .definition = "number of singular values > rank_tol (1e-8 by default)"},
+     .definition = "number of singular values > rank_tol (1e-8 by default)", .range = numrank_abs_range},
     [AR_SOFTMAX_OUT_NUMRANK_REL] = {"numrank_rel", "singular values of A above max(n,n) eps sigma_1", hist_to_n, NULL,
      .definition = AR_DEFINITION_NUMRANK_REL, .range = one_to_n},
     [AR_SOFTMAX_OUT_STABLE_RANK] = {"stable_rank", "||A||_F^2 / ||A||_2^2", NULL, NULL,
