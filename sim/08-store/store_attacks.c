@@ -264,7 +264,7 @@ static int confirmation_row_wrong(const ar_spec *spec, const ar_attack *a, const
     ar_point p;
     if (space_point_wrong(x, a, row + AR_ATTACK_CONFIRMATION_FIXED, &p, why, len))
         return 1;
-    if (claim->rule == AR_RULE_LIMIT) {
+    if (ar_rules[claim->rule].attack_line) { /* confirmed along the claim's line */
         int param = ar_sim_param_index(x->sim, claim->trend_axis);
         const ar_axis *axis = &x->axes[ar_experiment_axis_of(x, param)];
         if (row[AR_CF_ALONG] != axis->values[i % line])
@@ -351,7 +351,7 @@ static int searched_point_wrong(const ar_experiment *x, const ar_attack *a, cons
 {
     if (space_point_wrong(x, a, row + AR_ATTACK_EVALUATION_FIXED, p, why, len))
         return 1;
-    if (claim->rule == AR_RULE_LIMIT) { /* searched at the line's largest size */
+    if (ar_rules[claim->rule].attack_line) { /* searched at the line's largest size */
         int param = ar_sim_param_index(x->sim, claim->trend_axis);
         const ar_axis *axis = &x->axes[ar_experiment_axis_of(x, param)];
         p->value[param] = axis->values[0];
