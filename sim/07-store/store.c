@@ -172,23 +172,6 @@ int ar_store_descriptor(const ar_store *store)
     return H5Fget_vfd_handle(store->file, H5P_DEFAULT, &handle) >= 0 && handle ? *(int *)handle : -1;
 }
 
-char *ar_store_attribute(ar_store *store, const char *name)
-{
-    char *text = NULL;
-    int st = store_read_attr_string(store->file, name, &text);
-    if (st == ATTR_OK || st == ATTR_NO_MEMORY)
-        return text;
-    /* a number (the seed) as its decimal text */
-    unsigned long long value;
-    int is_unsigned = 0;
-    if (store_read_attr_integer(store->file, name, H5T_NATIVE_ULLONG, &value, &is_unsigned) == ATTR_OK) {
-        if (is_unsigned || store_read_attr_integer(store->file, name, H5T_NATIVE_LLONG, &value, NULL) != ATTR_OK)
-            return asprintf(&text, "%llu", value) < 0 ? NULL : text;
-        return asprintf(&text, "%lld", (long long)value) < 0 ? NULL : text;
-    }
-    return strdup("");
-}
-
 int ar_store_check_streams(ar_store *store, const char *path, const char *what, char *err)
 {
     char *rng = ar_store_attribute(store, "rng");
@@ -224,16 +207,6 @@ int ar_store_shard(ar_store *store, int *index, int *count, char *err)
     free(text);
     return -1;
 }
-
-int ar_store_set_attribute(ar_store *store, const char *name, const char *value, char *err)
-{
-    if (H5Aexists(store->file, name) > 0)
-        H5Adelete(store->file, name);
-    if (store_attr_string(store->file, name, value) < 0 || H5Fflush(store->file, H5F_SCOPE_GLOBAL) < 0)
-        return store_fail(err, store->path, "cannot write attribute %s", name);
-    return 0;
-}
-
 
 int ar_store_close(ar_store *store)
 {

@@ -264,7 +264,7 @@ static int confirmation_row_wrong(const ar_spec *spec, const ar_attack *a, const
     ar_point p;
     if (space_point_wrong(x, a, row + AR_ATTACK_CONFIRMATION_FIXED, &p, why, len))
         return 1;
-    if (claim->rule == AR_RULE_LIMIT) {
+    if (ar_rules[claim->rule].attack_line) { /* confirmed along the claim's line */
         int param = ar_sim_param_index(x->sim, claim->trend_axis);
         const ar_axis *axis = &x->axes[ar_experiment_axis_of(x, param)];
         if (row[AR_CF_ALONG] != axis->values[i % line])
@@ -281,7 +281,7 @@ static int confirmation_row_wrong(const ar_spec *spec, const ar_attack *a, const
     if (!store_counts_possible((long long)count, (long long)failed, trials, !o->applies || o->applies(&p)))
         return snprintf(why, len, "count %g and failed %g: not each of its %ld trials counted or failed (or the point "
                         "marked for more than %g%% failed)", count, failed, trials, 100 * AR_FAILURE_LIMIT);
-    /* the statistics in STAT_NAMES' order, checked as a result file's are */
+    /* the statistics in STORE_CELLS' order, checked as a result file's are */
     double st[N_STATS] = {[STAT_MEAN] = row[AR_CF_MEAN], [STAT_SE] = row[AR_CF_STDERR], [STAT_STD] = row[AR_CF_STD],
                           [STAT_LO] = row[AR_CF_CI_LO], [STAT_HI] = row[AR_CF_CI_HI], [STAT_MIN] = row[AR_CF_MIN],
                           [STAT_MAX] = row[AR_CF_MAX]};
@@ -292,7 +292,7 @@ static int confirmation_row_wrong(const ar_spec *spec, const ar_attack *a, const
         store_range_wrong(st, (long long)count, o, &p, &k, detail, sizeof detail))
         return k == STAT_LO ? snprintf(why, len, "ci_lo and ci_hi [%.10g, %.10g], %s", st[STAT_LO], st[STAT_HI], detail)
                : k == STAT_MIN ? snprintf(why, len, "min and max %g and %g, %s", st[STAT_MIN], st[STAT_MAX], detail)
-                               : snprintf(why, len, "%s %g, %s", STAT_NAMES[k], st[k], detail);
+                               : snprintf(why, len, "%s %g, %s", STORE_CELLS[k].name, st[k], detail);
     return 0;
 }
 
@@ -351,7 +351,7 @@ static int searched_point_wrong(const ar_experiment *x, const ar_attack *a, cons
 {
     if (space_point_wrong(x, a, row + AR_ATTACK_EVALUATION_FIXED, p, why, len))
         return 1;
-    if (claim->rule == AR_RULE_LIMIT) { /* searched at the line's largest size */
+    if (ar_rules[claim->rule].attack_line) { /* searched at the line's largest size */
         int param = ar_sim_param_index(x->sim, claim->trend_axis);
         const ar_axis *axis = &x->axes[ar_experiment_axis_of(x, param)];
         p->value[param] = axis->values[0];

@@ -9,16 +9,31 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const STAT_NAMES[] = {"mean", "stderr", "std", "ci_lo", "ci_hi", "min", "max"};
-static const char *const STAT_DOCS[] = {
-    "mean over finite trials",
-    "standard error of the mean: std / sqrt(count)",
-    "sample standard deviation (n - 1 denominator)",
-    "lower end of the 95% interval: mean - t(0.975, count-1) * stderr (integer outputs: stderr taken as at least 1/count)",
-    "upper end of the 95% interval: mean + t(0.975, count-1) * stderr (integer outputs: stderr taken as at least 1/count)",
-    "smallest trial value",
-    "largest trial value",
+const store_cell STORE_CELLS[N_CELLS] = {
+    {"mean", VALUE_DOUBLE, "mean over finite trials"},
+    {"stderr", VALUE_DOUBLE, "standard error of the mean: std / sqrt(count)"},
+    {"std", VALUE_DOUBLE, "sample standard deviation (n - 1 denominator)"},
+    {"ci_lo", VALUE_DOUBLE,
+     "lower end of the 95% interval: mean - t(0.975, count-1) * stderr (integer outputs: stderr taken as at least "
+     "1/count)"},
+    {"ci_hi", VALUE_DOUBLE,
+     "upper end of the 95% interval: mean + t(0.975, count-1) * stderr (integer outputs: stderr taken as at least "
+     "1/count)"},
+    {"min", VALUE_DOUBLE, "smallest trial value"},
+    {"max", VALUE_DOUBLE, "largest trial value"},
+    {"count", VALUE_INT64, "trials with a finite value (the n behind mean and stderr)"},
+    {"failed", VALUE_INT64, "trials that failed (non-finite value); never averaged"},
 };
+/* The rows of /verdicts, one per (experiment, claim): its length, as the layout gives
+ * every dataset's. */
+int ar_store_verdict_count(const ar_spec *spec)
+{
+    int n = 0;
+    for (int e = 0; e < spec->n_experiments; ++e)
+        n += spec->experiments[e].n_claims;
+    return n;
+}
+
 /* The widths of experiment x, one of the store's own. */
 const experiment_layout *store_layout_of(const ar_store *s, const ar_experiment *x)
 {
@@ -311,12 +326,11 @@ static int check_output(const ar_store *s, hid_t og, const char *group, const ar
                         char *err)
 {
     const experiment_layout *L = store_layout_of(s, x);
-    dataset_shape stats = store_stat_shape(L, x, o, VALUE_DOUBLE), counts = store_stat_shape(L, x, o, VALUE_INT64);
-    for (int k = 0; k < N_STATS; ++k)
-        if (store_check_one(s, og, group, &stats, STAT_NAMES[k], err) < 0)
+    for (int k = 0; k < N_CELLS; ++k) {
+        dataset_shape cell = store_stat_shape(L, x, o, STORE_CELLS[k].kind);
+        if (store_check_one(s, og, group, &cell, STORE_CELLS[k].name, err) < 0)
             return -1;
-    if (store_check_one(s, og, group, &counts, "count", err) < 0 || store_check_one(s, og, group, &counts, "failed", err) < 0)
-        return -1;
+    }
     hsize_t dims[AR_MAX_PARAMS + 2], rows, columns;
     output_dims(L, x, o, dims, &rows, &columns);
     dataset_shape index = store_line_shape(rows, o->index_value ? VALUE_DOUBLE : VALUE_INT64, 0);
@@ -493,14 +507,11 @@ static int create_statistics(hid_t og, const experiment_layout *L, const ar_expe
     int ok = (!rows || index >= 0) && (!columns || column >= 0);
     double nan = NAN;
     long long zero = 0;
-    for (int s = 0; ok && s < N_STATS + 2; ++s) {
-        int is_count = s >= N_STATS;
-        const char *name = s < N_STATS ? STAT_NAMES[s] : s == N_STATS ? "count" : "failed";
-        const char *doc = s < N_STATS ? STAT_DOCS[s]
-                          : s == N_STATS ? "trials with a finite value (the n behind mean and stderr)"
-                                         : "trials that failed (non-finite value); never averaged";
-        hid_t ds = store_make_dataset(og, name, is_count ? H5T_NATIVE_LLONG : H5T_NATIVE_DOUBLE, rank, dims,
-                                is_count ? (const void *)&zero : (const void *)&nan, doc, L->holes);
+    for (int k = 0; ok && k < N_CELLS; ++k) {
+        const store_cell *c = &STORE_CELLS[k];
+        int is_count = c->kind == VALUE_INT64;
+        hid_t ds = store_make_dataset(og, c->name, store_memory_type(c->kind), rank, dims,
+                                      is_count ? (const void *)&zero : (const void *)&nan, c->description, L->holes);
         ok = ds >= 0 && attach_scales(ds, x, scales) == 0 &&
              (index < 0 || (H5DSattach_scale(ds, index, (unsigned)x->n_axes) >= 0 &&
                             H5DSset_label(ds, (unsigned)x->n_axes, o->index_name) >= 0)) &&

@@ -58,16 +58,15 @@ int ar_store_copy_points(ar_store *dst, ar_store *src, long *copied, char *err)
         dst->checked[e] = 0;
         for (int o = 0; ok && o < x->sim->n_outputs; ++o) {
             const ar_output *out = &x->sim->outputs[o];
-            dataset_shape real = store_stat_shape(L, x, out, VALUE_DOUBLE), whole = store_stat_shape(L, x, out, VALUE_INT64);
             const char *hist_names[HIST_DATASETS];
             hsize_t width = 0;
             int cells = store_hist_datasets(L, o, hist_names, &width);
-            dataset_shape hist = store_hist_cell_shape(x, width);
             for (int k = 0; ok && k < N_CELLS + cells; ++k) {
+                dataset_shape want = k < N_CELLS ? store_stat_shape(L, x, out, STORE_CELLS[k].kind)
+                                                 : store_hist_cell_shape(x, width);
                 snprintf(name, sizeof name, "%s/%s/%s", x->name, out->name,
-                         k < N_CELLS ? store_cell_name(k) : hist_names[k - N_CELLS]);
-                ok = copy_dataset(dst, src, name, k < N_STATS ? &real : k < N_CELLS ? &whole : &hist, &runs, x,
-                                  err) == 0;
+                         k < N_CELLS ? STORE_CELLS[k].name : hist_names[k - N_CELLS]);
+                ok = copy_dataset(dst, src, name, &want, &runs, x, err) == 0;
             }
         }
         /* data first, flushed; then the ledger, as a run writes them */

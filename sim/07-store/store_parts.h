@@ -1,11 +1,12 @@
 /* store_parts: what the store's files share and nothing outside the store needs. The
- * store is one module (store.h) in seven files along its seams: store.c opens, creates
- * and closes a file; store_hdf5.c is the checked access to HDF5 (every dataset opened
- * only as what the stored spec says it is); store_layout.c the layout (widths, shapes,
- * creating and checking every dataset); store_verdicts.c the /verdicts table;
+ * store is one module (store.h) in files along its seams, each using only those
+ * before it here: store_hdf5.c the checked access to HDF5 (every dataset opened only as
+ * what the stored spec says it is), over store_record.c, a /verdicts row as HDF5 holds
+ * it; store_layout.c the layout (widths, shapes, creating and checking every dataset);
  * store_points.c the points and the done ledger (slabs, commits, the values at done
- * points checked); store_merge.c the copies a merge makes; store_provenance.c the root
- * attributes that say how a file was made. */
+ * points checked); store_verdicts.c the /verdicts table; store_provenance.c the root
+ * attributes that say how a file was made; store.c opens, creates and closes a file;
+ * store_merge.c the copies a merge makes; store_attacks.c an attack's file. */
 #ifndef ATTNRANK_STORE_PARTS_H
 #define ATTNRANK_STORE_PARTS_H
 
@@ -21,11 +22,10 @@
  * (hist_value, hist_count); integer outputs' intervals never have zero width. */
 enum { FORMAT_VERSION = 3 };
 
-/* A value's statistics as datasets, in this order (store_layout.c); per output they,
+/* A value's statistics as datasets, in this order (STORE_CELLS); per output they,
  * count and failed are its N_CELLS datasets beside its histogram's. */
 enum { N_STATS = 7, N_CELLS = N_STATS + 2, HIST_DATASETS = 2 };
 enum { STAT_MEAN, STAT_SE, STAT_STD, STAT_LO, STAT_HI, STAT_MIN, STAT_MAX };
-extern const char *const STAT_NAMES[];
 
 /* Each output's widths over an experiment's grid, found in one pass over its points when
  * a file is created or opened, so that nothing done per point walks the grid. */
@@ -59,6 +59,18 @@ typedef struct {
     int rank;         /* 0: a scalar */
     hsize_t dims[AR_MAX_PARAMS + 2];
 } dataset_shape;
+
+/* An output's N_CELLS datasets, declared once (store_layout.c): creating, checking,
+ * writing, reading back and merging a file all walk this table, in this order. Each has
+ * the output's shape (store_stat_shape) in its kind; a VALUE_DOUBLE cell holds NaN
+ * until its point is done, a VALUE_INT64 one 0. The first N_STATS are ar_summarize's
+ * statistics (STAT_MEAN ... STAT_MAX), then count and failed. */
+typedef struct {
+    const char *name;
+    value_kind kind;
+    const char *description;
+} store_cell;
+extern const store_cell STORE_CELLS[N_CELLS];
 
 /* The points marked in a flag array (done, or to copy), as runs of consecutive points:
  * a dataset's values at those points are read or written with one call selecting the
@@ -114,8 +126,31 @@ dataset_shape store_hist_cell_shape(const ar_experiment *x, hsize_t width);
 int store_check_layout(const ar_store *s, char *err);
 int store_create_experiment(hid_t file, const ar_experiment *x, int holes);
 
-/* ---- /verdicts (store_verdicts.c) --------------------------------------------------- */
+/* ---- a /verdicts row (store_record.c) ----------------------------------------------- */
+/* A verdict as /verdicts holds it: names and text where the row has enums, so h5py,
+ * h5dump and xarray read it without attnrank's headers; the resolution both as text and
+ * as its numbers. */
+typedef struct verdict_record {
+    char claim[16], experiment[64], point[256], statement[160];
+    double prediction, estimate, ci_lo, ci_hi;
+    long long trials;
+    int points;
+    char verdict[16], expected[16], rule[240], resolution[96], note[32], rule_kind[16];
+    char resolution_kind[16];
+    double resolution_value, resolution_lo, resolution_hi;
+    int loose, excludes;
+    char note_kind[16], implied_by[16];
+    long long failed, empty_points;
+    int fit_lines, fit_sizes, fit_dof, fit_rate_profiled;
+    double fit_b, fit_chi2;
+    char fit_undecided[24];
+} verdict_record;
 hid_t store_verdict_type(void);
+/* Whether two rows differ in a field (both NaN count as equal); if so and what is not
+ * NULL, what = "field F: stored V, re-judged W" for the first such field. */
+int store_record_difference(const verdict_record *stored, const verdict_record *now, char *what, size_t what_len);
+
+/* ---- /verdicts (store_verdicts.c) --------------------------------------------------- */
 /* The table of a new file: every row pending (NOT RUN). */
 int store_create_verdicts(hid_t file, const ar_spec *spec);
 
@@ -125,7 +160,6 @@ int store_find_runs(const unsigned char *marks, long n_points, point_runs *r);
 void store_free_runs(point_runs *r);
 int store_transfer_runs(ar_store *s, const char *name, const dataset_shape *want, const ar_experiment *x,
                         const point_runs *r, size_t per_point, void *buf, int writing, char *err);
-const char *store_cell_name(int k);
 void store_free_writer(ar_store *s);
 int store_check_done_values(ar_store *store, int experiment, int output, char *err);
 /* The checks a summary's numbers get wherever they are read back (a result file's done
@@ -133,7 +167,7 @@ int store_check_done_values(ar_store *store, int experiment, int output, char *e
  * [0, trials]) are what summarising `trials` trials writes, for an output that applies
  * at the point or not: */
 int store_counts_possible(long long c, long long f, long long trials, int applies);
-/* 0 when st (STAT_NAMES' order) are the statistics ar_summarize (spacing > 0:
+/* 0 when st (STORE_CELLS' order) are the statistics ar_summarize (spacing > 0:
  * ar_summarize_lattice) writes for c values; else 1, with *field the first that is not
  * (STAT_LO: ci_lo and ci_hi together; STAT_MIN: min and max) and why ("not
  * std/sqrt(count) = ..."), to follow the field's name and value in a message. */

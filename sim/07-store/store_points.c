@@ -221,11 +221,6 @@ static int write_points(hid_t ds, hid_t type, const ar_experiment *x, long first
     return st < 0 ? -1 : 0;
 }
 
-const char *store_cell_name(int k)
-{
-    return k < N_STATS ? STAT_NAMES[k] : k == N_STATS ? "count" : "failed";
-}
-
 static void close_slab_datasets(slab_writer *w)
 {
     for (int o = 0; o < AR_MAX_OUTPUTS; ++o)
@@ -272,12 +267,12 @@ static int start_slab(ar_store *s, int e, char *err)
         w->hists[o] = malloc((size_t)cells * cap * width * sizeof(long long) + 1);
         if (!w->stats[o] || !w->counts[o] || !w->hists[o])
             return store_fail(err, s->path, "out of memory for the points of experiment %s", x->name);
-        dataset_shape real = store_stat_shape(L, x, out, VALUE_DOUBLE), whole = store_stat_shape(L, x, out, VALUE_INT64);
-        dataset_shape hist = store_hist_cell_shape(x, width);
         for (int k = 0; k < N_CELLS + cells; ++k) {
+            dataset_shape want = k < N_CELLS ? store_stat_shape(L, x, out, STORE_CELLS[k].kind)
+                                             : store_hist_cell_shape(x, width);
             snprintf(name, sizeof name, "%s/%s/%s", x->name, out->name,
-                     k < N_CELLS ? store_cell_name(k) : hist_names[k - N_CELLS]);
-            w->datasets[o][k] = store_open_checked(s, name, k < N_STATS ? &real : k < N_CELLS ? &whole : &hist, err);
+                     k < N_CELLS ? STORE_CELLS[k].name : hist_names[k - N_CELLS]);
+            w->datasets[o][k] = store_open_checked(s, name, &want, err);
             if (w->datasets[o][k] < 0)
                 return -1;
         }
@@ -600,12 +595,11 @@ int store_check_done_values(ar_store *store, int experiment, int output, char *e
         have = have && (stat[k] = malloc(done * width * sizeof(double) + 1));
     for (int c = 0; c < cells; ++c)
         have = have && (h[c] = malloc(done * hw * sizeof(long long) + 1));
-    char name[N_STATS + 2 + HIST_DATASETS][512], stat_name[512];
+    char name[N_CELLS + HIST_DATASETS][512], stat_name[512];
     snprintf(stat_name, sizeof stat_name, "/%s/%s/", x->name, o->name);
-    for (int k = 0; k < N_STATS + 2 + cells; ++k)
+    for (int k = 0; k < N_CELLS + cells; ++k)
         snprintf(name[k], sizeof name[k], "%s/%s/%s", x->name, o->name,
-                 k < N_STATS ? STAT_NAMES[k] : k == N_STATS ? "count" : k == N_STATS + 1 ? "failed"
-                                                                      : hist_names[k - N_STATS - 2]);
+                 k < N_CELLS ? STORE_CELLS[k].name : hist_names[k - N_CELLS]);
     int status = have ? 0 : store_fail(err, store->path, "out of memory reading %s/%s", x->name, o->name);
     for (int k = 0; status == 0 && k < N_STATS; ++k)
         status = store_transfer_runs(store, name[k], &real, x, &runs, width, stat[k], 0, err);
@@ -659,7 +653,7 @@ int store_check_done_values(ar_store *store, int experiment, int output, char *e
                                                       "%g at point %zu%s, %s", stat_name, stat_name, st[STAT_MIN],
                                                       st[STAT_MAX], p, where, why)
                                          : store_fail(err, store->path, "damaged: dataset %s%s holds %g at point "
-                                                      "%zu%s, %s", stat_name, STAT_NAMES[k], st[k], p, where, why);
+                                                      "%zu%s, %s", stat_name, STORE_CELLS[k].name, st[k], p, where, why);
         }
         if (status != 0 || cells == 0 || length == 0)
             continue;
@@ -711,8 +705,7 @@ int ar_store_read_summaries(ar_store *store, int experiment, int output, int ele
     char name[512];
     int status = 0;
     for (int k = 0; k < N_STATS + 2 && status == 0; ++k) {
-        const char *stat = k < N_STATS ? STAT_NAMES[k] : k == N_STATS ? "count" : "failed";
-        snprintf(name, sizeof name, "%s/%s/%s", x->name, o->name, stat);
+        snprintf(name, sizeof name, "%s/%s/%s", x->name, o->name, STORE_CELLS[k].name);
         status = k < N_STATS ? store_read_checked(store, name, &real, H5T_NATIVE_DOUBLE, buf, err)
                              : store_read_checked(store, name, &whole, H5T_NATIVE_LLONG, counts, err);
         for (size_t p = 0; status == 0 && p < n; ++p) {

@@ -16,6 +16,34 @@
 #include "attnrank_config.h"
 #include "attnrank/revision.h"
 
+/* The root attributes, read as text and set (store.h): the provenance's own reads and
+ * writes, and the store's and engine's. */
+char *ar_store_attribute(ar_store *store, const char *name)
+{
+    char *text = NULL;
+    int st = store_read_attr_string(store->file, name, &text);
+    if (st == ATTR_OK || st == ATTR_NO_MEMORY)
+        return text;
+    /* a number (the seed) as its decimal text */
+    unsigned long long value;
+    int is_unsigned = 0;
+    if (store_read_attr_integer(store->file, name, H5T_NATIVE_ULLONG, &value, &is_unsigned) == ATTR_OK) {
+        if (is_unsigned || store_read_attr_integer(store->file, name, H5T_NATIVE_LLONG, &value, NULL) != ATTR_OK)
+            return asprintf(&text, "%llu", value) < 0 ? NULL : text;
+        return asprintf(&text, "%lld", (long long)value) < 0 ? NULL : text;
+    }
+    return strdup("");
+}
+
+int ar_store_set_attribute(ar_store *store, const char *name, const char *value, char *err)
+{
+    if (H5Aexists(store->file, name) > 0)
+        H5Adelete(store->file, name);
+    if (store_attr_string(store->file, name, value) < 0 || H5Fflush(store->file, H5F_SCOPE_GLOBAL) < 0)
+        return store_fail(err, store->path, "cannot write attribute %s", name);
+    return 0;
+}
+
 int store_write_provenance(hid_t file, const ar_spec *spec, const char *command_line, const ar_provenance *how)
 {
     char created[64], hash[32], hdf5[32], host[256] = "unknown";

@@ -9,25 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A verdict as /verdicts holds it: names and text where the row has enums, so h5py,
- * h5dump and xarray read it without attnrank's headers; the resolution both as text and
- * as its numbers. */
-typedef struct verdict_record {
-    char claim[16], experiment[64], point[256], statement[160];
-    double prediction, estimate, ci_lo, ci_hi;
-    long long trials;
-    int points;
-    char verdict[16], expected[16], rule[240], resolution[96], note[32], rule_kind[16];
-    char resolution_kind[16];
-    double resolution_value, resolution_lo, resolution_hi;
-    int loose, excludes;
-    char note_kind[16], implied_by[16];
-    long long failed, empty_points;
-    int fit_lines, fit_sizes, fit_dof, fit_rate_profiled;
-    double fit_b, fit_chi2;
-    char fit_undecided[24];
-} verdict_record;
-
 static const char *const note_kinds[] = {[AR_NOTE_NONE] = "", [AR_NOTE_LOOSE] = "loose",
                                          [AR_NOTE_IMPLIED] = "implied", [AR_NOTE_CANNOT_FAIL] = "cannot fail",
                                          [AR_NOTE_EXCLUDES] = "excludes", [AR_NOTE_FAILED] = "failed",
@@ -147,101 +128,6 @@ static const char *from_record(const verdict_record *rec, ar_verdict_row *row)
     return NULL;
 }
 
-/* The record's fields, in the file's order: the HDF5 type and the comparison of two rows
- * both come from this one list. */
-typedef enum { FIELD_TEXT, FIELD_DOUBLE, FIELD_LLONG, FIELD_INT } field_kind;
-#define FIELD(name, kind) {#name, offsetof(verdict_record, name), sizeof(((verdict_record *)0)->name), kind}
-static const struct {
-    const char *name;
-    size_t offset, size;
-    field_kind kind;
-} record_fields[] = {
-    FIELD(claim, FIELD_TEXT),           FIELD(experiment, FIELD_TEXT),        FIELD(point, FIELD_TEXT),
-    FIELD(statement, FIELD_TEXT),       FIELD(prediction, FIELD_DOUBLE),      FIELD(estimate, FIELD_DOUBLE),
-    FIELD(ci_lo, FIELD_DOUBLE),         FIELD(ci_hi, FIELD_DOUBLE),           FIELD(trials, FIELD_LLONG),
-    FIELD(points, FIELD_INT),           FIELD(verdict, FIELD_TEXT),           FIELD(expected, FIELD_TEXT),
-    FIELD(rule, FIELD_TEXT),            FIELD(resolution, FIELD_TEXT),        FIELD(note, FIELD_TEXT),
-    FIELD(rule_kind, FIELD_TEXT),       FIELD(resolution_kind, FIELD_TEXT),   FIELD(resolution_value, FIELD_DOUBLE),
-    FIELD(resolution_lo, FIELD_DOUBLE), FIELD(resolution_hi, FIELD_DOUBLE),   FIELD(loose, FIELD_INT),
-    FIELD(excludes, FIELD_INT),         FIELD(note_kind, FIELD_TEXT),         FIELD(implied_by, FIELD_TEXT),
-    FIELD(failed, FIELD_LLONG),         FIELD(empty_points, FIELD_LLONG),     FIELD(fit_lines, FIELD_INT),
-    FIELD(fit_sizes, FIELD_INT),        FIELD(fit_dof, FIELD_INT),            FIELD(fit_rate_profiled, FIELD_INT),
-    FIELD(fit_b, FIELD_DOUBLE),         FIELD(fit_chi2, FIELD_DOUBLE),        FIELD(fit_undecided, FIELD_TEXT),
-};
-#undef FIELD
-enum { N_RECORD_FIELDS = sizeof record_fields / sizeof *record_fields };
-
-hid_t store_verdict_type(void)
-{
-    hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(verdict_record));
-    for (int f = 0; t >= 0 && f < N_RECORD_FIELDS; ++f) {
-        field_kind kind = record_fields[f].kind;
-        hid_t member = kind == FIELD_TEXT ? H5Tcopy(H5T_C_S1) : kind == FIELD_DOUBLE ? H5T_NATIVE_DOUBLE
-                                                           : kind == FIELD_LLONG  ? H5T_NATIVE_LLONG
-                                                                                  : H5T_NATIVE_INT;
-        if (kind == FIELD_TEXT && member >= 0) {
-            H5Tset_size(member, record_fields[f].size);
-            H5Tset_strpad(member, H5T_STR_NULLTERM);
-        }
-        herr_t st = member < 0 ? -1 : H5Tinsert(t, record_fields[f].name, record_fields[f].offset, member);
-        if (kind == FIELD_TEXT && member >= 0)
-            H5Tclose(member);
-        if (st < 0) {
-            H5Tclose(t);
-            return -1;
-        }
-    }
-    return t;
-}
-
-/* One field's value as text, for saying how two records differ. */
-static void field_text(const verdict_record *r, int f, char *buf, size_t len)
-{
-    const char *at = (const char *)r + record_fields[f].offset;
-    switch (record_fields[f].kind) {
-    case FIELD_TEXT: snprintf(buf, len, "'%.*s'", (int)strnlen(at, record_fields[f].size), at); break;
-    case FIELD_DOUBLE: {
-        double v;
-        memcpy(&v, at, sizeof v);
-        snprintf(buf, len, "%.17g", v);
-        break;
-    }
-    case FIELD_LLONG: {
-        long long v;
-        memcpy(&v, at, sizeof v);
-        snprintf(buf, len, "%lld", v);
-        break;
-    }
-    default: {
-        int v;
-        memcpy(&v, at, sizeof v);
-        snprintf(buf, len, "%d", v);
-    }
-    }
-}
-
-/* The first field in which two records differ (both NaN count as equal), or -1. */
-static int first_difference(const verdict_record *ra, const verdict_record *rb)
-{
-    for (int f = 0; f < N_RECORD_FIELDS; ++f) {
-        const char *x = (const char *)ra + record_fields[f].offset, *y = (const char *)rb + record_fields[f].offset;
-        size_t size = record_fields[f].size;
-        int same;
-        if (record_fields[f].kind == FIELD_TEXT) {
-            same = strncmp(x, y, size) == 0;
-        } else if (record_fields[f].kind == FIELD_DOUBLE) {
-            double u, v;
-            memcpy(&u, x, sizeof u), memcpy(&v, y, sizeof v);
-            same = memcmp(&u, &v, sizeof u) == 0 || (isnan(u) && isnan(v));
-        } else {
-            same = memcmp(x, y, size) == 0;
-        }
-        if (!same)
-            return f;
-    }
-    return -1;
-}
-
 int ar_store_verdicts_differ(ar_store *store, const ar_verdict_row *fresh, int n_rows, unsigned char *differs,
                              int *first, char *what, size_t what_len, char *err)
 {
@@ -258,27 +144,14 @@ int ar_store_verdicts_differ(ar_store *store, const ar_verdict_row *fresh, int n
     for (int r = 0; st == 0 && r < n_rows; ++r) {
         verdict_record now;
         to_record(&fresh[r], &now);
-        int f = first_difference(&records[r], &now);
+        int differ = store_record_difference(&records[r], &now, differing == 0 ? what : NULL, what_len);
         if (differs)
-            differs[r] = f >= 0;
-        if (f >= 0 && differing++ == 0) {
-            char was[300], is[300];
-            field_text(&records[r], f, was, sizeof was);
-            field_text(&now, f, is, sizeof is);
+            differs[r] = differ;
+        if (differ && differing++ == 0)
             *first = r;
-            snprintf(what, what_len, "field %s: stored %s, re-judged %s", record_fields[f].name, was, is);
-        }
     }
     free(records);
     return st < 0 ? -1 : differing;
-}
-
-int ar_store_verdict_count(const ar_spec *spec)
-{
-    int n = 0;
-    for (int e = 0; e < spec->n_experiments; ++e)
-        n += spec->experiments[e].n_claims;
-    return n;
 }
 
 void ar_store_pending_verdicts(const ar_spec *spec, ar_verdict_row *rows)
