@@ -3,7 +3,8 @@
  * refuses what cannot fit; trials.c computes a point, or a batch of cheap points one per
  * thread, and summarizes them; run.c is the single-process loop; session.c the start and
  * end every run shares; merge.c joins shards; distributed.c is the MPI driver; judge.c
- * the verdicts (judge.h).
+ * the verdicts (judge.h); result.c a result file opened for reading, as every reader
+ * of one takes it.
  *
  * An expensive point's trials are shared by the OpenMP threads (each allocates its
  * workspace once per point); cheap points run whole, one per thread. BLAS runs

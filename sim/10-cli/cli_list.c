@@ -15,7 +15,7 @@
 #include "attnrank/rng.h"
 #include "attnrank/sim.h"
 #include "attnrank/spec.h"
-#include "attnrank/store.h"
+#include "attnrank/store.h" /* ar_store_is_attack_file, ar_store_attribute */
 #include "attnrank/theory.h"
 #include "attnrank_config.h"
 #include "attnrank/revision.h"

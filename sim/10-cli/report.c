@@ -9,7 +9,7 @@
 #include "attnrank/plan.h"
 #include "attnrank/regular_file.h"
 #include "attnrank/spec.h"
-#include "attnrank/store.h"
+#include "attnrank/store.h" /* the result's attributes, descriptor, theory claims; attack files */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -984,8 +984,9 @@ ar_status ar_report_write(const char *result, const char *dir_given, const char 
                     snprintf(note, note_len, "%s%s%s", incomplete, figures[0] ? "; " : "", figures);
                 free(figures);
                 if (r->damaged) { /* the page marks it; the status says it */
-                    snprintf(err, AR_ERR_LEN, "%s (%s/report.html shows what its data give, the differing rows "
-                             "marked DAMAGED)", r->damage, dir);
+                    size_t used = (size_t)snprintf(err, AR_ERR_LEN, "%s", r->damage); /* < AR_ERR_LEN */
+                    snprintf(err + used, AR_ERR_LEN - used, " (%s/report.html shows what its data give, the "
+                             "differing rows marked DAMAGED)", dir);
                     status = AR_ERR_INPUT;
                 }
             }
