@@ -3,7 +3,8 @@
  * refuses what cannot fit; trials.c computes a point, or a batch of cheap points one per
  * thread, and summarizes them; run.c is the single-process loop; session.c the start and
  * end every run shares; merge.c joins shards; distributed.c is the MPI driver; judge.c
- * the verdicts (judge.h).
+ * the verdicts (judge.h); result.c a result file opened for reading, as every reader
+ * of one takes it.
  *
  * An expensive point's trials are shared by the OpenMP threads (each allocates its
  * workspace once per point); cheap points run whole, one per thread. BLAS runs
@@ -60,6 +61,32 @@ ar_status ar_run_spec(const ar_spec *spec, const ar_run_options *opt, ar_verdict
  * then holds, with their theory and verdicts (judge -o). */
 ar_status ar_merge_shards(const char *output, const char *const *shards, int n_shards, const char *command_line,
                           int force, const ar_spec *judged, ar_verdict_row **rows, int *n_rows, char *err);
+
+/* A result file opened for reading (sim/09-engine/result.c): what info, judge, mutants
+ * and report show of one is only ever this. The store opens and checks the file; its
+ * verdicts are re-judged from its data once (NOT RUN while it is incomplete, as
+ * ar_judge_check_verdicts says) and each stored row that differs is marked. */
+typedef struct ar_result {
+    ar_store *store;             /* open read-only, for the engine's judges (ar_judge_mutants ...) */
+    const ar_spec *spec;         /* the stored spec, rebuilt and checked against the file */
+    long *done;                  /* [n_experiments]: points in the ledger */
+    int complete, first_incomplete; /* every point in; else the first experiment that lacks some */
+    ar_verdict_row *stored;      /* [n_rows] as the file stores them (AR_RESULT_STORED), else NULL */
+    ar_verdict_row *rows;        /* [n_rows] re-judged: what is shown */
+    unsigned char *marks;        /* [n_rows]: AR_STORED_* of each stored row that differs */
+    unsigned char *unlisted;     /* [n_experiments]: its theory/ of claims the spec does not list */
+    int n_rows;
+    int damaged;                 /* ar_judge_check_verdicts': rows (and experiments) that differ */
+    char damage[AR_ERR_LEN];     /* "FILE: damaged: ..." when damaged */
+} ar_result;
+enum {
+    AR_RESULT_STORED = 1,        /* read the stored rows too (first), to show them beside */
+    AR_RESULT_WHOLE = 2,         /* an incomplete file is not judged: the caller refuses it */
+};
+/* Opens path: 0 with *r filled (damage is not a failure: r->damaged says it), or -1 with
+ * err where it cannot be opened, read or judged. Close with ar_result_close either way. */
+int ar_result_open(const char *path, int flags, ar_result *r, char *err);
+void ar_result_close(ar_result *r);
 
 /* `attnrank judge`: a finished file judged again without simulating, with a user's
  * conjectures joined to its spec, and optionally written to a copy. */

@@ -9,32 +9,27 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* Every point must be in: judging a part would judge another grid. */
-static ar_status check_complete(ar_store *store, const char *path, char *err)
-{
-    const ar_spec *stored = ar_store_spec(store);
-    for (int e = 0; e < stored->n_experiments; ++e)
-        if (ar_store_done_count(store, e) < stored->experiments[e].n_points) {
-            snprintf(err, AR_ERR_LEN, "%s: incomplete run (experiment %s has %ld of %ld points): judge needs every "
-                     "point (finish it with --resume, or merge the shards)", path, stored->experiments[e].name,
-                     ar_store_done_count(store, e), stored->experiments[e].n_points);
-            return AR_ERR_INPUT;
-        }
-    return AR_OK;
-}
-
-/* What needs the open file: its checks, the spec with the conjectures, the verdicts, the
- * mutants and the notes. */
-static ar_status judge_store(const ar_judge_request *req, ar_store *store, ar_file_judgement *out, char *err)
+/* What needs the open file (ar_result_open's, the whole file asked for): its checks,
+ * the spec with the conjectures, the verdicts, the mutants and the notes. */
+static ar_status judge_result(const ar_judge_request *req, const ar_result *result, ar_file_judgement *out,
+                              char *err)
 {
     const char *path = req->path;
-    ar_status status = check_complete(store, path, err);
-    if (status != AR_OK)
-        return status;
+    ar_store *store = result->store;
+    /* Every point must be in: judging a part would judge another grid. */
+    if (!result->complete) {
+        const ar_experiment *x = &result->spec->experiments[result->first_incomplete];
+        snprintf(err, AR_ERR_LEN, "%s: incomplete run (experiment %s has %ld of %ld points): judge needs every "
+                 "point (finish it with --resume, or merge the shards)", path, x->name,
+                 result->done[result->first_incomplete], x->n_points);
+        return AR_ERR_INPUT;
+    }
     /* A file whose stored verdicts or theory attnrank would not give (whatever revision it
      * names) was edited: judging it again (a copy with -o especially) would launder it. */
-    if (ar_judge_check_verdicts(store, NULL, NULL, NULL, err) != 0)
+    if (result->damaged) {
+        snprintf(err, AR_ERR_LEN, "%s", result->damage);
         return AR_ERR_INPUT;
+    }
     /* A copy is written as this attnrank writes files, streams attribute included. */
     if (req->copy && ar_store_check_streams(store, path, "a copy", err) < 0) {
         size_t used = strlen(err);
@@ -76,11 +71,10 @@ ar_status ar_rejudge_file(const ar_judge_request *req, ar_file_judgement *out, c
                  req->copy, req->path);
         return AR_ERR_INPUT;
     }
-    ar_store *store = ar_store_open(req->path, 0, err);
-    if (!store)
-        return AR_ERR_INPUT;
-    ar_status status = judge_store(req, store, out, err);
-    ar_store_close(store);
+    ar_result result;
+    ar_status status = ar_result_open(req->path, AR_RESULT_WHOLE, &result, err) < 0
+                           ? AR_ERR_INPUT : judge_result(req, &result, out, err);
+    ar_result_close(&result);
     if (status == AR_OK && req->copy) { /* the copy, made as a merge of one makes it */
         ar_verdict_row *copied;
         int n_copied;

@@ -17,7 +17,6 @@
 #include "attnrank/rng.h"
 #include "attnrank/sim.h"
 #include "attnrank/spec.h"
-#include "attnrank/store.h"
 #include "attnrank/theory.h"
 #include "attnrank_config.h"
 #include "attnrank/revision.h"

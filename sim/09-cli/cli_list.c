@@ -15,7 +15,7 @@
 #include "attnrank/rng.h"
 #include "attnrank/sim.h"
 #include "attnrank/spec.h"
-#include "attnrank/store.h"
+#include "attnrank/store.h" /* ar_store_is_attack_file, ar_store_attribute */
 #include "attnrank/theory.h"
 #include "attnrank_config.h"
 #include "attnrank/revision.h"
@@ -168,35 +168,26 @@ int ar_cli_cmd_info(int argc, char **argv, char *command_line)
         return status == AR_EXIT_BAD_INPUT || status == AR_EXIT_IO ? status : AR_EXIT_OK;
     }
     char err[AR_ERR_LEN];
-    ar_store *store = ar_store_open(file, 0, err);
     /* What is shown is what the data give, re-judged: a stored row that differs (whatever
      * revision the file names) is marked on its line and makes info exit 2. */
-    ar_verdict_row *rows = NULL, *fresh = NULL;
-    unsigned char *marks = NULL, *unlisted = NULL; /* per experiment: its theory/ of claims the spec does not list */
-    int n = 0, damaged = 0;
-    if (!store || ar_store_read_verdicts(store, &rows, &n, err) < 0 ||
-        !(fresh = calloc((size_t)(n ? n : 1), sizeof *fresh)) || !(marks = calloc((size_t)(n ? n : 1), 1)) ||
-        !(unlisted = calloc((size_t)(ar_store_spec(store)->n_experiments + 1), 1)) ||
-        (memcpy(fresh, rows, (size_t)n * sizeof *rows),
-         (damaged = ar_judge_check_verdicts(store, fresh, marks, unlisted, err)) < 0)) {
-        if (rows && (!fresh || !marks || !unlisted)) /* rows: read; else err says why not */
-            snprintf(err, AR_ERR_LEN, "%s: out of memory", file);
+    ar_result result;
+    if (ar_result_open(file, AR_RESULT_STORED, &result, err) < 0) {
         ar_cli_say("%s", err);
-        free(rows), free(fresh), free(marks), free(unlisted);
-        ar_store_close(store);
+        ar_result_close(&result);
         return AR_EXIT_BAD_INPUT;
     }
     static const char *const attrs[] = {"attnrank_version", "git_revision", "created", "command_line", "host",
                                         "spec_source", "spec_hash", "title", "openblas_core",
                                         "openblas_core_origin", "kernels", "hdf5_version",
                                         "gsl_version"};
-    const ar_spec *spec = ar_store_spec(store);
+    const ar_spec *spec = result.spec;
     ar_message_print(stdout, file); /* a file's name may hold anything */
     putchar('\n');
     for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; ++i) {
         /* the title is the stored spec's, checked against its hash, not the root's copy */
         int is_title = strcmp(attrs[i], "title") == 0;
-        char *value = is_title ? (spec->title ? strdup(spec->title) : NULL) : ar_store_attribute(store, attrs[i]);
+        char *value = is_title ? (spec->title ? strdup(spec->title) : NULL)
+                               : ar_store_attribute(result.store, attrs[i]);
         if (value && value[0]) { /* the file's text: escaped, never obeyed by the terminal */
             printf("  %-17s ", attrs[i]);
             ar_message_print(stdout, value);
@@ -208,7 +199,7 @@ int ar_cli_cmd_info(int argc, char **argv, char *command_line)
     long all_done = 0, all_points = 0;
     for (int e = 0; e < spec->n_experiments; ++e) {
         const ar_experiment *x = &spec->experiments[e];
-        long done = ar_store_done_count(store, e);
+        long done = result.done[e];
         all_done += done;
         all_points += x->n_points;
         printf("\n/%s: simulator %s, %ld trials per point, %ld of %ld points done\n", x->name, x->sim->name,
@@ -236,22 +227,21 @@ int ar_cli_cmd_info(int argc, char **argv, char *command_line)
                 printf("%s%s: %s", listed++ ? "\n               " : "\n  conjectures: ", x->claims[k]->id,
                        x->claims[k]->formula);
         printf("\n");
-        if (unlisted[e]) /* no row to mark: said under its experiment */
+        unsigned char unlisted = result.unlisted[e];
+        if (unlisted) /* no row to mark: said under its experiment */
             printf("  DAMAGED: a theory/ dataset of a claim the spec does not list has %s not attnrank's\n",
-                   unlisted[e] == (AR_STORED_THEORY_DIFFERS | AR_STORED_THEORY_TEXT_DIFFERS) ? "values and attributes"
-                   : unlisted[e] & AR_STORED_THEORY_DIFFERS                                 ? "values"
+                   unlisted == (AR_STORED_THEORY_DIFFERS | AR_STORED_THEORY_TEXT_DIFFERS) ? "values and attributes"
+                   : unlisted & AR_STORED_THEORY_DIFFERS                                    ? "values"
                                                                                              : "attributes");
     }
     printf("\n");
     if (all_done < all_points)
         printf("incomplete run (%ld of %ld points): verdicts are computed when it completes\n", all_done, all_points);
     else
-        ar_cli_print_checked_verdicts(stdout, fresh, rows, marks, n);
-    free(rows), free(fresh), free(marks), free(unlisted);
-    ar_store_close(store);
-    if (damaged) { /* said last, where it is seen */
-        ar_cli_say("%s (shown: the verdicts its data give)", err);
-        return AR_EXIT_BAD_INPUT;
-    }
-    return AR_EXIT_OK;
+        ar_cli_print_checked_verdicts(stdout, result.rows, result.stored, result.marks, result.n_rows);
+    int damaged = result.damaged;
+    if (damaged) /* said last, where it is seen */
+        ar_cli_say("%s (shown: the verdicts its data give)", result.damage);
+    ar_result_close(&result);
+    return damaged ? AR_EXIT_BAD_INPUT : AR_EXIT_OK;
 }

@@ -14,7 +14,7 @@
 #include "attnrank/rng.h"
 #include "attnrank/sim.h"
 #include "attnrank/spec.h"
-#include "attnrank/store.h"
+#include "attnrank/store.h" /* ar_store_is_attack_file; a row's note and prediction described */
 #include "attnrank/theory.h"
 #include "attnrank_config.h"
 #include "attnrank/revision.h"
@@ -244,33 +244,26 @@ int ar_cli_print_file_mutants(const char *path)
     if (refused)
         return refused;
     char err[AR_ERR_LEN];
-    ar_store *store = ar_store_open(path, 0, err);
-    if (!store) {
+    ar_result result;
+    int status = AR_EXIT_BAD_INPUT;
+    if (ar_result_open(path, AR_RESULT_WHOLE, &result, err) < 0)
         ar_cli_say("%s", err);
-        return AR_EXIT_BAD_INPUT;
-    }
-    const ar_spec *spec = ar_store_spec(store);
-    for (int e = 0; e < spec->n_experiments; ++e)
-        if (ar_store_done_count(store, e) < spec->experiments[e].n_points) {
-            ar_cli_say("%s: incomplete run (experiment %s): mutants need every point", path, spec->experiments[e].name);
-            ar_store_close(store);
-            return AR_EXIT_BAD_INPUT;
+    else if (!result.complete) /* AR_RESULT_WHOLE: not judged */
+        ar_cli_say("%s: incomplete run (experiment %s): mutants need every point", path,
+                   result.spec->experiments[result.first_incomplete].name);
+    else if (result.damaged)
+        ar_cli_say("%s", result.damage);
+    else {
+        int n = result.n_rows;
+        ar_mutant_row *rows = calloc((size_t)(n ? n : 1), sizeof *rows);
+        if (!rows || ar_judge_mutants(result.store, result.spec, rows, err) < 0) {
+            ar_cli_say("%s", rows ? err : "out of memory");
+        } else {
+            ar_cli_print_mutants(rows, n);
+            status = AR_EXIT_OK;
         }
-    if (ar_judge_check_verdicts(store, NULL, NULL, NULL, err) != 0) {
-        ar_cli_say("%s", err);
-        ar_store_close(store);
-        return AR_EXIT_BAD_INPUT;
+        free(rows);
     }
-    int n = ar_store_verdict_count(spec);
-    ar_mutant_row *rows = calloc((size_t)(n ? n : 1), sizeof *rows);
-    int status = AR_EXIT_OK;
-    if (!rows || ar_judge_mutants(store, spec, rows, err) < 0) {
-        ar_cli_say("%s", rows ? err : "out of memory");
-        status = AR_EXIT_BAD_INPUT;
-    } else {
-        ar_cli_print_mutants(rows, n);
-    }
-    free(rows);
-    ar_store_close(store);
+    ar_result_close(&result);
     return status;
 }

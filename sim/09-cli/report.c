@@ -9,7 +9,7 @@
 #include "attnrank/plan.h"
 #include "attnrank/regular_file.h"
 #include "attnrank/spec.h"
-#include "attnrank/store.h"
+#include "attnrank/store.h" /* the result's attributes, descriptor, theory claims; attack files */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -378,12 +378,12 @@ static void free_figures(figure *figs, int n)
 }
 
 /* "incomplete run: D of P points done ..." when the file's ledger is not full, else "". */
-static void incomplete_notice(const ar_store *store, char *buf, size_t len)
+static void incomplete_notice(const ar_result *r, char *buf, size_t len)
 {
-    const ar_spec *spec = ar_store_spec(store);
+    const ar_spec *spec = r->spec;
     long done = 0, points = 0;
     for (int e = 0; e < spec->n_experiments; ++e)
-        done += ar_store_done_count(store, e), points += spec->experiments[e].n_points;
+        done += r->done[e], points += spec->experiments[e].n_points;
     buf[0] = '\0';
     if (done < points)
         snprintf(buf, len, "incomplete run: %ld of %ld points done; its verdicts are NOT RUN until it is "
@@ -430,10 +430,14 @@ static unsigned char unlisted_of(const ar_store *store, const unsigned char *unl
     return 0;
 }
 
-static int write_page(const char *result, ar_store *store, const ar_verdict_row *rows, const ar_verdict_row *stored,
-                      const unsigned char *marks, const unsigned char *unlisted, const char *damage, int n_rows,
-                      const char *figures_dir, const char *page, const char *note, char *err)
+static int write_page(const char *result, const ar_result *opened, const char *figures_dir, const char *page,
+                      const char *note, char *err)
 {
+    ar_store *store = opened->store;
+    const ar_verdict_row *rows = opened->rows, *stored = opened->stored;
+    const unsigned char *marks = opened->marks, *unlisted = opened->unlisted;
+    const char *damage = opened->damaged ? opened->damage : "";
+    int n_rows = opened->n_rows;
     figure *figs;
     int n_figs = read_figures(figures_dir, &figs);
     unsigned char *used = calloc((size_t)n_figs + 1, 1);
@@ -465,7 +469,7 @@ static int write_page(const char *result, ar_store *store, const ar_verdict_row 
     html(out, result);
     fputs("</small></p>\n", out);
     char incomplete[160];
-    incomplete_notice(store, incomplete, sizeof incomplete);
+    incomplete_notice(opened, incomplete, sizeof incomplete);
     if (incomplete[0])
         fprintf(out, "<p class=missing>%s</p>\n", incomplete);
     if (note[0]) {
@@ -935,15 +939,8 @@ ar_status ar_report_write(const char *result, const char *dir_given, const char 
     for (size_t n = dir ? strlen(dir) : 0; n > 1 && dir[n - 1] == '/'; --n)
         dir[n - 1] = '\0'; /* DIR/ names the folder DIR */
     ar_status status = AR_ERR_INPUT;
-    ar_store *store = NULL;
-    ar_verdict_row *rows = NULL;
-    int n_rows = 0;
+    ar_result opened = {0}, *r = &opened; /* shown: its data judged again, each stored row that differs marked */
     ar_output_lock *lock = NULL;
-    ar_verdict_row *fresh = NULL; /* what is shown: the data judged again */
-    unsigned char *marks = NULL;  /* which stored rows differ from it */
-    unsigned char *unlisted = NULL; /* per experiment: its theory/ of claims the spec does not list */
-    int damaged = 0;
-    char damage[AR_ERR_LEN] = "";
     int attacks = ar_store_is_attack_file(result);
     ar_attack_file af = {0};
     ar_status loaded = AR_ERR_INPUT; /* an attack file read, checked and re-derived before any folder is made */
@@ -971,32 +968,25 @@ ar_status ar_report_write(const char *result, const char *dir_given, const char 
             status = AR_ERR_INPUT;
         else if (status != AR_OK && building)
             remove_tree(building);
-    } else if (!attacks && ar_output_check_name(dir, ".partial", err) == 0 && (store = ar_store_open(result, 0, err)) &&
-             ar_store_read_verdicts(store, &rows, &n_rows, err) == 0 &&
-             (fresh = calloc((size_t)(n_rows ? n_rows : 1), sizeof *fresh)) &&
-             (marks = calloc((size_t)(n_rows ? n_rows : 1), 1)) &&
-             (unlisted = calloc((size_t)ar_store_spec(store)->n_experiments + 1, 1)) &&
-             (memcpy(fresh, rows, (size_t)n_rows * sizeof *rows),
-              (damaged = ar_judge_check_verdicts(store, fresh, marks, unlisted, damage)) >= 0) &&
-             (lock = ar_output_lock_take(dir, err)) &&
+    } else if (!attacks && ar_output_check_name(dir, ".partial", err) == 0 &&
+             ar_result_open(result, AR_RESULT_STORED, r, err) == 0 && (lock = ar_output_lock_take(dir, err)) &&
              replaceable(dir, err) == 0) {
         status = AR_ERR_IO;
         int made = make_folders(dir, &building, &figures_dir, &page, err);
-        if (made == 0 && write_theory_rows(store, figures_dir, err) == 0) {
-            draw_figures(result, ar_store_descriptor(store), ar_store_spec(store), figures_dir, plots, note, note_len);
-            if (!ar_stop_signal &&
-                write_page(result, store, fresh, rows, marks, unlisted, damaged ? damage : "", n_rows, figures_dir,
-                           page, note, err) == 0 &&
-                !ar_stop_signal && put_in_place(building, dir, err) == 0) {
+        if (made == 0 && write_theory_rows(r->store, figures_dir, err) == 0) {
+            draw_figures(result, ar_store_descriptor(r->store), r->spec, figures_dir, plots, note, note_len);
+            if (!ar_stop_signal && write_page(result, r, figures_dir, page, note, err) == 0 && !ar_stop_signal &&
+                put_in_place(building, dir, err) == 0) {
                 status = AR_OK;
                 char incomplete[160], *figures = strdup(note); /* the page has it; say it on stderr too */
-                incomplete_notice(store, incomplete, sizeof incomplete);
+                incomplete_notice(r, incomplete, sizeof incomplete);
                 if (incomplete[0] && figures)
                     snprintf(note, note_len, "%s%s%s", incomplete, figures[0] ? "; " : "", figures);
                 free(figures);
-                if (damaged) { /* the page marks it; the status says it */
-                    snprintf(err, AR_ERR_LEN, "%s (%s/report.html shows what its data give, the differing rows "
-                             "marked DAMAGED)", damage, dir);
+                if (r->damaged) { /* the page marks it; the status says it */
+                    size_t used = (size_t)snprintf(err, AR_ERR_LEN, "%s", r->damage); /* < AR_ERR_LEN */
+                    snprintf(err + used, AR_ERR_LEN - used, " (%s/report.html shows what its data give, the "
+                             "differing rows marked DAMAGED)", dir);
                     status = AR_ERR_INPUT;
                 }
             }
@@ -1014,16 +1004,10 @@ ar_status ar_report_write(const char *result, const char *dir_given, const char 
         status = AR_ERR_IO;
     if (attacks)
         ar_attack_file_free(&af);
-    if (damaged < 0) /* the file could not be judged */
-        snprintf(err, AR_ERR_LEN, "%s", damage);
-    else if (store && (!fresh || !marks || !unlisted) && !err[0])
-        snprintf(err, AR_ERR_LEN, "%s: out of memory", result);
     ar_output_lock_release(lock);
     if (checked >= 0)
         close(checked);
-    free(rows), free(fresh), free(marks), free(unlisted);
-    if (store)
-        ar_store_close(store);
+    ar_result_close(r);
     free(dir), free(building), free(figures_dir), free(page);
     return status;
 }
