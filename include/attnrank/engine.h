@@ -62,7 +62,7 @@ ar_status ar_run_spec(const ar_spec *spec, const ar_run_options *opt, ar_verdict
 ar_status ar_merge_shards(const char *output, const char *const *shards, int n_shards, const char *command_line,
                           int force, const ar_spec *judged, ar_verdict_row **rows, int *n_rows, char *err);
 
-/* A result file opened for reading (sim/09-engine/result.c): what info, judge, mutants
+/* A result file opened for reading (sim/08-engine/result.c): what info, judge, mutants
  * and report show of one is only ever this. The store opens and checks the file; its
  * verdicts are re-judged from its data once (NOT RUN while it is incomplete, as
  * ar_judge_check_verdicts says) and each stored row that differs is marked. */
