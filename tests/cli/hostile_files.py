@@ -836,6 +836,62 @@ def case_figures_done_points_only(tmp):
             check(np.isnan(along[~done[0]]).all() and np.isfinite(along[done[0]]).all(), f"{path}: n fixed: {along}")
 
 
+def case_incomplete_theory_values(tmp):
+    """A fourth hostile review, M: theory/ values of an incomplete file were never
+    checked. theory/H2 = 100 in a partial passed info, was drawn by report and carried by
+    --resume into the finished file, which info then called damaged; an honest shard's
+    theory/ datasets are holes (zeros, at its own points too) and the report drew a
+    prediction line at 0. A partial holds its predictions at every point from the start:
+    info, report and --resume check them all as a finished file's (exit 2, DAMAGED,
+    --resume refuses rather than finish a file that was edited). A shard holds none: its
+    figures draw no prediction and say so, and the merge writes its own."""
+    spec, good = tiny(tmp, "good.h5")
+    forgeries = {"unlisted": ("H2", lambda v, undone: np.full_like(v, 100.0)),
+                 "listed": ("H1", lambda v, undone: v / 2),
+                 "undone only": ("H3", lambda v, undone: np.where(undone, 31.0, v))}  # points a figure leaves out
+    for label, (cid, forge) in forgeries.items():
+        partial = partial_of(tmp, good, label.replace(" ", "_"), 2)
+        with h5py.File(partial, "r+") as f:
+            undone = f["e/done"][()] == 0
+            f[f"e/theory/{cid}"][...] = forge(f[f"e/theory/{cid}"][()], undone)
+        says = ("damaged", f"theory/{cid}", "differs from this attnrank's prediction")
+        proc = run(["info", partial], expect=2)
+        one_line_error(proc, "r.h5.partial", *says)
+        rep = f"{tmp}/rep-{label.replace(' ', '_')}"
+        proc = run(["report", partial, "-o", rep], expect=2)
+        one_line_error(proc, "r.h5.partial", *says)
+        page = open(f"{rep}/report.html").read()
+        check("<span class=damaged>DAMAGED</span>" in page, f"{label}: the page says it")
+        if label == "unlisted":  # hardmax's family figures draw theory/H2: none of the experiment's is embedded
+            check("<svg" not in page, f"{label}: a figure of an experiment whose theory/H2 is forged")
+        else:  # the claim's own figure is not drawn from the forged values
+            section = page.split(f'<section id="e-{cid}">')[1].split("</section>")[0]
+            check("DAMAGED" in section and "<svg" not in section, f"{label}: {cid}'s section: {section[:300]}")
+        refused(["run", spec, "-o", partial[: -len(".partial")], "--resume", "-q"], partial, *says)
+    # an honest shard: no prediction drawn (its theory/ is zeros at its own points too)
+    sys.path.insert(0, PLOTS)
+    import common
+    paths = shards(tmp, 2)
+    with h5py.File(paths[1], "r") as f:
+        done = f["e/done"][()] != 0
+        check(done.any() and (f["e/theory/H1"][()][done] == 0).all(), "a shard's theory/ holds zeros at its points")
+    with common.open_result(paths[1]) as f:
+        drawn = common.Experiment(paths[1], f, "e").theory("H1")
+        check(np.isnan(drawn).all(), f"a shard's prediction is drawn: {drawn}")
+    proc = run(["report", paths[1], "-o", f"{tmp}/rep-shard"], expect=0)
+    page = open(f"{tmp}/rep-shard/report.html").read()
+    check("<svg" in page and "dashed: theory/" not in page and "prediction (theory/" not in svgs(page),
+          "a shard's figures draw no prediction")
+    check(page.count("no prediction drawn: a shard") >= 2, "the captions say why")
+    # a shard's theory/ values are never read: forged, they are not drawn, and the merge
+    # writes this attnrank's predictions
+    with h5py.File(paths[0], "r+") as f:
+        f["e/theory/H1"][...] = 100.0
+    run(["merge", "-o", f"{tmp}/merged.h5", *paths, "-q"], expect=0)
+    with h5py.File(f"{tmp}/merged.h5", "r") as f, h5py.File(good, "r") as g:
+        check(np.array_equal(f["e/theory/H1"][()], g["e/theory/H1"][()]), "the merge writes the predictions")
+
+
 def case_figures_read_checked_file(tmp):
     """A third hostile review: report checked FILE, then its figure scripts opened FILE
     by name again; a file renamed over FILE in between (inconsistent, refused on its own)
