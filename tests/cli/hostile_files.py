@@ -567,7 +567,7 @@ def forge_point(f, output, point, values):
     se = std / np.sqrt(c)
     whole = "hist" in g  # an integer output's interval has a floor: spacing 1 / count
     t = (g["ci_hi"][point] - g["mean"][point]) / max(g["stderr"][point], 1 / g["count"][point] if whole else 0)
-    half = t * max(se, 1 / c if whole else 0)
+    half = t * max(se, 1 / c if whole else 0) if se > 0 or whole else 0.0  # every value equal: no width
     for stat, value in {"mean": mean, "std": std, "stderr": se, "ci_lo": mean - half, "ci_hi": mean + half,
                         "min": values.min(), "max": values.max()}.items():
         g[stat][point] = value
@@ -599,7 +599,7 @@ def case_impossible_values(tmp):
     with h5py.File(copy, "r+") as f:
         above_n(f, np.unravel_index(1, f["e/done"].shape), "hull_vertices")
     for args in (["info", copy], ["judge", copy], ["report", copy, "-o", f"{tmp}/whole/rep"]):
-        refused(args, copy, "/e/hull_vertices/min", "point 1", "outside [0, 8]")
+        refused(args, copy, "/e/hull_vertices/min", "point 1", "outside [2, 8]")
     run(["info", good], expect=0)
 
 def case_impossible_real_values(tmp):
@@ -702,6 +702,37 @@ def case_argmax_rank_at_dh1(tmp):
         rank_three(f)
     for args in (["info", copy], ["judge", copy], ["report", copy, "-o", f"{tmp}/whole/rep"]):
         refused(args, copy, *says)
+
+
+def case_ranges_review4(tmp):
+    """Review 4, "not tested": outputs without a range took any value. Each now declares
+    one derived from its measure (tests/test_output_ranges.c runs every trial against it),
+    and a whole file forged outside it, its statistics agreeing, is refused by info, judge
+    and report: hull_vertices below 2 (a hull of n >= 2 keys), numrank_first_order above
+    d_h + 1 (Weyl's inequality past the first-order part), mask_dynamics' edges above n^2,
+    collapse_layer past the last layer, rate beyond ln(1/1e-10)."""
+    forgeries = {  # label: (spec, output, point, values, what the line says)
+        "hull_vertices": (TINY_SPEC, "hull_vertices", 1, [1] * 20 + [3] * 20, "outside [2, 8]"),
+        "numrank_first_order": ("""seed = 4;
+experiments = ( { name = "e"; simulator = "softmax_rank"; trials = 40; n = 8; d_h = 2; tau = [1e4, 1e5];
+    claims = []; } );
+""", "numrank_first_order", 1, [3] * 20 + [4] * 20, "outside [1, 3]"),
+        **{out: ("""seed = 4;
+experiments = ( { name = "e"; simulator = "mask_dynamics"; trials = 20; n = 4; d = 2; layers = [3, 4];
+    value = "identity"; claims = []; } );
+""", out, 1, values, says) for out, values, says in (("edges", [17] * 20, "outside [4, 16]"),
+                                                     ("collapse_layer", [2] * 10 + [5] * 10, "outside [0, 4]"),
+                                                     ("rate", [1] * 10 + [30] * 10, "outside [-23.02"))}}
+    for label, (text, output, point, values, says) in forgeries.items():
+        spec = write(f"{tmp}/{label}.cfg", text)
+        copy = f"{tmp}/{label}/f.h5"
+        os.makedirs(os.path.dirname(copy))
+        run(["run", spec, "-o", copy, "-q"], expect=0)
+        run(["info", copy], expect=0)
+        with h5py.File(copy, "r+") as f:
+            forge_point(f, output, np.unravel_index(point, f["e/done"].shape), values)
+        for args in (["info", copy], ["judge", copy], ["report", copy, "-o", f"{tmp}/{label}/rep"]):
+            refused(args, copy, f"/e/{output}/", f"point {point}", says)
 
 
 def forged_row(f, claim, revision):

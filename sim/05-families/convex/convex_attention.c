@@ -308,13 +308,15 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
 }
 
 static const ar_output outputs[] = {
-    [AR_CONVEX_OUT_CONVEX_OPTIMUM] = {"convex_optimum", "P(Z) at the convex solution (certified by the duality gap)"},
+    [AR_CONVEX_OUT_CONVEX_OPTIMUM] = {"convex_optimum", "P(Z) at the convex solution (certified by the duality gap)",
+     .range = ar_range_nonnegative /* a squared loss plus a sum of norms */},
     [AR_CONVEX_OUT_DUALITY_GAP] = {"duality_gap", "relative duality gap (P - dual) / max(P, 1e-6 P(0)) at the solution (stops below 1e-9)"},
     [AR_CONVEX_OUT_ACTIVE_TOKENS] = {"active_tokens", "token positions k with z_k != 0", token_hist},
-    [AR_CONVEX_OUT_ITERATIONS] = {"iterations", "FISTA iterations"},
+    [AR_CONVEX_OUT_ITERATIONS] = {"iterations", "FISTA iterations", .range = ar_range_nonnegative},
     [AR_CONVEX_OUT_PLANTED_FOUND] = {"planted_found", "1 if every planted position is active in the convex solution, else 0", NULL, planted,
      .range = ar_range_unit},
-    [AR_CONVEX_OUT_MAPPED_ERROR] = {"mapped_error", "|objective of the network built from Z - P| / P (heads >= active positions)"},
+    [AR_CONVEX_OUT_MAPPED_ERROR] = {"mapped_error", "|objective of the network built from Z - P| / P (heads >= active positions)",
+     .range = ar_range_nonnegative /* an absolute value over P > 0 */},
     [AR_CONVEX_OUT_NETWORK_EXCESS] = {"network_excess", "(best network objective over the starts - P) / P", NULL, trains},
     [AR_CONVEX_OUT_NETWORK_MEDIAN_EXCESS] = {"network_median_excess", "(median network objective over the starts - P) / P", NULL, trains},
     [AR_CONVEX_OUT_FRACTION_REACHED] = {"fraction_reached", "fraction of starts within 1e-6 (relative) of P", NULL, trains,
