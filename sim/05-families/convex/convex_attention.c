@@ -324,14 +324,15 @@ static const ar_output outputs[] = {
     [AR_CONVEX_OUT_CONVEX_MINUS_BEST] = {"convex_minus_best", "(P - best network objective) / P: how far the network got below the convex optimum",
      NULL, trains},
     [AR_CONVEX_OUT_NETWORK_STATIONARITY] = {"network_stationarity", "largest entry of the projected gradient at the best start, over P "
-                "(0 at a first-order stationary point)", NULL, trains},
+                "(0 at a first-order stationary point)", NULL, trains,
+     .range = ar_range_nonnegative /* a largest |entry| over P > 0 */},
     [AR_CONVEX_OUT_STATIONARY_EXCESS] = {"stationary_excess", "network_excess where the best start is stationary (network_stationarity <= 1e-6), "
                 "else 0: an unconverged start is no witness", NULL, trains},
     [AR_CONVEX_OUT_SOFTMAX_EXCESS] = {"softmax_excess", "(best softmax attention network objective over the softmax starts - P) / P; "
                 "negative: softmax attention beats the relaxation", NULL, trains_softmax},
     [AR_CONVEX_OUT_CONVEX_MINUS_SOFTMAX] = {"convex_minus_softmax", "(P - best softmax objective) / P", NULL, trains_softmax},
     [AR_CONVEX_OUT_SOFTMAX_GRADIENT] = {"softmax_gradient", "largest gradient entry at the best softmax start, over P (L-BFGS stops at 1e-8)",
-     NULL, trains_softmax},
+     NULL, trains_softmax, .range = ar_range_nonnegative /* a largest |entry| over P > 0 */},
     [AR_CONVEX_OUT_SOFTMAX_ACTIVE_TOKENS] = {"softmax_active_tokens", "token positions carrying >= 1% of the best softmax network's "
                 "output weight (sum_j |b_j| ||v_j|| mean_i abar_j(X_i)_k)", token_hist, trains_softmax},
 };
