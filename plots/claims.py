@@ -169,7 +169,7 @@ def claim_figure(exp, row, outdir):
     xs = xs[shown]
     if ticks is not None:
         ticks = [ticks[i] for i in shown]
-    predicted = kind in SAME_UNITS
+    predicted = kind in SAME_UNITS and not exp.shard
     markers = dict(marker="o", markersize=3) if len(xs) <= MARKERS_UP_TO else dict(marker=None)
 
     fig, (ax, av) = plt.subplots(1, 2, figsize=(6.6, 3.1), gridspec_kw={"width_ratios": [3.2, 1]})
@@ -245,7 +245,7 @@ def claim_figure(exp, row, outdir):
         "no prediction: the rule judges the direction" if kind in ("increasing", "decreasing", "steeper") else \
         "no prediction: a measurement" if kind == "measure" else ""
     drawn = joined("bands: 95% intervals of the mean",
-                   "dashed: theory/" + cid if predicted else "",
+                   "dashed: theory/" + cid if predicted else exp.no_theory if kind in SAME_UNITS else "",
                    "dotted: the largest trial" if kind in PER_TRIAL else "",
                    element_note and f"{ylabel}: {element_note}", thin, left_out)
     title = statement if len(statement) <= 90 else statement[:87] + "..."

@@ -95,6 +95,10 @@ class Experiment:
             values = self.group[a][...]
             self.coords[a] = [text(v) for v in values] if values.dtype.kind in "SO" else values
         self.claims = text(attrs.get("claims", "")).split()
+        # A shard's theory/ datasets are holes until the merge writes them (zeros, at its
+        # own points too): it holds no prediction to draw. attnrank checked the attribute.
+        self.shard = "shard" in f.attrs  # written on shards alone (I/N, N >= 2)
+        self.no_theory = "no prediction drawn: a shard's file holds none until the merge" if self.shard else ""
 
     def param(self, name):
         """A fixed parameter's value, or the axis values if it is swept."""
@@ -177,9 +181,12 @@ class Experiment:
         return self.group[output][name][...]
 
     def theory(self, claim, **fix):
+        """The stored predictions (with fix's axes fixed) where the file holds them: NaN at
+        points not done (as every statistic) and at every point of a shard."""
         if "theory" not in self.group or claim not in self.group["theory"]:
             raise PlotError(f"{self.path}: /{self.name} lacks theory/{claim}")
-        return self.not_done_out(np.asarray(self.group["theory"][claim][...], float)[self._index(fix)], fix)
+        values = np.asarray(self.group["theory"][claim][...], float)[self._index(fix)]
+        return np.full(np.shape(values), np.nan) if self.shard else self.not_done_out(values, fix)
 
     def theory_text(self, claim):
         """The claim's kind, output, statement and formula: THEORY_TEXTS' when given (then

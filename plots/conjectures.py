@@ -195,7 +195,7 @@ def conjecture_figure(exp, cid, outdir):
     theory = on_x(exp.theory(cid))  # left out where the ledger says not done
     stats = stats and [on_x(s) for s in stats]
     # a conjecture without a prediction (a trend, a measure) stores 0 where it speaks: not drawn
-    predicted = "prediction" in fields or (not fields and formula not in ("", "(none)"))
+    predicted = ("prediction" in fields or (not fields and formula not in ("", "(none)"))) and not exp.shard
     what = "reference" if rule in TRENDS else "prediction"
     chosen, left_out = lines_to_draw(exp, others, np.isfinite(theory), decisive)
 
@@ -235,10 +235,10 @@ def conjecture_figure(exp, cid, outdir):
     drawn = (
         "bands: 95% intervals" if stats is not None
         else f"estimate not drawn: {output} is per layer and the stored spec gives no element",
-        f"dashed: the {what}" if predicted else
+        f"dashed: the {what}" if predicted else exp.no_theory or
         "no prediction" + (": the rule judges the direction" if rule in TRENDS else ""),
         "dotted: the largest trial" if stats is not None and rule in PER_TRIAL else "",
-        "filled markers: where it speaks")
+        "" if exp.shard else "filled markers: where it speaks")
     title = f"user conjecture: {statement}"
     entry = finish(fig, exp, title if len(title) <= 90 else title[:87] + "...", [cid],
                    f"{exp.name}_conjecture_{cid}", outdir,

@@ -28,7 +28,10 @@ def heat_map(exp, fix, outdir, extra):
     ns, dhs = np.asarray(exp.coords["n"]), np.asarray(exp.coords["d_h"])
     mean = exp.get("argmax_rank", "mean", **fix)
     try:
-        ratio, label = mean / exp.theory("H2", **fix), "E[rank] / H2's bound n(1 - (1 - 1/n)^n)"
+        bound = exp.theory("H2", **fix)
+        if exp.shard:  # it holds no bound to divide by
+            raise PlotError("a shard")
+        ratio, label = mean / bound, "E[rank] / H2's bound n(1 - (1 - 1/n)^n)"
     except PlotError:
         ratio, label = mean / ns[:, None], "E[rank] / n"
     if exp.axis_names.index("n") > exp.axis_names.index("d_h"):

@@ -22,12 +22,14 @@ static const struct {
     double value;
 } turned_on[] = {{"queries_given_keys", 64}, {"softmax_starts", 2}};
 
-/* Values at which a range narrows (argmax_rank <= 2 at d_h = 1), where every choice is
- * tried again: each input and weight law, each sampler, has its own draws there. */
+/* Values at which a range narrows (argmax_rank <= 2 at d_h = 1) or an output starts to
+ * apply (numrank_first_order from tau = 1e4, at most d_h + 1 there, where the cut is
+ * closest to the second-order singular values), where every choice is tried again: each
+ * input and weight law, each sampler, has its own draws there. */
 static const struct {
     const char *name;
     double value;
-} narrows_at[] = {{"d_h", 1}};
+} narrows_at[] = {{"d_h", 1}, {"tau", 1e4}};
 
 /* A point's trial cost (sim->cost, 1 without) and workspace, against which the sweep's
  * points are kept cheap. */

@@ -44,16 +44,18 @@ enum { AR_STORED_VERDICT_DIFFERS = 1, AR_STORED_THEORY_DIFFERS = 2, AR_STORED_TH
  * NULL) what of the stored row r differs, unlisted[e] (when not NULL, one per
  * experiment) what differs of the theory/ datasets of claims the spec does not list
  * (run writes one for every claim of the simulator). The theory datasets' attributes
- * are checked always; the verdicts and theory values once every point is in (before,
- * fresh is untouched: its rows stay NOT RUN). Returns 0 when everything agrees, the
+ * are checked always; their values wherever the file holds them (every point of any
+ * file but a shard, whose theory/ datasets are holes until the merge); the verdicts once
+ * every point is in (before, fresh is untouched: its rows stay NOT RUN). Returns 0 when everything agrees, the
  * number of rows (and experiments in unlisted) that differ with err "FILE: damaged: ..."
  * (the first, its field and both values), or -1 with err where the file cannot be
  * judged. */
 int ar_judge_check_verdicts(ar_store *store, ar_verdict_row *fresh, unsigned char *marks, unsigned char *unlisted,
                             char *err);
-/* The theory/ datasets' attributes alone (every dataset's, listed claim or not), for a
- * file read to be written on (--resume) or copied from (merge): 0, the number that
- * differ with err "FILE: damaged: ...", or -1 with err. */
+/* The theory/ datasets (every dataset's, listed claim or not: their attributes, and
+ * their values unless the file is a shard), for a partial file --resume will finish and
+ * so carry them into the finished file: 0, the number that differ with err
+ * "FILE: damaged: ...", or -1 with err. */
 int ar_judge_check_theory(ar_store *store, char *err);
 
 #endif

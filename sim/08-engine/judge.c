@@ -284,13 +284,29 @@ static int listed_at(const ar_experiment *x, const ar_claim *claim)
     return -1;
 }
 
+/* Whether the store holds its theory/ values: every file does but a shard, whose
+ * theory/ datasets are holes until the merge writes them (store_layout.c), at its own
+ * points too; a run's partial holds them at every point from the start. 1, 0, or -1
+ * with err (a damaged shard attribute). */
+static int theory_held(ar_store *store, char *err)
+{
+    int index, count;
+    if (ar_store_shard(store, &index, &count, err) < 0)
+        return -1;
+    return count == 1;
+}
+
+/* Which theory/ values check_theory_datasets reads: none (their attributes alone), those
+ * of claims the spec does not list (ar_judge_theory_changes reads the listed ones'), or
+ * every dataset's. */
+enum { THEORY_TEXTS, THEORY_UNLISTED_VALUES, THEORY_ALL_VALUES };
+
 /* Every theory/ dataset of the store (ar_store_theory_claim's: claims the spec lists and
  * those it does not) against what this attnrank writes there: its attributes always, as
- * they follow from the stored spec and the claim table alone; with values set, the
- * predictions of claims the spec does not list too (ar_judge_theory_changes checks the
- * listed ones'). Marks AR_STORED_THEORY_TEXT_DIFFERS on the row of a listed claim
- * (row_marks), and per experiment in unlisted[e] what differs of a claim with no row.
- * Returns how many datasets differ, found saying the first; -1 with err. */
+ * they follow from the stored spec and the claim table alone, and the values `values`
+ * names. Marks what differs on the row of a listed claim (row_marks), and per experiment
+ * in unlisted[e] what differs of a claim with no row. Returns how many datasets differ,
+ * found saying the first; -1 with err. */
 static int check_theory_datasets(ar_store *store, int values, unsigned char *row_marks, unsigned char *unlisted,
                                  char *found, size_t len, char *err)
 {
@@ -308,7 +324,7 @@ static int check_theory_datasets(ar_store *store, int values, unsigned char *row
             char what[400];
             int k = listed_at(x, claim), texts = ar_store_theory_text_differs(store, e, claim, what, sizeof what, err);
             long moved = 0;
-            if (texts >= 0 && values && k < 0) { /* a listed claim's: ar_judge_theory_changes */
+            if (texts >= 0 && (values == THEORY_ALL_VALUES || (values == THEORY_UNLISTED_VALUES && k < 0))) {
                 if (ar_store_read_theory(store, e, claim, stored, err) < 0)
                     texts = -1;
                 for (long p = 0; texts >= 0 && p < x->n_points; ++p) {
@@ -333,11 +349,12 @@ static int check_theory_datasets(ar_store *store, int values, unsigned char *row
                     snprintf(found, len, "its theory/%s of experiment %s%s differs from this attnrank's prediction "
                              "at %ld point(s)", claim->id, x->name, unlisted_note, moved);
             }
+            unsigned char mark = (unsigned char)((texts ? AR_STORED_THEORY_TEXT_DIFFERS : 0) |
+                                                 (moved ? AR_STORED_THEORY_DIFFERS : 0));
             if (k >= 0 && row_marks)
-                row_marks[first_row + k] |= AR_STORED_THEORY_TEXT_DIFFERS;
+                row_marks[first_row + k] |= mark;
             if (k < 0 && unlisted)
-                unlisted[e] |= (unsigned char)((texts ? AR_STORED_THEORY_TEXT_DIFFERS : 0) |
-                                               (moved ? AR_STORED_THEORY_DIFFERS : 0));
+                unlisted[e] |= mark;
         }
         free(stored);
     }
@@ -347,7 +364,11 @@ static int check_theory_datasets(ar_store *store, int values, unsigned char *row
 int ar_judge_check_theory(ar_store *store, char *err)
 {
     char found[700];
-    int differing = check_theory_datasets(store, 0, NULL, NULL, found, sizeof found, err);
+    int held = theory_held(store, err);
+    if (held < 0)
+        return -1;
+    int differing = check_theory_datasets(store, held ? THEORY_ALL_VALUES : THEORY_TEXTS, NULL, NULL, found,
+                                          sizeof found, err);
     if (differing > 0) {
         snprintf(err, AR_ERR_LEN, "%s: damaged: %s", ar_store_path(store), found);
         ar_store_one_line(err); /* it quotes the file's own texts */
@@ -381,11 +402,13 @@ int ar_judge_check_verdicts(ar_store *store, ar_verdict_row *fresh, unsigned cha
     int first = -1, differing = 0, moved = -1, status = 0, theory_texts = 0, unlisted_count = 0;
     char what[700] = "", theory_found[700] = "";
     /* the theory/ datasets' attributes (what the figures are titled with) always; their
-     * values (what the figures draw) and the verdicts once every point is in */
+     * values (what the figures draw, and --resume carries into the finished file)
+     * wherever the file holds them, complete or not; the verdicts once every point is in */
+    int held = theory_held(store, err);
     unsigned char *listed_only = calloc((size_t)(spec->n_experiments ? spec->n_experiments : 1), 1);
-    if (!listed_only ||
-        (theory_texts = check_theory_datasets(store, complete, texts, listed_only, theory_found, sizeof theory_found,
-                                              err)) < 0)
+    if (!listed_only || held < 0 ||
+        (theory_texts = check_theory_datasets(store, held ? THEORY_UNLISTED_VALUES : THEORY_TEXTS, texts,
+                                              listed_only, theory_found, sizeof theory_found, err)) < 0)
         status = -1;
     for (int e = 0; status == 0 && e < spec->n_experiments; ++e) {
         unlisted_count += listed_only[e] != 0;
@@ -399,7 +422,7 @@ int ar_judge_check_verdicts(ar_store *store, ar_verdict_row *fresh, unsigned cha
         (differing = ar_store_verdicts_differ(store, rows, n_rows, differs, &first, what, sizeof what, err)) < 0)
         status = -1;
     /* the theory/ datasets (what the figures draw) are this attnrank's predictions too */
-    if (status == 0 && complete && ar_judge_theory_changes(store, changed, err) < 0)
+    if (status == 0 && held && ar_judge_theory_changes(store, changed, err) < 0)
         status = -1;
     int marked = 0;
     for (int r = 0; status == 0 && r < n_rows; ++r) {

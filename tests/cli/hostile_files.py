@@ -567,7 +567,7 @@ def forge_point(f, output, point, values):
     se = std / np.sqrt(c)
     whole = "hist" in g  # an integer output's interval has a floor: spacing 1 / count
     t = (g["ci_hi"][point] - g["mean"][point]) / max(g["stderr"][point], 1 / g["count"][point] if whole else 0)
-    half = t * max(se, 1 / c if whole else 0)
+    half = t * max(se, 1 / c if whole else 0) if se > 0 or whole else 0.0  # every value equal: no width
     for stat, value in {"mean": mean, "std": std, "stderr": se, "ci_lo": mean - half, "ci_hi": mean + half,
                         "min": values.min(), "max": values.max()}.items():
         g[stat][point] = value
@@ -599,7 +599,7 @@ def case_impossible_values(tmp):
     with h5py.File(copy, "r+") as f:
         above_n(f, np.unravel_index(1, f["e/done"].shape), "hull_vertices")
     for args in (["info", copy], ["judge", copy], ["report", copy, "-o", f"{tmp}/whole/rep"]):
-        refused(args, copy, "/e/hull_vertices/min", "point 1", "outside [0, 8]")
+        refused(args, copy, "/e/hull_vertices/min", "point 1", "outside [2, 8]")
     run(["info", good], expect=0)
 
 def case_impossible_real_values(tmp):
@@ -702,6 +702,37 @@ def case_argmax_rank_at_dh1(tmp):
         rank_three(f)
     for args in (["info", copy], ["judge", copy], ["report", copy, "-o", f"{tmp}/whole/rep"]):
         refused(args, copy, *says)
+
+
+def case_ranges_review4(tmp):
+    """Review 4, "not tested": outputs without a range took any value. Each now declares
+    one derived from its measure (tests/test_output_ranges.c runs every trial against it),
+    and a whole file forged outside it, its statistics agreeing, is refused by info, judge
+    and report: hull_vertices below 2 (a hull of n >= 2 keys), numrank_first_order above
+    d_h + 1 (Weyl's inequality past the first-order part), mask_dynamics' edges above n^2,
+    collapse_layer past the last layer, rate beyond ln(1/1e-10)."""
+    forgeries = {  # label: (spec, output, point, values, what the line says)
+        "hull_vertices": (TINY_SPEC, "hull_vertices", 1, [1] * 20 + [3] * 20, "outside [2, 8]"),
+        "numrank_first_order": ("""seed = 4;
+experiments = ( { name = "e"; simulator = "softmax_rank"; trials = 40; n = 8; d_h = 2; tau = [1e4, 1e5];
+    claims = []; } );
+""", "numrank_first_order", 1, [3] * 20 + [4] * 20, "outside [1, 3]"),
+        **{out: ("""seed = 4;
+experiments = ( { name = "e"; simulator = "mask_dynamics"; trials = 20; n = 4; d = 2; layers = [3, 4];
+    value = "identity"; claims = []; } );
+""", out, 1, values, says) for out, values, says in (("edges", [17] * 20, "outside [4, 16]"),
+                                                     ("collapse_layer", [2] * 10 + [5] * 10, "outside [0, 4]"),
+                                                     ("rate", [1] * 10 + [30] * 10, "outside [-23.02"))}}
+    for label, (text, output, point, values, says) in forgeries.items():
+        spec = write(f"{tmp}/{label}.cfg", text)
+        copy = f"{tmp}/{label}/f.h5"
+        os.makedirs(os.path.dirname(copy))
+        run(["run", spec, "-o", copy, "-q"], expect=0)
+        run(["info", copy], expect=0)
+        with h5py.File(copy, "r+") as f:
+            forge_point(f, output, np.unravel_index(point, f["e/done"].shape), values)
+        for args in (["info", copy], ["judge", copy], ["report", copy, "-o", f"{tmp}/{label}/rep"]):
+            refused(args, copy, f"/e/{output}/", f"point {point}", says)
 
 
 def forged_row(f, claim, revision):
@@ -834,6 +865,62 @@ def case_figures_done_points_only(tmp):
             # one fixed axis: the slice of the ledger that goes with it
             along = exp.get("argmax_rank", "mean", n=exp.coords["n"][0])
             check(np.isnan(along[~done[0]]).all() and np.isfinite(along[done[0]]).all(), f"{path}: n fixed: {along}")
+
+
+def case_incomplete_theory_values(tmp):
+    """A fourth hostile review, M: theory/ values of an incomplete file were never
+    checked. theory/H2 = 100 in a partial passed info, was drawn by report and carried by
+    --resume into the finished file, which info then called damaged; an honest shard's
+    theory/ datasets are holes (zeros, at its own points too) and the report drew a
+    prediction line at 0. A partial holds its predictions at every point from the start:
+    info, report and --resume check them all as a finished file's (exit 2, DAMAGED,
+    --resume refuses rather than finish a file that was edited). A shard holds none: its
+    figures draw no prediction and say so, and the merge writes its own."""
+    spec, good = tiny(tmp, "good.h5")
+    forgeries = {"unlisted": ("H2", lambda v, undone: np.full_like(v, 100.0)),
+                 "listed": ("H1", lambda v, undone: v / 2),
+                 "undone only": ("H3", lambda v, undone: np.where(undone, 31.0, v))}  # points a figure leaves out
+    for label, (cid, forge) in forgeries.items():
+        partial = partial_of(tmp, good, label.replace(" ", "_"), 2)
+        with h5py.File(partial, "r+") as f:
+            undone = f["e/done"][()] == 0
+            f[f"e/theory/{cid}"][...] = forge(f[f"e/theory/{cid}"][()], undone)
+        says = ("damaged", f"theory/{cid}", "differs from this attnrank's prediction")
+        proc = run(["info", partial], expect=2)
+        one_line_error(proc, "r.h5.partial", *says)
+        rep = f"{tmp}/rep-{label.replace(' ', '_')}"
+        proc = run(["report", partial, "-o", rep], expect=2)
+        one_line_error(proc, "r.h5.partial", *says)
+        page = open(f"{rep}/report.html").read()
+        check("<span class=damaged>DAMAGED</span>" in page, f"{label}: the page says it")
+        if label == "unlisted":  # hardmax's family figures draw theory/H2: none of the experiment's is embedded
+            check("<svg" not in page, f"{label}: a figure of an experiment whose theory/H2 is forged")
+        else:  # the claim's own figure is not drawn from the forged values
+            section = page.split(f'<section id="e-{cid}">')[1].split("</section>")[0]
+            check("DAMAGED" in section and "<svg" not in section, f"{label}: {cid}'s section: {section[:300]}")
+        refused(["run", spec, "-o", partial[: -len(".partial")], "--resume", "-q"], partial, *says)
+    # an honest shard: no prediction drawn (its theory/ is zeros at its own points too)
+    sys.path.insert(0, PLOTS)
+    import common
+    paths = shards(tmp, 2)
+    with h5py.File(paths[1], "r") as f:
+        done = f["e/done"][()] != 0
+        check(done.any() and (f["e/theory/H1"][()][done] == 0).all(), "a shard's theory/ holds zeros at its points")
+    with common.open_result(paths[1]) as f:
+        drawn = common.Experiment(paths[1], f, "e").theory("H1")
+        check(np.isnan(drawn).all(), f"a shard's prediction is drawn: {drawn}")
+    proc = run(["report", paths[1], "-o", f"{tmp}/rep-shard"], expect=0)
+    page = open(f"{tmp}/rep-shard/report.html").read()
+    check("<svg" in page and "dashed: theory/" not in page and "prediction (theory/" not in svgs(page),
+          "a shard's figures draw no prediction")
+    check(page.count("no prediction drawn: a shard") >= 2, "the captions say why")
+    # a shard's theory/ values are never read: forged, they are not drawn, and the merge
+    # writes this attnrank's predictions
+    with h5py.File(paths[0], "r+") as f:
+        f["e/theory/H1"][...] = 100.0
+    run(["merge", "-o", f"{tmp}/merged.h5", *paths, "-q"], expect=0)
+    with h5py.File(f"{tmp}/merged.h5", "r") as f, h5py.File(good, "r") as g:
+        check(np.array_equal(f["e/theory/H1"][()], g["e/theory/H1"][()]), "the merge writes the predictions")
 
 
 def case_figures_read_checked_file(tmp):

@@ -308,13 +308,15 @@ static int trial(const ar_point *p, ar_rng *rng, void *ws, double *out)
 }
 
 static const ar_output outputs[] = {
-    [AR_CONVEX_OUT_CONVEX_OPTIMUM] = {"convex_optimum", "P(Z) at the convex solution (certified by the duality gap)"},
+    [AR_CONVEX_OUT_CONVEX_OPTIMUM] = {"convex_optimum", "P(Z) at the convex solution (certified by the duality gap)",
+     .range = ar_range_nonnegative /* a squared loss plus a sum of norms */},
     [AR_CONVEX_OUT_DUALITY_GAP] = {"duality_gap", "relative duality gap (P - dual) / max(P, 1e-6 P(0)) at the solution (stops below 1e-9)"},
     [AR_CONVEX_OUT_ACTIVE_TOKENS] = {"active_tokens", "token positions k with z_k != 0", token_hist},
-    [AR_CONVEX_OUT_ITERATIONS] = {"iterations", "FISTA iterations"},
+    [AR_CONVEX_OUT_ITERATIONS] = {"iterations", "FISTA iterations", .range = ar_range_nonnegative},
     [AR_CONVEX_OUT_PLANTED_FOUND] = {"planted_found", "1 if every planted position is active in the convex solution, else 0", NULL, planted,
      .range = ar_range_unit},
-    [AR_CONVEX_OUT_MAPPED_ERROR] = {"mapped_error", "|objective of the network built from Z - P| / P (heads >= active positions)"},
+    [AR_CONVEX_OUT_MAPPED_ERROR] = {"mapped_error", "|objective of the network built from Z - P| / P (heads >= active positions)",
+     .range = ar_range_nonnegative /* an absolute value over P > 0 */},
     [AR_CONVEX_OUT_NETWORK_EXCESS] = {"network_excess", "(best network objective over the starts - P) / P", NULL, trains},
     [AR_CONVEX_OUT_NETWORK_MEDIAN_EXCESS] = {"network_median_excess", "(median network objective over the starts - P) / P", NULL, trains},
     [AR_CONVEX_OUT_FRACTION_REACHED] = {"fraction_reached", "fraction of starts within 1e-6 (relative) of P", NULL, trains,
@@ -322,14 +324,15 @@ static const ar_output outputs[] = {
     [AR_CONVEX_OUT_CONVEX_MINUS_BEST] = {"convex_minus_best", "(P - best network objective) / P: how far the network got below the convex optimum",
      NULL, trains},
     [AR_CONVEX_OUT_NETWORK_STATIONARITY] = {"network_stationarity", "largest entry of the projected gradient at the best start, over P "
-                "(0 at a first-order stationary point)", NULL, trains},
+                "(0 at a first-order stationary point)", NULL, trains,
+     .range = ar_range_nonnegative /* a largest |entry| over P > 0 */},
     [AR_CONVEX_OUT_STATIONARY_EXCESS] = {"stationary_excess", "network_excess where the best start is stationary (network_stationarity <= 1e-6), "
                 "else 0: an unconverged start is no witness", NULL, trains},
     [AR_CONVEX_OUT_SOFTMAX_EXCESS] = {"softmax_excess", "(best softmax attention network objective over the softmax starts - P) / P; "
                 "negative: softmax attention beats the relaxation", NULL, trains_softmax},
     [AR_CONVEX_OUT_CONVEX_MINUS_SOFTMAX] = {"convex_minus_softmax", "(P - best softmax objective) / P", NULL, trains_softmax},
     [AR_CONVEX_OUT_SOFTMAX_GRADIENT] = {"softmax_gradient", "largest gradient entry at the best softmax start, over P (L-BFGS stops at 1e-8)",
-     NULL, trains_softmax},
+     NULL, trains_softmax, .range = ar_range_nonnegative /* a largest |entry| over P > 0 */},
     [AR_CONVEX_OUT_SOFTMAX_ACTIVE_TOKENS] = {"softmax_active_tokens", "token positions carrying >= 1% of the best softmax network's "
                 "output weight (sum_j |b_j| ||v_j|| mean_i abar_j(X_i)_k)", token_hist, trains_softmax},
 };

@@ -89,6 +89,27 @@ static void numrank_abs_range(const ar_point *p, double *lower, double *upper)
 {
     *lower = ar_point_real(p, AR_HARDMAX_RANK_TOL) < 1 - AR_RANGE_ROUNDING, *upper = ar_point_int(p, AR_HARDMAX_N);
 }
+/* hull_vertices: [2, n] (n >= 2). Not 3: keys on one line (d = 1, X W_k of rank one) have
+ * a hull of 2 vertices; the monotone chain (ar_hull_vertices_2d) returns at least 2 for
+ * n >= 3 points whatever they are, duplicates included, and n itself below 3. */
+static void hull_range(const ar_point *p, double *lower, double *upper)
+{
+    *lower = 2, *upper = ar_point_int(p, AR_HARDMAX_N);
+}
+/* numrank_first_order: [1, min(n, d_h + 1)] where it applies (tau >= 1e4 sigma^2). The
+ * first-order part 11^T/n + x/n has rank <= d_h + 1 and the exact remainder's entries
+ * are at most eps^2 e^eps (2 + eps) / (2n) (e^x = 1 + x + r, 0 <= r <= x^2 e^|x| / 2, x
+ * centred by rows), so its norm is below 2 eps^2 <= the cut for eps <= 0.45: by Weyl's
+ * inequality nothing past the (d_h + 1)-th singular value is counted, and sigma_1 (>= 1)
+ * is above a cut below 1 (the SVD's rounding, some n eps_mach sigma_1, is far below the
+ * cut's floor). eps > 0.45 at tau >= 1e4 needs a unit-scale score above 2250, which
+ * takes |q_i| |k_j| >= 2250 sqrt(d_h) for Gaussian q, k of norm about sqrt(d_h) (or rows
+ * of norm about 1): a probability below e^-1000 a score. */
+static void first_order_range(const ar_point *p, double *lower, double *upper)
+{
+    int n = ar_point_int(p, AR_HARDMAX_N), dh = ar_point_int(p, AR_HARDMAX_D_H);
+    *lower = 1, *upper = dh + 1 < n ? dh + 1 : n;
+}
 /* stable_rank, stable_rank_gram, effective_rank of the n x n softmax matrix */
 static void rank_measure(const ar_point *p, double *lower, double *upper)
 {
@@ -486,7 +507,7 @@ static const ar_output hardmax_outputs[] = {
      .definition = AR_DEFINITION_ARGMAX_RANK, .range = argmax_range},
     [AR_HARDMAX_OUT_HULL_VERTICES] = {"hull_vertices", "vertices of the convex hull of the keys X W_k (d_h = 2 only); "
                       "an upper bound on argmax_rank", hist_to_n, only_dh2,
-     .definition = AR_DEFINITION_HULL_VERTICES},
+     .definition = AR_DEFINITION_HULL_VERTICES, .range = hull_range},
     [AR_HARDMAX_OUT_H2_DEFICIT] = {"h2_deficit", "(n (1 - (1 - 1/n)^n) - argmax_rank) / n (1 - (1 - 1/n)^n): how far the rank "
      "falls short of H2's bound, relative", .spacing = deficit_spacing, .range = deficit_of_rank},
     [AR_HARDMAX_OUT_RANK_GIVEN_KEYS] = {"rank_given_keys", "E[argmax_rank | keys], estimated without bias from "
@@ -515,7 +536,8 @@ static const ar_output softmax_outputs[] = {
      "term (norm <= eps^2/2) cut off (tau >= 1e4 sigma^2)",
      hist_to_n, first_order_regime,
      .definition = "number of singular values > max(2 eps^2 sigma_1, 1e3 n eps_mach sigma_1), eps = max_ij |S_ij - "
-                   "mean_j S_ij| / tau"},
+                   "mean_j S_ij| / tau",
+     .range = first_order_range},
     [AR_SOFTMAX_OUT_NUMRANK_CERT] = {"numrank_cert", "singular values of A above 1e-10 sigma_1, certified: NaN (a failed "
      "trial) where one lies within the rounding margin of the cut, or where the scores' rounding has no bound (a "
      "temperature near 0 with near-ties)", hist_to_n, NULL, .definition = AR_DEFINITION_NUMRANK_CERT,

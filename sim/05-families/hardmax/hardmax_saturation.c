@@ -104,6 +104,19 @@ static double cost(const ar_point *p)
     return columns * (4 * m * n + 2 * (m + n));
 }
 
+/* saturation_d_h: d - 1 plus a fraction (t - R_{d-1}) / (R_d - R_{d-1}) <= 1 (R_d >= t, and
+ * rounding keeps a difference's order), d <= max_d_h: at most max_d_h. No lower bound:
+ * a target below R_0 = 1 would make the fraction negative. Its log: at most ln max_d_h,
+ * with AR_RANGE_ROUNDING's room for log's rounding. */
+static void position_range(const ar_point *p, double *lower, double *upper)
+{
+    *lower = -INFINITY, *upper = ar_point_int(p, AR_SATURATION_MAX_D_H);
+}
+static void log_position_range(const ar_point *p, double *lower, double *upper)
+{
+    *lower = -INFINITY, *upper = log(ar_point_int(p, AR_SATURATION_MAX_D_H)) * (1 + AR_RANGE_ROUNDING) + AR_RANGE_ROUNDING;
+}
+
 static const ar_output outputs[] = {
     [AR_SATURATION_OUT_D_H] = {"saturation_d_h", "the head width at which this draw's estimate of E[rank | keys] "
      "first reaches (1 - shortfall) of H2's limit n (1 - (1 - 1/n)^n), interpolated between widths (unbiased at each "
@@ -112,9 +125,11 @@ static const ar_output outputs[] = {
      "max_d_h does not reach it", NULL, NULL,
      .definition = "d - 1 + (t - R_{d-1}) / (R_d - R_{d-1}), d the first width with R_d >= t = (1 - eps) n (1 - "
                    "(1 - 1/n)^n), R_d = sum_j 1 - C(M - c_j, n) / C(M, n) from M fresh queries on the head's first d "
-                   "coordinates, R_0 = 1"},
+                   "coordinates, R_0 = 1",
+     .range = position_range},
     [AR_SATURATION_OUT_LOG_D_H] = {"log_saturation_d_h", "ln saturation_d_h: its slope along ln log2_n is 1 where the "
-     "position grows like log n (NaN where saturation_d_h is)", NULL, NULL, .definition = "ln saturation_d_h"},
+     "position grows like log n (NaN where saturation_d_h is)", NULL, NULL, .definition = "ln saturation_d_h",
+     .range = log_position_range},
 };
 
 const ar_sim ar_sim_hardmax_saturation = {

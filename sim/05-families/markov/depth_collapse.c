@@ -457,7 +457,7 @@ static const ar_output outputs[] = {
      .range = ar_range_nonnegative},
     [AR_DEPTH_OUT_COLLAPSE_FACTOR_N] = {"collapse_factor_n", "n times the per-layer factor by which off_consensus falls: the "
      "geometric mean over layers 1..l, l the last layer with off_consensus >= 1e-20 (rounding's floor is near 1e-30; "
-     "layers >= 2)", NULL, two_layers},
+     "layers >= 2)", NULL, two_layers, .range = ar_range_nonnegative /* n exp(...) */},
     [AR_DEPTH_OUT_LOG_GAP_RATIO] = {"log_gap_ratio", "ln of ||dX_L/dW_0||_F over the same with every A_l replaced by A_l - "
      "11^T/n, on the same draws: ln ||A_{L-1}...A_0 X_0||_F - ln ||(A_{L-1} - J)...(A_0 - J) X_0||_F (linear Markov "
      "stack, gap = keep)", NULL, gap_ratio_measured},
@@ -470,7 +470,8 @@ static const ar_output outputs[] = {
      "mean_abs_cosine are NaN, counted as failed values, never averaged", vanished_max},
     [AR_DEPTH_OUT_ATTENTION_FACTOR_N] = {"attention_factor_n", "n times the per-layer factor by which attention alone "
      "shrinks off_consensus, off(A_l X_l W_l) / off(X_l W_l): the geometric mean over collapse_factor_n's layers, W_l's "
-     "own change divided out (linear Markov stack, layers >= 2)", NULL, attention_factor},
+     "own change divided out (linear Markov stack, layers >= 2)", NULL, attention_factor,
+     .range = ar_range_nonnegative /* n exp(...) */},
 };
 
 const ar_sim ar_sim_depth_collapse = {

@@ -418,11 +418,11 @@ static const ar_output outputs[] = {
     [AR_SPECTRUM_OUT_SV_DENSITY] = {"sv_density", "density of the singular values of sqrt(n) A over s/m (outlier excluded) on fixed bins of "
                    "[0, 3]; the quarter-circle law is sqrt(4 - x^2) / pi on [0, 2] (spectrum = full; key-query "
                    "attention: s/m of the matched lognormal model)",
-     NULL, full_spectrum, density_bins, "x", bin_centre},
+     NULL, full_spectrum, density_bins, "x", bin_centre, .range = ar_range_nonnegative /* counts over widths */},
     [AR_SPECTRUM_OUT_EIG_DENSITY] = {"eig_density", "density per unit area of the eigenvalues of sqrt(n) A over s/m (Perron eigenvalue "
                     "excluded) on a fixed grid of [-1.125, 1.125]^2; the disc law is 1/pi inside the unit "
                     "circle (eigenvalues = yes, iid entries, gap = keep)",
-     NULL, disc_law, eig_cells, "re", eig_centre, EIG_BINS, "im", eig_centre},
+     NULL, disc_law, eig_cells, "re", eig_centre, EIG_BINS, "im", eig_centre, .range = ar_range_nonnegative},
     [AR_SPECTRUM_OUT_DISC_MOMENT2] = {"disc_moment2", "mean squared modulus of the eigenvalues of sqrt(n) A over s/m, Perron one excluded: "
                      "1/2 for the uniform disc of radius 1 (eigenvalues = yes, iid entries, gap = keep)",
      NULL, disc_law, .range = ar_range_nonnegative},

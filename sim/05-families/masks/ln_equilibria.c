@@ -596,11 +596,12 @@ static int rank_hist(const ar_point *p) { return rank_max(p); }
 
 static const ar_output outputs[] = {
     [AR_EQUILIBRIA_OUT_WITNESS_RESIDUAL] = {"witness_residual", "||F(X*) - X*||_F of the rank-k witness in long double after the polish (value = witness, complete mask)", NULL,
-     has_witness},
+     has_witness, .range = ar_range_nonnegative /* a norm */},
     [AR_EQUILIBRIA_OUT_WITNESS_RANK] = {"witness_rank", "numerical rank of the witness (singular values above 1e-6 sigma_1)", rank_hist, has_witness,
      .definition = "singular values of the witness above max(1e-6 sigma_1, 10 (distance + 2 eta)) (SVD)"},
     [AR_EQUILIBRIA_OUT_WITNESS_RADIUS] = {"witness_radius", "estimated upper bound on the spectral radius of the Jacobian of F at the "
-                "witness (long-double central differences plus Bauer-Fike's margin for their estimated error)", NULL, has_witness},
+                "witness (long-double central differences plus Bauer-Fike's margin for their estimated error)", NULL, has_witness,
+     .range = ar_range_nonnegative /* a spectral radius plus margins >= 0, or a power bound (norms) */},
     [AR_EQUILIBRIA_OUT_WITNESS_ATTRACTING] = {"witness_attracting", "1 if that bound is below 1 (the witness attracts), else 0", NULL,
      has_witness, .range = ar_range_unit},
     [AR_EQUILIBRIA_OUT_WITNESS_MIN_WEIGHT] = {"witness_min_weight", "smallest attention weight at the witness", NULL, has_witness,
@@ -618,9 +619,12 @@ static const ar_output outputs[] = {
      .range = ar_range_unit_rounded},
     [AR_EQUILIBRIA_OUT_LIMIT_RANK] = {"limit_rank", "rank of the certified equilibrium (escaped trials; NaN in the others)", rank_hist,
      .definition = "singular values above max(1e-6 sigma_1, 10 (distance + 2 eta)) (SVD)"},
-    [AR_EQUILIBRIA_OUT_LIMIT_RADIUS] = {"limit_radius", "estimated upper bound on the spectral radius of the Jacobian there (escaped trials; NaN in the others)"},
-    [AR_EQUILIBRIA_OUT_LIMIT_RESIDUAL] = {"limit_residual", "||F(X*) - X*||_F there, long double (escaped trials; NaN in the others)"},
-    [AR_EQUILIBRIA_OUT_LIMIT_DISTANCE] = {"limit_distance", "||X_T - X*||_F from the end state to that equilibrium (escaped trials; NaN in the others)"},
+    [AR_EQUILIBRIA_OUT_LIMIT_RADIUS] = {"limit_radius", "estimated upper bound on the spectral radius of the Jacobian there (escaped trials; NaN in the others)",
+     .range = ar_range_nonnegative},
+    [AR_EQUILIBRIA_OUT_LIMIT_RESIDUAL] = {"limit_residual", "||F(X*) - X*||_F there, long double (escaped trials; NaN in the others)",
+     .range = ar_range_nonnegative},
+    [AR_EQUILIBRIA_OUT_LIMIT_DISTANCE] = {"limit_distance", "||X_T - X*||_F from the end state to that equilibrium (escaped trials; NaN in the others)",
+     .range = ar_range_nonnegative},
     [AR_EQUILIBRIA_OUT_FAMILY_MISSING] = {"family_missing", "ranks of 1..min(n/2, d) whose family equilibrium (value = "
      "family: one W_V, W_Q = W_K = sqrt(scale) I; cross-polytopes) is not certified to exist at that rank with every "
      "weight >= 1e-12", rank_hist, has_family},
@@ -630,7 +634,7 @@ static const ar_output outputs[] = {
     [AR_EQUILIBRIA_OUT_FAMILY_ATTRACTING] = {"family_attracting", "ranks of 1..min(n, d) whose family equilibrium is "
      "certified and attracting (spectral radius bound < 1)", rank_hist, has_family},
     [AR_EQUILIBRIA_OUT_FAMILY_RESIDUAL] = {"family_residual", "largest ||F(X*) - X*||_F over the family's equilibria after "
-     "the polish (long double)", NULL, has_family},
+     "the polish (long double)", NULL, has_family, .range = ar_range_nonnegative /* norms */},
     [AR_EQUILIBRIA_OUT_FAMILY_CERTIFIED_BY_RANK] = {"family_certified_by_rank", "1 if the family's equilibrium of this rank is "
      "certified to exist (Kantorovich, rank, weights >= 1e-12), else 0 (also where its construction does not reach this "
      "scale)", NULL, has_family, family_ranks, "rank",

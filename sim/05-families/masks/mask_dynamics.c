@@ -119,6 +119,33 @@ static int rank_max(const ar_point *p)
     return n < d ? n : d;
 }
 
+/* Ranges (ar_output.range), each a fact of its measure. numrank: [0, min(n, d)], the
+ * eigenvalues of an n x d matrix's Gram above a cut (0 only for X_t = 0). */
+static void rank_range(const ar_point *p, double *lower, double *upper) { *lower = 0, *upper = rank_max(p); }
+/* rate: minus the least-squares slope of ln mu_rel over layers 0..k-1, k >= 2, while
+ * mu_rel >= RATE_FLOOR; mu_rel <= 1 (rounded: 1 + AR_RANGE_ROUNDING), so the k values lie
+ * in an interval of width W = ln((1 + AR_RANGE_ROUNDING) / RATE_FLOOR), and a fitted
+ * slope of values in such an interval is at most W in size (k = 2: their difference;
+ * more layers weigh each value less). Room for the fit's rounding. */
+static void rate_range(const ar_point *p, double *lower, double *upper)
+{
+    (void)p;
+    *upper = log((1 + AR_RANGE_ROUNDING) / RATE_FLOOR) * (1 + AR_RANGE_ROUNDING), *lower = -*upper;
+}
+/* collapse_layer: a layer, 0..T */
+static void layer_range(const ar_point *p, double *lower, double *upper) { *lower = 0, *upper = per_step(p); }
+/* radius: the largest distance from the best root, 1..n - 1 for n >= 2 tokens */
+static void radius_range(const ar_point *p, double *lower, double *upper)
+{
+    *lower = 1, *upper = ar_point_int(p, AR_MASKDYN_N) - 1;
+}
+/* edges: every token's self-loop, up to every pair: n..n^2 */
+static void edges_range(const ar_point *p, double *lower, double *upper)
+{
+    double n = ar_point_int(p, AR_MASKDYN_N);
+    *lower = n, *upper = n * n;
+}
+
 typedef struct {
     double *x, *next, *wq, *wk, *wv, *weights, *map_work, *sv, *svd_work, *haar_work;
     double *spread, *least; /* the bound check: spreads per layer and column, epsilon per step */
@@ -452,25 +479,30 @@ static const ar_output outputs[] = {
      .range = ar_range_unit_rounded /* mu is the norm of X_t's part off the consensus */},
     [AR_MASKDYN_OUT_NUMRANK] = {"numrank", "numerical rank of X_t per layer: singular values above 1e-6 sigma_1 (from the Gram matrix)", NULL, NULL, per_layer,
      "layer",
-     .definition = "singular values of X_t above 1e-6 sigma_1, from the eigenvalues of the Gram matrix"},
+     .definition = "singular values of X_t above 1e-6 sigma_1, from the eigenvalues of the Gram matrix",
+     .range = rank_range},
     [AR_MASKDYN_OUT_MIN_WEIGHT] = {"min_weight", "epsilon_t: the smallest attention weight on an edge of the mask at step t -> t+1", NULL, NULL,
      per_step, "step", .range = ar_range_unit_rounded},
-    [AR_MASKDYN_OUT_RATE] = {"rate", "exponential collapse rate: -slope of log(mu_rel) against the layer while mu_rel >= 1e-10"},
-    [AR_MASKDYN_OUT_COLLAPSE_LAYER] = {"collapse_layer", "first layer with mu_rel < 1e-6 (NaN if none within the run)"},
+    [AR_MASKDYN_OUT_RATE] = {"rate", "exponential collapse rate: -slope of log(mu_rel) against the layer while mu_rel >= 1e-10",
+     .range = rate_range},
+    [AR_MASKDYN_OUT_COLLAPSE_LAYER] = {"collapse_layer", "first layer with mu_rel < 1e-6 (NaN if none within the run)",
+     .range = layer_range},
     [AR_MASKDYN_OUT_COLLAPSED] = {"collapsed", "1 if mu_rel fell below 1e-6 within the run, else 0", .range = ar_range_unit},
     [AR_MASKDYN_OUT_BOUND_RATIO] = {"bound_ratio", "largest spread_{t+r} / ((1 - eps^r) spread_t) over windows of r = radius layers and "
                     "columns (W_V = identity, no LayerNorm; M2's bound says <= 1)",
-     NULL, bound_checked},
-    [AR_MASKDYN_OUT_RADIUS] = {"radius", "radius of the mask graph from its best root (NaN: no directed spanning tree)"},
-    [AR_MASKDYN_OUT_EDGES] = {"edges", "edges of the mask graph, self-loops included"},
+     NULL, bound_checked /* no range: the round-off allowance can take it below 0 */},
+    [AR_MASKDYN_OUT_RADIUS] = {"radius", "radius of the mask graph from its best root (NaN: no directed spanning tree)",
+     .range = radius_range},
+    [AR_MASKDYN_OUT_EDGES] = {"edges", "edges of the mask graph, self-loops included", .range = edges_range},
     [AR_MASKDYN_OUT_APRIORI_FRACTION] = {"apriori_fraction", "M2's bound with the paper's a-priori epsilon = e^{-2C} / (largest in-degree), "
                 "C = R^2 ||W_Q W_K^T||_2 / sqrt(d), R the largest row norm of X_0: the largest, over windows of r layers "
                 "and columns, of the log-decay it guarantees over the log-decay achieved (<= 1: it holds)", NULL, apriori_checked},
     [AR_MASKDYN_OUT_APRIORI_RATE] = {"apriori_rate", "the per-layer collapse rate that bound guarantees, -ln(1 - epsilon^r) / r", NULL,
-     apriori_checked},
+     apriori_checked, .range = ar_range_nonnegative /* epsilon in (0, 1] */},
     [AR_MASKDYN_OUT_RATE_RATIO] = {"rate_ratio", "rate fitted on the second half of the decay window (layers with mu_rel >= 1e-10) over the "
                    "rate on the whole window: 1 for exponential decay, near 0 for a plateau, 0 without decay "
-                   "(NaN if the floor is reached within 6 layers)"},
+                   "(NaN if the floor is reached within 6 layers)" /* no range: late / overall grows without
+                   bound as the whole window's rate nears 0 */},
 };
 
 const ar_sim ar_sim_mask_dynamics = {
