@@ -107,47 +107,48 @@ static int give_name(int fd, char *name, size_t name_len, char *why, size_t len)
     return -1;
 }
 
-/* Copies from's bytes into to (both at offset 0): the number copied, or -1 with why.
- * copy_file_range copies inside the kernel (or shares extents on a file system that
- * can); where it cannot (between file systems, or not at all), read and write. */
-static off_t copy_bytes(int from, int to, char *why, size_t len)
+/* Copies the first size bytes of from into the empty file to, leaving from's holes holes
+ * (a shard is mostly holes: its copy takes its own points' share of the disk, as it
+ * does): 0, 1 where from ends before size (it shrank), or -1 with why. copy_file_range
+ * copies inside the kernel (or shares extents where the file system can); where it
+ * cannot (between file systems, or not at all), pread and pwrite. */
+static int copy_bytes(int from, int to, off_t size, char *why, size_t len)
 {
-    off_t copied = 0;
-    for (;;) {
-        ssize_t n = copy_file_range(from, NULL, to, NULL, (size_t)1 << 30, 0);
-        if (n == 0)
-            return copied;
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            break;
-        copied += n;
-    }
-    if (errno == EXDEV || errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP) {
-        char buffer[1 << 16];
-        for (;;) {
-            ssize_t n = read(from, buffer, sizeof buffer);
-            if (n < 0 && errno == EINTR)
-                continue;
-            if (n <= 0) {
-                if (n == 0)
-                    return copied;
-                break;
+    char buffer[1 << 16];
+    for (off_t at = 0; at < size;) {
+        off_t data = lseek(from, at, SEEK_DATA);
+        if (data < 0 && errno == ENXIO)
+            break; /* a hole to the end */
+        if (data < 0)
+            data = at; /* no SEEK_DATA here: all of it is data */
+        off_t hole = data < size ? lseek(from, data, SEEK_HOLE) : size;
+        if (hole < 0 || hole > size)
+            hole = size;
+        for (off_t in = data, out = data; in < hole;) {
+            ssize_t n = copy_file_range(from, &in, to, &out, (size_t)(hole - in), 0);
+            if (n < 0 && (errno == EXDEV || errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP)) {
+                n = pread(from, buffer, (size_t)(hole - in) < sizeof buffer ? (size_t)(hole - in) : sizeof buffer, in);
+                for (ssize_t done = 0, w; n > 0 && done < n; done += w)
+                    if ((w = pwrite(to, buffer + done, (size_t)(n - done), out + done)) <= 0)
+                        goto failed;
+                if (n > 0)
+                    in += n, out += n;
             }
-            for (ssize_t at = 0; at < n;) {
-                ssize_t w = write(to, buffer + at, (size_t)(n - at));
-                if (w < 0 && errno == EINTR)
-                    continue;
-                if (w <= 0)
-                    goto failed;
-                at += w;
-            }
-            copied += n;
+            if (n == 0)
+                return 1;
+            if (n < 0 && errno != EINTR)
+                goto failed;
         }
+        at = hole;
     }
+    if (ftruncate(to, size) == 0)
+        return 0;
 failed:
-    snprintf(why, len, "its private copy to read cannot be written (%s, in %s: set TMPDIR to a folder with room)",
-             strerror(errno ? errno : EIO), temporary_folder());
+    if (errno == EFBIG) /* SIGXFSZ is ignored meanwhile (ar_snapshot_regular) */
+        snprintf(why, len, "its private copy is over the file-size limit (ulimit -f)");
+    else
+        snprintf(why, len, "its private copy to read cannot be written (%s, in %s: set TMPDIR to a folder with "
+                 "room)", strerror(errno ? errno : EIO), temporary_folder());
     return -1;
 }
 
@@ -168,21 +169,24 @@ int ar_snapshot_regular(const char *path, char *name, size_t name_len, char *why
     if (open_failed)
         *open_failed = 0;
     int to = private_file(name, name_len, why, len), kept = 0;
+    /* a copy over ulimit -f fails with EFBIG, said in words, rather than killing the reader */
+    struct sigaction ignore = {.sa_handler = SIG_IGN}, old;
+    sigaction(SIGXFSZ, &ignore, &old);
     for (int attempt = 0; to >= 0 && !kept && attempt < TRIES; ++attempt) {
         struct stat before, after;
-        if (fstat(from, &before) != 0 || lseek(from, 0, SEEK_SET) != 0 || ftruncate(to, 0) != 0 ||
-            lseek(to, 0, SEEK_SET) != 0) {
+        if (fstat(from, &before) != 0 || ftruncate(to, 0) != 0) {
             snprintf(why, len, "%s", strerror(errno));
             break;
         }
-        off_t copied = copy_bytes(from, to, why, len);
+        int copied = copy_bytes(from, to, before.st_size, why, len);
         if (copied < 0)
             break;
-        kept = copied == before.st_size && fstat(from, &after) == 0 && unmoved(&before, &after);
+        kept = copied == 0 && fstat(from, &after) == 0 && unmoved(&before, &after);
         if (!kept && attempt == TRIES - 1)
             snprintf(why, len, "it changed while it was read, %d times (is a program still writing it?); read it "
                      "again when it is finished", TRIES);
     }
+    sigaction(SIGXFSZ, &old, NULL);
     close(from);
     if (kept && lseek(to, 0, SEEK_SET) == 0 && (name[0] || give_name(to, name, name_len, why, len) == 0))
         return to;

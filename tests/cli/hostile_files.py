@@ -989,6 +989,24 @@ def case_attack_swapped_while_read(tmp):
         check("FORGED" not in page, "the report draws the forged file it did not check")
 
 
+def case_private_copy(tmp):
+    """The private copy every reader reads (ar_snapshot_regular) lives in $TMPDIR and is
+    gone when the command is: nothing is left there by info, judge, merge or report; where
+    it cannot be made (TMPDIR missing) the reader says so in one line naming the file and
+    TMPDIR, exit 2."""
+    _, good = tiny(tmp, "good.h5")
+    private = f"{tmp}/private"
+    os.mkdir(private)
+    env = {"TMPDIR": private}
+    run(["info", good], env=env)
+    run(["judge", good], env=env)
+    run(["merge", "-o", f"{tmp}/m.h5", *shards(tmp, 2)], env=env)
+    run(["report", good, "-o", f"{tmp}/rep"], expect=0, env=env)
+    check(os.listdir(private) == [], f"copies left in TMPDIR: {os.listdir(private)}")
+    proc = run(["info", good], expect=2, env={"TMPDIR": f"{tmp}/missing"})
+    one_line_error(proc, "good.h5", "private copy", "TMPDIR")
+
+
 def case_verdict_word_unknown(tmp):
     """A third hostile review: a /verdicts row with a word attnrank does not know
     (fit_undecided = "x", verdict MAYBE, ...) made info say "out of memory" (no file),
