@@ -7,7 +7,6 @@
 #include "attnrank/judge.h"
 #include "attnrank/output.h"
 #include "attnrank/plan.h"
-#include "attnrank/regular_file.h"
 #include "attnrank/spec.h"
 #include "attnrank/store.h" /* the result's attributes, descriptor, theory claims; attack files */
 
