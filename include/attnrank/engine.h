@@ -151,12 +151,14 @@ int ar_attack_judge(const ar_spec *spec, const ar_attack *a, const ar_attack_rec
 /* An attack file as judge, info and report show it (sim/08-engine/attack_file.c): read with
  * every row and counter checked (ar_store_read_attacks), whole, and each verdict
  * re-derived from the stored confirmations and equal to the stored one. What is shown
- * and drawn of an attack file is only ever this. */
+ * and drawn of an attack file is only ever this, and the private copy it was read from
+ * (the figure scripts read that). */
 typedef struct ar_attack_file {
     ar_spec spec;
     ar_attack_record *records;
     ar_judgement *judgements;
     long *deciding;              /* each attack's deciding confirmation row, -1 for none */
+    int copy;                    /* the descriptor of the copy read (ar_snapshot_regular), 0 for none */
 } ar_attack_file;
 /* AR_OK, or AR_ERR_INPUT (damaged, incomplete) or AR_ERR_IO (memory) with err; f is
  * freed by ar_attack_file_free either way. */

@@ -13,4 +13,17 @@
  * holds its reason), 0 if the file is of the wrong kind. */
 int ar_open_regular(const char *path, int flags, char *why, size_t len, int *open_failed);
 
+/* What a reader checks and shows is a private copy of path, never path itself: path is
+ * opened once (ar_open_regular), its bytes are copied into a file of this process's, 0600
+ * in $TMPDIR (default /tmp), made with no name (O_TMPFILE), and the copy is kept only if
+ * the file did not move meanwhile (size, mtime and ctime; tried again twice). A file
+ * renamed over path or rewritten in place afterwards changes nothing the reader checks,
+ * shows or hands on (the figure scripts get the copy's descriptor). The copy's
+ * descriptor (read-write, close-on-exec, at offset 0), and in name (name_len bytes) the
+ * name the copy has been given for a library that opens files by name (HDF5): the caller
+ * unlinks it as soon as that library has it open, so the copy goes with its last
+ * descriptor. -1 with why and *open_failed as ar_open_regular's (*open_failed 0 for a
+ * copy that could not be made), name empty. */
+int ar_snapshot_regular(const char *path, char *name, size_t name_len, char *why, size_t len, int *open_failed);
+
 #endif

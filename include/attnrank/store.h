@@ -102,18 +102,27 @@ int ar_store_is_attnrank_file(const char *path);
  * (the attacks it holds: all in a finished file, the first few in a FILE.partial), each
  * one's record and stored verdict, every table checked first. 0, or -1 with err; the
  * caller frees spec (ar_spec_free) and each record's tables and the arrays. */
+/* The file is read from a private copy (ar_snapshot_regular); with copy not NULL, *copy is
+ * that copy's descriptor (at least 3, close-on-exec; the caller closes it), for whatever
+ * else shows the file (the figure scripts), else 0. */
 int ar_store_read_attacks(const char *path, ar_spec *spec, ar_attack_record **records, ar_verdict **verdicts,
-                          int *done, char *err);
+                          int *done, int *copy, char *err);
 
-/* Open an existing result file. The spec is rebuilt from the file's canonical spec. */
-ar_store *ar_store_open(const char *path, int writable, char *err);
+/* How ar_store_open opens a file: to read (a private copy, ar_snapshot_regular: what
+ * is checked is what is read and shown, whatever happens to the file meanwhile), to
+ * write it, or to read it in place (a writer's look at its own partial, under its lock,
+ * before it opens it to write: nothing of it is shown). */
+enum { AR_STORE_READ = 0, AR_STORE_WRITE = 1, AR_STORE_READ_IN_PLACE = 2 };
+/* Open an existing result file (access: AR_STORE_*). The spec is rebuilt from the file's
+ * canonical spec. */
+ar_store *ar_store_open(const char *path, int access, char *err);
 /* The file this process has just created (a run's new partial): its layout checked, its
  * structure not walked again (it is the one ar_store_create wrote). */
 ar_store *ar_store_open_created(const char *path, char *err);
 const ar_spec *ar_store_spec(const ar_store *store);
 const char *ar_store_path(const ar_store *store); /* as it was opened or created */
-/* The descriptor the store reads the file through (the file it checked, whatever its
- * name now names), or -1; the store's own: never closed by the caller. */
+/* The descriptor the store reads the file through (the private copy it checked, for a
+ * store opened to read), or -1; the store's own: never closed by the caller. */
 int ar_store_descriptor(const ar_store *store);
 /* Control characters (a newline, an escape) in a message that quotes a file's own text
  * replaced by spaces: refusals are one line. */

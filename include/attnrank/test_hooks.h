@@ -19,6 +19,7 @@ typedef enum {
     AR_HOOK_BLAS_CHILD,      /* make the check's child crash, hang or lie, */
     AR_HOOK_BLAS_TIMEOUT,    /* shorten its timeout (seconds), */
     AR_HOOK_BLAS_TRACE,      /* trace on stderr */
+    AR_HOOK_STOP_AT_OPEN,    /* PATH: SIGSTOP once PATH is open for reading, before it is read (regular_file.c) */
     AR_N_HOOKS
 } ar_hook;
 

@@ -1,12 +1,18 @@
-/* regular_file: open a file only if it is a regular one, never blocking on a FIFO. */
-#define _POSIX_C_SOURCE 200809L
+/* regular_file: open a file only if it is a regular one, never blocking on a FIFO; the
+ * private copy a reader reads instead of the file. */
+#define _GNU_SOURCE
 #include "attnrank/regular_file.h"
+
+#include "attnrank/test_hooks.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char *kind_of(mode_t mode)
@@ -46,10 +52,148 @@ int ar_open_regular(const char *path, int flags, char *why, size_t len, int *ope
     } else if ((flags_now = fcntl(fd, F_GETFL)) < 0 || fcntl(fd, F_SETFL, flags_now & ~O_NONBLOCK) < 0) {
         snprintf(why, len, "%s", strerror(errno));
     } else {
+        /* the test build stops here, PATH open and unread, for a test to swap or rewrite it */
+        const char *stop_at = ar_test_hook(AR_HOOK_STOP_AT_OPEN);
+        if (stop_at && strcmp(stop_at, path) == 0)
+            raise(SIGSTOP);
         return fd;
     }
     close(fd);
     if (open_failed)
         *open_failed = 0;
+    return -1;
+}
+
+static const char *temporary_folder(void)
+{
+    const char *dir = getenv("TMPDIR");
+    return dir && dir[0] ? dir : "/tmp";
+}
+
+/* A file only this process holds, in $TMPDIR (default /tmp): with no name (O_TMPFILE),
+ * or, where the file system cannot make one, 0600 under a name of its own (name). */
+static int private_file(char *name, size_t name_len, char *why, size_t len)
+{
+    name[0] = '\0';
+    int fd = open(temporary_folder(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd < 0 && (size_t)snprintf(name, name_len, "%s/attnrank-copy-XXXXXX", temporary_folder()) < name_len)
+        fd = mkostemp(name, O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(why, len, "no private copy can be made to read it in %s (%s): set TMPDIR to a folder of yours",
+                 temporary_folder(), strerror(errno));
+        name[0] = '\0';
+    }
+    return fd;
+}
+
+/* The name HDF5 opens the copy by (it resolves a /proc/self/fd link to the file's name,
+ * which a file without one lacks): fd linked into $TMPDIR under a name no file has. */
+static int give_name(int fd, char *name, size_t name_len, char *why, size_t len)
+{
+    char by_fd[64];
+    snprintf(by_fd, sizeof by_fd, "/proc/self/fd/%d", fd);
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    for (unsigned tries = 0; tries < 100; ++tries) {
+        snprintf(name, name_len, "%s/attnrank-copy-%ld-%lx.h5", temporary_folder(), (long)getpid(),
+                 (unsigned long)now.tv_nsec + tries * 7919u);
+        if (linkat(AT_FDCWD, by_fd, AT_FDCWD, name, AT_SYMLINK_FOLLOW) == 0)
+            return 0;
+        if (errno != EEXIST)
+            break;
+    }
+    snprintf(why, len, "its private copy cannot be named in %s (%s)", temporary_folder(), strerror(errno));
+    name[0] = '\0';
+    return -1;
+}
+
+/* Copies the first size bytes of from into the empty file to, leaving from's holes holes
+ * (a shard is mostly holes: its copy takes its own points' share of the disk, as it
+ * does): 0, 1 where from ends before size (it shrank), or -1 with why. copy_file_range
+ * copies inside the kernel (or shares extents where the file system can); where it
+ * cannot (between file systems, or not at all), pread and pwrite. */
+static int copy_bytes(int from, int to, off_t size, char *why, size_t len)
+{
+    char buffer[1 << 16];
+    for (off_t at = 0; at < size;) {
+        off_t data = lseek(from, at, SEEK_DATA);
+        if (data < 0 && errno == ENXIO)
+            break; /* a hole to the end */
+        if (data < 0)
+            data = at; /* no SEEK_DATA here: all of it is data */
+        off_t hole = data < size ? lseek(from, data, SEEK_HOLE) : size;
+        if (hole < 0 || hole > size)
+            hole = size;
+        for (off_t in = data, out = data; in < hole;) {
+            ssize_t n = copy_file_range(from, &in, to, &out, (size_t)(hole - in), 0);
+            if (n < 0 && (errno == EXDEV || errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP)) {
+                n = pread(from, buffer, (size_t)(hole - in) < sizeof buffer ? (size_t)(hole - in) : sizeof buffer, in);
+                for (ssize_t done = 0, w; n > 0 && done < n; done += w)
+                    if ((w = pwrite(to, buffer + done, (size_t)(n - done), out + done)) <= 0)
+                        goto failed;
+                if (n > 0)
+                    in += n, out += n;
+            }
+            if (n == 0)
+                return 1;
+            if (n < 0 && errno != EINTR)
+                goto failed;
+        }
+        at = hole;
+    }
+    if (ftruncate(to, size) == 0)
+        return 0;
+failed:
+    if (errno == EFBIG) /* SIGXFSZ is ignored meanwhile (ar_snapshot_regular) */
+        snprintf(why, len, "its private copy is over the file-size limit (ulimit -f)");
+    else
+        snprintf(why, len, "its private copy to read cannot be written (%s, in %s: set TMPDIR to a folder with "
+                 "room)", strerror(errno ? errno : EIO), temporary_folder());
+    return -1;
+}
+
+static int unmoved(const struct stat *a, const struct stat *b)
+{
+    return a->st_size == b->st_size && a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
+           a->st_mtim.tv_nsec == b->st_mtim.tv_nsec && a->st_ctim.tv_sec == b->st_ctim.tv_sec &&
+           a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
+int ar_snapshot_regular(const char *path, char *name, size_t name_len, char *why, size_t len, int *open_failed)
+{
+    enum { TRIES = 3 }; /* a run commits about once a second: a copy rarely meets two commits */
+    name[0] = '\0';
+    int from = ar_open_regular(path, O_RDONLY, why, len, open_failed);
+    if (from < 0)
+        return -1;
+    if (open_failed)
+        *open_failed = 0;
+    int to = private_file(name, name_len, why, len), kept = 0;
+    /* a copy over ulimit -f fails with EFBIG, said in words, rather than killing the reader */
+    struct sigaction ignore = {.sa_handler = SIG_IGN}, old;
+    sigaction(SIGXFSZ, &ignore, &old);
+    for (int attempt = 0; to >= 0 && !kept && attempt < TRIES; ++attempt) {
+        struct stat before, after;
+        if (fstat(from, &before) != 0 || ftruncate(to, 0) != 0) {
+            snprintf(why, len, "%s", strerror(errno));
+            break;
+        }
+        int copied = copy_bytes(from, to, before.st_size, why, len);
+        if (copied < 0)
+            break;
+        kept = copied == 0 && fstat(from, &after) == 0 && unmoved(&before, &after);
+        if (!kept && attempt == TRIES - 1)
+            snprintf(why, len, "it changed while it was read, %d times (is a program still writing it?); read it "
+                     "again when it is finished", TRIES);
+    }
+    sigaction(SIGXFSZ, &old, NULL);
+    close(from);
+    if (kept && lseek(to, 0, SEEK_SET) == 0 && (name[0] || give_name(to, name, name_len, why, len) == 0))
+        return to;
+    if (name[0])
+        unlink(name);
+    name[0] = '\0';
+    if (to >= 0)
+        close(to);
     return -1;
 }

@@ -12,6 +12,7 @@ static const char *const hook_names[AR_N_HOOKS] = {
     [AR_HOOK_BLAS_CHILD] = "ATTNRANK_TEST_BLAS_CHILD",
     [AR_HOOK_BLAS_TIMEOUT] = "ATTNRANK_TEST_BLAS_TIMEOUT",
     [AR_HOOK_BLAS_TRACE] = "ATTNRANK_TEST_BLAS_TRACE",
+    [AR_HOOK_STOP_AT_OPEN] = "ATTNRANK_TEST_STOP_AT_OPEN",
 };
 
 const char *ar_test_hook(ar_hook hook)

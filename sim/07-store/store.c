@@ -14,7 +14,7 @@
  * not for a file this process made, whose structure is its own: the walk costs a
  * 150-experiment run a second of CPU). */
 enum { CHECK_LAYOUT = 1, CHECK_STRUCTURE = 2 };
-static ar_store *open_store(const char *path, int writable, int check, char *err);
+static ar_store *open_store(const char *path, int access, int check, char *err);
 
 hid_t store_create_file(const char *path)
 {
@@ -46,17 +46,17 @@ ar_store *ar_store_create(const char *path, const ar_spec *spec, const char *com
     }
     H5Fclose(file);
     /* Reopen: the spec is rebuilt from the file, so create and resume share one path. */
-    return open_store(path, 1, 0, err);
+    return open_store(path, AR_STORE_WRITE, 0, err);
 }
 
-ar_store *ar_store_open(const char *path, int writable, char *err)
+ar_store *ar_store_open(const char *path, int access, char *err)
 {
-    return open_store(path, writable, CHECK_LAYOUT | CHECK_STRUCTURE, err);
+    return open_store(path, access, CHECK_LAYOUT | CHECK_STRUCTURE, err);
 }
 
 ar_store *ar_store_open_created(const char *path, char *err)
 {
-    return open_store(path, 1, CHECK_LAYOUT, err);
+    return open_store(path, AR_STORE_WRITE, CHECK_LAYOUT, err);
 }
 
 /* check: the whole layout (check_layout); not for the file ar_store_create has just
@@ -78,9 +78,9 @@ static int check_shard_points(ar_store *s, char *err)
     return 0;
 }
 
-static ar_store *open_store(const char *path, int writable, int check, char *err)
+static ar_store *open_store(const char *path, int access, int check, char *err)
 {
-    hid_t file = store_open_file(path, writable, (check & CHECK_STRUCTURE) != 0, err);
+    hid_t file = store_open_file(path, access, (check & CHECK_STRUCTURE) != 0, err);
     if (file < 0)
         return NULL;
     ar_store *s = calloc(1, sizeof *s);
@@ -166,10 +166,15 @@ const char *ar_store_path(const ar_store *store)
     return store->path;
 }
 
-int ar_store_descriptor(const ar_store *store)
+int store_file_descriptor(hid_t file)
 {
     void *handle = NULL;
-    return H5Fget_vfd_handle(store->file, H5P_DEFAULT, &handle) >= 0 && handle ? *(int *)handle : -1;
+    return H5Fget_vfd_handle(file, H5P_DEFAULT, &handle) >= 0 && handle ? *(int *)handle : -1;
+}
+
+int ar_store_descriptor(const ar_store *store)
+{
+    return store_file_descriptor(store->file);
 }
 
 int ar_store_check_streams(ar_store *store, const char *path, const char *what, char *err)

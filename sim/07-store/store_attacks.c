@@ -10,6 +10,8 @@
 #define _GNU_SOURCE
 #include "store_parts.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -130,7 +132,9 @@ int ar_store_write_attacks(const char *path, const ar_spec *spec, const char *co
 int ar_store_is_attack_file(const char *path)
 {
     char err[AR_ERR_LEN];
-    hid_t file = store_open_file(path, 0, 1, err); /* a file it refuses is refused again by its reader */
+    /* only what kind it is, to choose its reader, which reads a copy of its own and checks
+     * that: in place. A file it refuses is refused again by its reader. */
+    hid_t file = store_open_file(path, AR_STORE_READ_IN_PLACE, 1, err);
     if (file < 0)
         return 0;
     char *kind = NULL;
@@ -143,14 +147,11 @@ int ar_store_is_attack_file(const char *path)
 int ar_store_is_attnrank_file(const char *path)
 {
     /* only whose it is: a damaged file of ours (external storage, a lying shape) is its
-     * reader's to refuse, so HDF5 is opened here without store_open_file's checks */
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    if (H5Fis_hdf5(path) <= 0)
-        return 0;
-    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    H5Pset_file_locking(fapl, 0, 1);
-    hid_t file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
-    H5Pclose(fapl);
+     * reader's to refuse, so its structure is not walked here; opened, as every file, only
+     * if it is a regular one and through that descriptor (a name swapped for a FIFO
+     * meanwhile is never waited on) */
+    char err[AR_ERR_LEN];
+    hid_t file = store_open_file(path, AR_STORE_READ_IN_PLACE, 0, err);
     if (file < 0)
         return 0;
     int is = H5Aexists(file, "attnrank_version") > 0;
@@ -527,12 +528,14 @@ static int record_wrong(const char *path, const ar_spec *spec, const ar_attack *
 }
 
 int ar_store_read_attacks(const char *path, ar_spec *spec, ar_attack_record **records, ar_verdict **verdicts,
-                          int *done, char *err)
+                          int *done, int *copy, char *err)
 {
     *records = NULL;
     *verdicts = NULL;
+    if (copy)
+        *copy = 0;
     memset(spec, 0, sizeof *spec);
-    hid_t file = store_open_file(path, 0, 1, err);
+    hid_t file = store_open_file(path, AR_STORE_READ, 1, err);
     if (file < 0)
         return -1;
     char *canonical = NULL, spec_err[AR_ERR_LEN];
@@ -621,6 +624,10 @@ int ar_store_read_attacks(const char *path, ar_spec *spec, ar_attack_record **re
         free(verdict);
         H5Gclose(g);
     }
+    /* the copy just checked, kept for what shows it next (at 3 or above: 0 says none) */
+    int held = store_file_descriptor(file);
+    if (status == 0 && copy && held >= 0 && (*copy = fcntl(held, F_DUPFD_CLOEXEC, 3)) < 0)
+        *copy = 0, status = store_fail(err, path, "cannot keep its copy open: %s", strerror(errno));
     H5Fclose(file);
     return status;
 }

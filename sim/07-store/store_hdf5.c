@@ -270,16 +270,21 @@ static herr_t check_link(hid_t group, const char *name, const H5L_info_t *info, 
  * kind of file, so nothing outside the file is read, written or waited on. HDF5 opens
  * the file through the descriptor checked to be a regular one (/proc/self/fd/N), never
  * by its name again: a name swapped for a FIFO between the check and HDF5's open would
- * hang it. */
-hid_t store_open_file(const char *path, int writable, int check_structure, char *err)
+ * hang it. To read (AR_STORE_READ) that descriptor is a private copy's
+ * (ar_snapshot_regular): the bytes checked are the bytes read, and those the figure
+ * scripts get (ar_store_descriptor), though the file be renamed over or rewritten in
+ * place meanwhile. */
+hid_t store_open_file(const char *path, int access, int check_structure, char *err)
 {
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    char why[160];
-    int open_failed = 0;
+    char why[256], copy[PATH_MAX];
+    int open_failed = 0, writable = access == AR_STORE_WRITE;
     /* also says why a file cannot be opened at all, where H5Fis_hdf5 would only say "no",
      * lest a good shard unreadable for a moment (permissions, too many open files) look
      * damaged */
-    int fd = ar_open_regular(path, writable ? O_RDWR : O_RDONLY, why, sizeof why, &open_failed);
+    int fd = access == AR_STORE_READ
+                 ? ar_snapshot_regular(path, copy, sizeof copy, why, sizeof why, &open_failed)
+                 : ar_open_regular(path, writable ? O_RDWR : O_RDONLY, why, sizeof why, &open_failed);
     if (fd < 0) {
         if (open_failed && errno == ENOENT)
             store_fail(err, path, "no such file");
@@ -290,11 +295,14 @@ hid_t store_open_file(const char *path, int writable, int check_structure, char 
     char by_fd[64];
     snprintf(by_fd, sizeof by_fd, "/proc/self/fd/%d", fd);
     struct stat checked = {.st_size = -1}, through;
-    const char *name = fstat(fd, &checked) == 0 && stat(by_fd, &through) == 0 && through.st_ino == checked.st_ino &&
+    const char *name = access == AR_STORE_READ ? copy /* the copy's own name, for this open only */
+                       : fstat(fd, &checked) == 0 && stat(by_fd, &through) == 0 && through.st_ino == checked.st_ino &&
                                through.st_dev == checked.st_dev
                            ? by_fd
                            : path; /* no /proc: the name, as before */
     if (H5Fis_hdf5(name) <= 0) {
+        if (access == AR_STORE_READ)
+            unlink(copy);
         close(fd);
         store_fail(err, path, "not an HDF5 file, or truncated");
         return -1;
@@ -308,6 +316,16 @@ hid_t store_open_file(const char *path, int writable, int check_structure, char 
     H5Pset_sieve_buf_size(fapl, 0);
     hid_t file = H5Fopen(name, writable ? H5F_ACC_RDWR : H5F_ACC_RDONLY, fapl);
     H5Pclose(fapl);
+    if (access == AR_STORE_READ) { /* HDF5 holds the copy now: its name goes, and HDF5 reads the copy made */
+        unlink(copy);
+        int held = file < 0 ? -1 : store_file_descriptor(file);
+        if (fstat(fd, &checked) != 0 || held < 0 || fstat(held, &through) != 0 || through.st_ino != checked.st_ino ||
+            through.st_dev != checked.st_dev) {
+            if (file >= 0)
+                H5Fclose(file);
+            file = -1;
+        }
+    }
     close(fd); /* HDF5 holds its own descriptor of the same file */
     if (file < 0) {
         store_fail(err, path, "cannot open the HDF5 file%s", writable ? " for writing" : "");

@@ -87,9 +87,12 @@ enum { ATTR_OK = 0, ATTR_ABSENT = -1, ATTR_WRONG = -2, ATTR_NO_MEMORY = -3 };
 /* ---- checked HDF5 access (store_hdf5.c) ------------------------------------------- */
 /* err = "PATH: message", one line whatever the message holds; returns -1. */
 int store_fail(char *err, const char *path, const char *fmt, ...);
-/* An existing file opened, if it is a regular file holding only hard links and datasets
+/* An existing file opened (access: AR_STORE_READ from a private copy, AR_STORE_WRITE,
+ * AR_STORE_READ_IN_PLACE), if it is a regular file holding only hard links and datasets
  * whose data are inside it; else -1 with err set. */
-hid_t store_open_file(const char *path, int writable, int check_structure, char *err);
+hid_t store_open_file(const char *path, int access, int check_structure, char *err);
+/* The descriptor HDF5 reads an open file through (its own), or -1. */
+int store_file_descriptor(hid_t file);
 
 int store_attr_string(hid_t obj, const char *name, const char *value);
 int store_attr_number(hid_t obj, const char *name, hid_t type, const void *value);

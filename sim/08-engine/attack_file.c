@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "attnrank/store.h"
 
@@ -16,7 +17,7 @@ ar_status ar_attack_file_load(const char *path, ar_attack_file *f, char *err)
     int done = 0;
     ar_status status = AR_OK;
     memset(f, 0, sizeof *f);
-    if (ar_store_read_attacks(path, &f->spec, &f->records, &stored, &done, err) != 0) {
+    if (ar_store_read_attacks(path, &f->spec, &f->records, &stored, &done, &f->copy, err) != 0) {
         status = strstr(err, "out of memory") ? AR_ERR_IO : AR_ERR_INPUT;
     } else if (done < f->spec.n_attacks) {
         snprintf(err, AR_ERR_LEN, "%.400s: incomplete: it holds %d of its spec's %d attacks (an interrupted run's; "
@@ -49,6 +50,8 @@ void ar_attack_file_free(ar_attack_file *f)
     free(f->records);
     free(f->judgements);
     free(f->deciding);
+    if (f->copy > 0)
+        close(f->copy);
     ar_spec_free(&f->spec);
     memset(f, 0, sizeof *f);
 }

@@ -90,7 +90,7 @@ static int open_shards(const char *const *paths, int n, int judging, ar_store **
     }
     for (int i = 0; i < n; ++i) {
         int index, of;
-        stores[i] = ar_store_open(paths[i], 0, err);
+        stores[i] = ar_store_open(paths[i], AR_STORE_READ, err);
         if (!stores[i] || ar_store_shard(stores[i], &index, &of, err) < 0)
             goto refused;
         if (i == 0)

@@ -42,7 +42,7 @@ static int judge_result(const char *path, int flags, ar_result *r, char *err)
 int ar_result_open(const char *path, int flags, ar_result *r, char *err)
 {
     memset(r, 0, sizeof *r);
-    if (!(r->store = ar_store_open(path, 0, err)))
+    if (!(r->store = ar_store_open(path, AR_STORE_READ, err)))
         return -1;
     r->spec = ar_store_spec(r->store);
     return judge_result(path, flags, r, err);

@@ -29,7 +29,7 @@ static void command_of(const char *line, char *word, size_t len)
 int ar_session_clear_stale_partial(const char *partial, char *err)
 {
     char why[AR_ERR_LEN], word[32] = "";
-    ar_store *store = ar_store_open(partial, 0, why);
+    ar_store *store = ar_store_open(partial, AR_STORE_READ_IN_PLACE, why); /* whose it is: nothing shown */
     char *line = store ? ar_store_attribute(store, "command_line") : NULL;
     if (line)
         command_of(line, word, sizeof word);
@@ -88,8 +88,9 @@ static ar_store *open_or_create(const ar_spec *spec, const ar_run_options *opt, 
             return NULL;
         }
         /* Read-only first: opening for writing alters the file, and a file of another
-         * spec must be left exactly as it is. */
-        ar_store *store = ar_store_open(partial, 0, err);
+         * spec must be left exactly as it is. In place: it is this run's to write (under its
+         * lock), and the open to write checks it all again. */
+        ar_store *store = ar_store_open(partial, AR_STORE_READ_IN_PLACE, err);
         if (!store)
             return NULL;
         char shard[64] = "", want[64] = "";

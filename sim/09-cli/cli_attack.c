@@ -121,7 +121,7 @@ static int resume_from(const ar_spec *spec, const char *partial, ar_attack_recor
     ar_attack_record *stored = NULL;
     ar_verdict *verdicts = NULL;
     int done = 0, status = 0;
-    if (ar_store_read_attacks(partial, &old, &stored, &verdicts, &done, err) != 0) {
+    if (ar_store_read_attacks(partial, &old, &stored, &verdicts, &done, NULL, err) != 0) {
         status = -1;
     } else if (old.hash != spec->hash) {
         snprintf(err, AR_ERR_LEN, "%.400s: made by another spec (hash %016llx, this one %016llx): --force starts over",

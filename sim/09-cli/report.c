@@ -7,7 +7,6 @@
 #include "attnrank/judge.h"
 #include "attnrank/output.h"
 #include "attnrank/plan.h"
-#include "attnrank/regular_file.h"
 #include "attnrank/spec.h"
 #include "attnrank/store.h" /* the result's attributes, descriptor, theory claims; attack files */
 
@@ -191,9 +190,10 @@ static void draw_figures(const char *result, int checked, const ar_spec *spec, c
         argv[argc++] = (char *)python, argv[argc++] = script, argv[argc++] = "--svg-only";
         if (spec) /* a result file's: its claims' texts as attnrank re-derives them */
             argv[argc++] = "--theory", argv[argc++] = theory;
-        /* The scripts read the file attnrank checked through its descriptor, given them
-         * as a descriptor of theirs (not close-on-exec there): a file renamed over RESULT
-         * since is never read; RESULT is only the name their captions show. */
+        /* The scripts read the private copy attnrank checked (ar_snapshot_regular) through
+         * its descriptor, given them as a descriptor of theirs (not close-on-exec there): a
+         * file renamed over RESULT or rewritten in place since is never read; RESULT is only
+         * the name their captions show. */
         int given = checked == 3 ? 4 : 3;
         char fd_arg[16];
         snprintf(fd_arg, sizeof fd_arg, "%d", given);
@@ -913,19 +913,6 @@ static int make_folders(const char *dir, char **building, char **figures_dir, ch
     return status;
 }
 
-/* Does path still name the file open as fd (the one just loaded and checked)? A file
- * renamed over it during the load is refused rather than drawn. */
-static int still_the_file(const char *path, int fd, char *err)
-{
-    struct stat named, held;
-    if (fd >= 0 && fstat(fd, &held) == 0 && stat(path, &named) == 0 && named.st_dev == held.st_dev &&
-        named.st_ino == held.st_ino)
-        return 0;
-    snprintf(err, AR_ERR_LEN, "%s: replaced while it was read (another file renamed over it?): report it again",
-             path);
-    return -1;
-}
-
 static void say_interrupted(const char *dir, char *err)
 {
     snprintf(err, AR_ERR_LEN, "%s: interrupted by %s; no report written", dir, ar_stop_signal_name());
@@ -942,22 +929,19 @@ ar_status ar_report_write(const char *result, const char *dir_given, const char 
     ar_result opened = {0}, *r = &opened; /* shown: its data judged again, each stored row that differs marked */
     ar_output_lock *lock = NULL;
     int attacks = ar_store_is_attack_file(result);
+    /* An attack file read, checked and re-derived before any folder is made, from a private
+     * copy: its figure scripts read that copy (af.copy), whatever FILE names or holds now. */
     ar_attack_file af = {0};
-    ar_status loaded = AR_ERR_INPUT; /* an attack file read, checked and re-derived before any folder is made */
-    /* An attack file's descriptor, opened before it is loaded: its figure scripts read
-     * that, once the name is seen to name it still after the load (still_the_file). */
-    char why[160];
-    int checked = attacks ? ar_open_regular(result, O_RDONLY, why, sizeof why, NULL) : -1;
+    ar_status loaded = AR_ERR_INPUT;
     if (!dir)
         snprintf(err, AR_ERR_LEN, "%s: out of memory", dir_given);
     else if (ar_output_check_name(dir, ".partial", err) == 0 && attacks &&
-             (loaded = ar_attack_file_load(result, &af, err)) == AR_OK && still_the_file(result, checked, err) == 0 &&
-             (lock = ar_output_lock_take(dir, err)) && replaceable(dir, err) == 0) {
+             (loaded = ar_attack_file_load(result, &af, err)) == AR_OK && (lock = ar_output_lock_take(dir, err)) && replaceable(dir, err) == 0) {
         status = AR_ERR_IO;
         int made = make_folders(dir, &building, &figures_dir, &page, err);
         if (made == 0 && write_attack_rows(&af, figures_dir, err) == 0) {
             err[0] = '\0';
-            draw_figures(result, checked, NULL, figures_dir, plots, note, note_len);
+            draw_figures(result, af.copy, NULL, figures_dir, plots, note, note_len);
             if (!ar_stop_signal && write_attack_page(result, &af, figures_dir, page, note, err) == 0 &&
                 !ar_stop_signal && put_in_place(building, dir, err) == 0)
                 status = AR_OK;
@@ -1005,8 +989,6 @@ ar_status ar_report_write(const char *result, const char *dir_given, const char 
     if (attacks)
         ar_attack_file_free(&af);
     ar_output_lock_release(lock);
-    if (checked >= 0)
-        close(checked);
     ar_result_close(r);
     free(dir), free(building), free(figures_dir), free(page);
     return status;

@@ -3,11 +3,14 @@
 
 usage: hostile_files.py ATTNRANK CASE     (meson registers one test per case)
 """
+import inspect
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import time
 
 import h5py
 import numpy as np
@@ -958,6 +961,137 @@ def case_figures_read_checked_file(tmp):
     page = open(f"{tmp}/rep-attack/report.html").read()
     check("<svg" in page and ":/e," not in page, f"the attack file's figures are drawn, not the file swapped in: "
           f"{proc.stderr}")
+
+
+def forge_in_place(path, kind):
+    """path rewritten in place (the same inode), as h5py r+ with locking=False does it
+    while attnrank reads: a result file's means, trial count and simulator name, or an
+    attack file's evaluations (each objective 7777, each searched dimension renamed
+    FORGED_..., which the attack figure's axes name). Every mark it leaves in a figure's
+    text says FORGED or 123456."""
+    with h5py.File(path, "r+", locking=False) as f:
+        if kind == "result":
+            for name in ("mean", "ci_lo", "ci_hi", "min", "max"):
+                f[f"e/argmax_rank/{name}"][...] = 7.0
+            f["e"].attrs["trials"] = 123456
+            f["e"].attrs["simulator"] = "FORGED_SIMULATOR"
+        else:
+            for g in f["attacks"].values():
+                ev = g["evaluations"]
+                names = common_columns(ev)
+                rows = ev[()]
+                rows[:, names.index("objective")] = 7777.0
+                ev[...] = rows
+                dims = names[11:]
+                for table in (ev, g["confirmations"]):
+                    table.attrs["columns"] = ",".join("FORGED_" + n if n in dims else n for n in common_columns(table))
+
+
+def common_columns(dataset):
+    value = dataset.attrs["columns"]
+    return (value.decode() if isinstance(value, bytes) else str(value)).split(",")
+
+
+def case_figures_read_rewritten_file(tmp):
+    """A fourth hostile review (I/J): a result or attack file rewritten in place (h5py r+,
+    locking=False) once report had checked it was drawn as rewritten: the figure scripts
+    had the checked descriptor, but it was the live file's (the same inode passed every
+    check). report now checks, shows and hands the scripts a private copy made when it
+    read the file (ar_snapshot_regular): the figures draw the values it checked."""
+    import attacks
+    _, good = tiny(tmp, "good.h5")
+    _, attack_file = attacks.attack(tmp, attacks.PLANTED)
+    real = os.path.abspath(PLOTS)
+    for kind, source in (("result", good), ("attack", attack_file)):
+        target = f"{tmp}/{kind}-F.h5"
+        shutil.copy(source, target)
+        inode = os.stat(target).st_ino
+        rewriting = f"{tmp}/rewriting-{kind}"
+        os.mkdir(rewriting)
+        write(f"{rewriting}/plot_all.py",  # the rewrite, once attnrank has checked the file and started its scripts
+              f"import os, runpy, sys\nimport h5py\n{inspect.getsource(common_columns)}\n"
+              f"{inspect.getsource(forge_in_place)}\nforge_in_place({target!r}, {kind!r})\nsys.path.insert(0, {real!r})\n"
+              f"sys.argv[0] = {real + '/plot_all.py'!r}\nrunpy.run_path(sys.argv[0], run_name='__main__')\n")
+        rep = f"{tmp}/rep-{kind}"
+        proc = run(["report", target, "-o", rep], expect=0, env={"ATTNRANK_PLOTS": rewriting})
+        check(os.stat(target).st_ino == inode, f"{kind}: the file was rewritten in place")
+        with h5py.File(target, "r") as f:
+            check(("FORGED_SIMULATOR" in str(f["e"].attrs["simulator"])) if kind == "result"
+                  else any("FORGED_" in str(g["evaluations"].attrs["columns"]) for g in f["attacks"].values()),
+                  f"{kind}: the rewrite happened")
+        page = open(f"{rep}/report.html").read()
+        check("<svg" in page, f"{kind}: the figures are drawn: {proc.stderr}")
+        check("FORGED" not in page and "123456" not in page,
+              f"{kind}: the figures draw the file as rewritten after the check, not as checked")
+
+
+def case_attack_swapped_while_read(tmp):
+    """A fourth hostile review (K): an attack file swapped with a forged one (renameat2
+    RENAME_EXCHANGE in a loop) while report read it drew the forged evaluations in 3-4
+    reports of 40: report opened a descriptor for its scripts, then the loader opened the
+    name again. Made deterministic with the test build's hook ATTNRANK_TEST_STOP_AT_OPEN:
+    attnrank stops each time it has the file open, unread, and the names are exchanged
+    then (the worst moment for each open). What is drawn is what was checked: the forged
+    file is refused as damaged (exit 2), or the honest one drawn; never the forgery."""
+    import ctypes
+    import attacks
+    exe = os.environ.get("ATTNRANK_TEST_EXE")
+    check(exe and os.path.exists(exe), "ATTNRANK_TEST_EXE names the test build")
+    _, honest = attacks.attack(tmp, attacks.PLANTED)
+    target, forged = f"{tmp}/K.h5", f"{tmp}/forged.h5"
+    shutil.copy(honest, target)
+    shutil.copy(honest, forged)
+    forge_in_place(forged, "attack")
+    libc = ctypes.CDLL(None, use_errno=True)
+    at_fdcwd, rename_exchange = -100, 2
+
+    def exchange():
+        if libc.renameat2(at_fdcwd, target.encode(), at_fdcwd, forged.encode(), rename_exchange) != 0:
+            raise OSError(ctypes.get_errno(), "renameat2")
+
+    rep = f"{tmp}/rep"
+    proc = subprocess.Popen([exe, "report", target, "-o", rep], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=dict(os.environ, ATTNRANK_TEST_STOP_AT_OPEN=target))
+    stops = 0
+    while proc.poll() is None:
+        try:
+            with open(f"/proc/{proc.pid}/stat") as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            break
+        if state == "T":  # stopped with the file open: swap the names, then go on
+            exchange()
+            stops += 1
+            os.kill(proc.pid, signal.SIGCONT)
+        time.sleep(0.005)
+    stdout, stderr = proc.communicate(timeout=300)
+    check(stops >= 2, f"the hook stopped attnrank at each open ({stops} stops): {stderr}")
+    if proc.returncode == 2:
+        one_line_error(subprocess.CompletedProcess([], 2, stdout, stderr), "K.h5", "damaged")
+        check(not os.path.exists(rep), "a refused report leaves no folder")
+    else:
+        check(proc.returncode == 0, f"report: exit {proc.returncode}: {stderr}")
+        page = open(f"{rep}/report.html").read()
+        check("<svg" in page, f"the figures are drawn: {stderr}")
+        check("FORGED" not in page, "the report draws the forged file it did not check")
+
+
+def case_private_copy(tmp):
+    """The private copy every reader reads (ar_snapshot_regular) lives in $TMPDIR and is
+    gone when the command is: nothing is left there by info, judge, merge or report; where
+    it cannot be made (TMPDIR missing) the reader says so in one line naming the file and
+    TMPDIR, exit 2."""
+    _, good = tiny(tmp, "good.h5")
+    private = f"{tmp}/private"
+    os.mkdir(private)
+    env = {"TMPDIR": private}
+    run(["info", good], env=env)
+    run(["judge", good], env=env)
+    run(["merge", "-o", f"{tmp}/m.h5", *shards(tmp, 2)], env=env)
+    run(["report", good, "-o", f"{tmp}/rep"], expect=0, env=env)
+    check(os.listdir(private) == [], f"copies left in TMPDIR: {os.listdir(private)}")
+    proc = run(["info", good], expect=2, env={"TMPDIR": f"{tmp}/missing"})
+    one_line_error(proc, "good.h5", "private copy", "TMPDIR")
 
 
 def case_verdict_word_unknown(tmp):

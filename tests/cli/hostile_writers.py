@@ -237,7 +237,9 @@ def case_merge_sigterm(tmp):
 def case_merge_file_limit(tmp):
     """ulimit -f below the merged file's size: merge and judge -o are refused before they
     write, as run is, in one line naming the limit, exit 2, nothing left (before: exit 3,
-    "disk full?", after writing up to the limit). No SIGXFSZ either way."""
+    "disk full?", after writing up to the limit). No SIGXFSZ either way. Below an input's
+    size the private copy every reader reads (ar_snapshot_regular) is refused first, in
+    one line naming the input and the limit."""
     shards = two_shards(tmp, TINY_SPEC)
     whole = f"{tmp}/whole.h5"
     run(["run", write(f"{tmp}/tiny.cfg", TINY_SPEC), "-o", whole, "-q"], expect=0)
@@ -248,7 +250,10 @@ def case_merge_file_limit(tmp):
             out = f"{tmp}/m{kib}.h5"
             proc = subprocess.run([test_cli.EXE, *args], capture_output=True, text=True, preexec_fn=file_limit(kib))
             check(proc.returncode == 2, f"{label} under ulimit -f {kib}: exit {proc.returncode}, want 2: {proc.stderr!r}")
-            one_line_error(proc, f"m{kib}.h5", "file-size limit (ulimit -f)", f"{kib} KiB")
+            if "private copy" in proc.stderr:  # below an input's size: the copy it reads is refused first
+                one_line_error(proc, "file-size limit (ulimit -f)")
+            else:
+                one_line_error(proc, f"m{kib}.h5", "file-size limit (ulimit -f)", f"{kib} KiB")
             nothing_left(out, f"{label} under ulimit -f {kib}")
     check(run(["merge", "-o", f"{tmp}/m.h5", *shards]).returncode in (0, 4), "the merge without the limit")
     check(run(["judge", whole, "--conjecture", conjecture, "-o", f"{tmp}/c.h5"]).returncode in (0, 4),
@@ -487,13 +492,22 @@ def case_lock_not_ours(tmp):
 
 
 def case_report_file_limit(tmp):
-    """ulimit -f below the page's size: one line, exit 3, no folder left (no SIGXFSZ)."""
+    """ulimit -f below the page's size: one line, exit 3, no folder left (no SIGXFSZ).
+    Below the input's size, the private copy the report reads is refused first: one line
+    naming the input and the limit, exit 2."""
     result = small_result(tmp)
     rep = f"{tmp}/rep"
+    above_input = os.path.getsize(result) // 1024 + 1
+    proc = subprocess.run([test_cli.EXE, "report", result, "-o", rep], capture_output=True, text=True,
+                          preexec_fn=file_limit(above_input))
+    check(proc.returncode == 3, f"report under ulimit -f {above_input}: exit {proc.returncode}, want 3: "
+          f"{proc.stderr!r}")
+    one_line_error(proc, "rep")
+    nothing_left(rep, "a report under a file-size limit")
     proc = subprocess.run([test_cli.EXE, "report", result, "-o", rep], capture_output=True, text=True,
                           preexec_fn=file_limit(2))
-    check(proc.returncode == 3, f"report under ulimit -f 2: exit {proc.returncode}, want 3: {proc.stderr!r}")
-    one_line_error(proc, "rep")
+    check(proc.returncode == 2, f"report under ulimit -f 2: exit {proc.returncode}, want 2: {proc.stderr!r}")
+    one_line_error(proc, "small.h5", "file-size limit (ulimit -f)")
     nothing_left(rep, "a report under a file-size limit")
 
 
