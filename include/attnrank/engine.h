@@ -63,7 +63,7 @@ ar_status ar_merge_shards(const char *output, const char *const *shards, int n_s
                           int force, const ar_spec *judged, ar_verdict_row **rows, int *n_rows, char *err);
 
 /* A result file opened for reading (sim/08-engine/result.c): what info, judge, mutants
- * and report show of one is only ever this. The store opens and checks the file; its
+ * and report show of one, and what merge takes of a shard, is only ever this. The store opens and checks the file; its
  * verdicts are re-judged from its data once (NOT RUN while it is incomplete, as
  * ar_judge_check_verdicts says) and each stored row that differs is marked. */
 typedef struct ar_result {
