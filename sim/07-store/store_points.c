@@ -1,7 +1,8 @@
 /* store_points: the points of a file and the done ledger, read: the ledger loaded, a
  * set of points selected in a dataset (for reads, merge's copies and the writer's
  * slabs, store_writer.c), the values at done points read back and checked, the
- * summaries and predictions the verdicts read. Nothing here writes a point. */
+ * summaries and predictions the verdicts read. A read writes nothing: points are
+ * written by store_writer.c, and by store_transfer_runs only for merge's copies. */
 #define _GNU_SOURCE
 #include "store_parts.h"
 
