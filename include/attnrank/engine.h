@@ -41,7 +41,7 @@ typedef struct ar_run_options {
 } ar_run_options;
 
 /* What a run, a merge or a judgement comes to; the command line maps these to exit
- * statuses (cli.c). */
+ * statuses (cli_options.c). */
 typedef enum {
     AR_OK = 0,
     AR_ERR_INPUT,       /* bad input (spec, options, a file read), or a run refused before it starts */
