@@ -6,6 +6,8 @@
 #include "attnrank/output.h"
 #include "attnrank/plan.h"
 #include "attnrank/stats.h"
+#include "attnrank/store.h"
+#include "attnrank/provenance.h"
 #include "check.h"
 #include "support.h"
 
@@ -287,9 +289,68 @@ static void failed_create_closes_everything(void)
     ar_spec_free(&spec);
 }
 
+/* A read never writes: a point written but not yet committed is refused by the reader
+ * (which once committed the writer's slab itself), and the file's ledger does not
+ * change; once the writer commits, the same read returns what was written. */
+static void a_read_never_writes(void)
+{
+    ar_spec spec;
+    load_spec("seed = 2; experiments = ( { name = \"e\"; simulator = \"hardmax_rank\"; trials = 16; n = 4;"
+              " d_h = [1, 2]; } );",
+              &spec);
+    char path[64], err[AR_ERR_LEN] = "";
+    snprintf(path, sizeof path, "/tmp/attnrank-test-read-%d.h5", (int)getpid());
+    unlink(path);
+    ar_provenance how;
+    ar_provenance_of_process(&how);
+    ar_store *store = ar_store_create(path, &spec, "test", &how, 0, err);
+    CHECK(store != NULL);
+    const ar_experiment *x = store ? &ar_store_spec(store)->experiments[0] : NULL;
+    ar_point pt;
+    if (x)
+        ar_experiment_point(x, 0, &pt);
+    int per_trial = x ? ar_trials_values_per_trial(x, 0) : 0;
+    double *values = malloc((size_t)(x ? x->trials : 0) * (size_t)per_trial * sizeof *values + 1);
+    ar_summary *sums = calloc((size_t)per_trial + 1, sizeof *sums), read[2];
+    long *hists[AR_MAX_OUTPUTS] = {0};
+    for (int o = 0; x && o < x->sim->n_outputs; ++o)
+        if (x->sim->outputs[o].hist_max)
+            hists[o] = calloc((size_t)x->sim->outputs[o].hist_max(&pt) + 1, sizeof **hists);
+    if (store && values && sums) {
+        long failed = ar_trials_point_values(ar_store_spec(store), x, 0, 1, values);
+        ar_trials_summarize_point(x, 0, values, failed, sums, hists);
+        CHECK(ar_store_write_point(store, 0, 0, sums, hists, err) == 0);
+        err[0] = '\0';
+        CHECK(ar_store_read_summaries(store, 0, 0, -1, read, err) == -1);
+        CHECK_CONTAINS(err, "not yet committed");
+        CHECK(strchr(err, '\n') == NULL);
+        /* the refused read wrote nothing: the ledger on disk still marks no point done */
+        unsigned char done[2] = {7, 7};
+        hid_t ds = H5Dopen2(H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT), "e/done", H5P_DEFAULT);
+        CHECK(ds >= 0 && H5Dread(ds, H5T_NATIVE_UCHAR, H5S_ALL, H5S_ALL, H5P_DEFAULT, done) >= 0);
+        CHECK(done[0] == 0 && done[1] == 0);
+        if (ds >= 0) {
+            hid_t file = H5Iget_file_id(ds);
+            H5Dclose(ds);
+            H5Fclose(file), H5Fclose(file);
+        }
+        CHECK(ar_store_commit(store, err) == 0);
+        CHECK(ar_store_read_summaries(store, 0, 0, -1, read, err) == 0);
+        int last = ar_output_length(&x->sim->outputs[0], &pt) - 1;
+        CHECK(read[0].count == sums[last].count && read[0].mean == sums[last].mean);
+    }
+    free(values), free(sums);
+    for (int o = 0; o < AR_MAX_OUTPUTS; ++o)
+        free(hists[o]);
+    CHECK(ar_store_close(store) == 0);
+    unlink(path);
+    ar_spec_free(&spec);
+}
+
 int main(void)
 {
     check_register_families();
+    a_read_never_writes();
     failed_create_closes_everything();
     bytes_for_people();
     omp_environment();

@@ -41,7 +41,7 @@ typedef struct ar_run_options {
 } ar_run_options;
 
 /* What a run, a merge or a judgement comes to; the command line maps these to exit
- * statuses (cli.c). */
+ * statuses (cli_options.c). */
 typedef enum {
     AR_OK = 0,
     AR_ERR_INPUT,       /* bad input (spec, options, a file read), or a run refused before it starts */
@@ -63,7 +63,7 @@ ar_status ar_merge_shards(const char *output, const char *const *shards, int n_s
                           int force, const ar_spec *judged, ar_verdict_row **rows, int *n_rows, char *err);
 
 /* A result file opened for reading (sim/08-engine/result.c): what info, judge, mutants
- * and report show of one is only ever this. The store opens and checks the file; its
+ * and report show of one, and what merge takes of a shard, is only ever this. The store opens and checks the file; its
  * verdicts are re-judged from its data once (NOT RUN while it is incomplete, as
  * ar_judge_check_verdicts says) and each stored row that differs is marked. */
 typedef struct ar_result {

@@ -137,11 +137,12 @@ long ar_store_done_count(const ar_store *store, int experiment);
  * points since the last commit. ar_store_done says 1 from this call on. */
 int ar_store_write_point(ar_store *store, int experiment, long point, const ar_summary *summaries,
                          long *const *histograms, char *err);
-/* Every point written so far into the file and its ledger, flushed. Reads, merges and
- * ar_store_close commit first. */
+/* Every point written so far into the file and its ledger, flushed. Merges, the
+ * verdicts' write and ar_store_close commit first; a reader never does. */
 int ar_store_commit(ar_store *store, char *err);
 /* Summaries of one output over the grid; for a vector output of the given element
- * (negative: from the end of each point's vector). */
+ * (negative: from the end of each point's vector). Refused (-1) while points written
+ * are not committed: a read never writes, so the writer commits before it reads. */
 int ar_store_read_summaries(ar_store *store, int experiment, int output, int element, ar_summary *out,
                             char *err);
 int ar_store_read_theory(ar_store *store, int experiment, const ar_claim *claim, double *out, char *err);

@@ -28,18 +28,6 @@ void ar_spec_shortest(double v, char *buf, size_t len)
     }
 }
 
-/* One conjecture group as text fields with their places (conjecture.h builds it).
- * `experiment` is a field only in judge's conjecture files. */
-void ar_spec_write_value(FILE *f, const ar_param *p, double v)
-{
-    if (p->type == AR_PARAM_CHOICE)
-        fprintf(f, "\"%s\"", p->choices[(int)v]);
-    else if (p->type == AR_PARAM_INT)
-        fprintf(f, "%.0f", v);
-    else
-        fprintf(f, "%.17g", v);
-}
-
 char *ar_spec_canonical_text(const ar_spec *spec)
 {
     char *text = NULL;

@@ -29,7 +29,7 @@ typedef struct {
     char *err;
 } ar_spec_context;
 
-/* spec.c: where a setting is, refusals, and what a setting holds. */
+/* spec_setting.c: where a setting is, refusals, and what a setting holds. */
 void ar_spec_where(const ar_spec_context *c, const config_setting_t *s, char *buf, size_t len);
 int ar_spec_fail(char *err, const char *at, const char *field, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -40,6 +40,9 @@ int ar_spec_is_number(const config_setting_t *s);
 int ar_spec_read_param_value(const ar_spec_context *c, const ar_param *p, const config_setting_t *s,
                              const char *at, double *out);
 double ar_spec_number(const config_setting_t *s);
+/* A parameter's value as a spec writes it: a choice by name, an integer whole, a real
+ * at full precision. */
+void ar_spec_write_value(FILE *f, const ar_param *p, double v);
 
 /* spec_override.c: --set, applied to the parsed text, each override's setting hooked. */
 int ar_spec_apply_override(config_t *cfg, const char *text, ar_spec_hooks *hooks, char *err);
@@ -53,9 +56,6 @@ int ar_spec_valid_name(const char *s);
 char *ar_spec_canonical_text(const ar_spec *spec);
 int ar_spec_recompute_canonical(ar_spec *spec);
 void ar_spec_shortest(double v, char *buf, size_t len);
-/* A parameter's value as a spec writes it: a choice by name, an integer whole, a real
- * at full precision. */
-void ar_spec_write_value(FILE *f, const ar_param *p, double v);
 
 /* spec_conjectures.c: the conjectures of a spec's experiment (its `conjectures` list). */
 int ar_spec_read_conjectures(const ar_spec_context *c, ar_experiment *exp, const config_setting_t *list);

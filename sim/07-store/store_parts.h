@@ -3,8 +3,9 @@
  * before it here: store_hdf5.c the checked access to HDF5 (every dataset opened only as
  * what the stored spec says it is), over store_record.c, a /verdicts row as HDF5 holds
  * it; store_layout.c the layout (widths, shapes, creating and checking every dataset);
- * store_points.c the points and the done ledger (slabs, commits, the values at done
- * points checked); store_verdicts.c the /verdicts table; store_provenance.c the root
+ * store_points.c the points and the done ledger read (the values at done points
+ * checked); store_writer.c the points written (slabs, commits); store_verdicts.c the
+ * /verdicts table; store_provenance.c the root
  * attributes that say how a file was made; store.c opens, creates and closes a file;
  * store_merge.c the copies a merge makes; store_attacks.c an attack's file. */
 #ifndef ATTNRANK_STORE_PARTS_H
@@ -45,7 +46,9 @@ struct ar_store {
     unsigned char **done;       /* per experiment, per point */
     experiment_layout *layout;  /* per experiment */
     unsigned *checked;          /* per experiment, a bit per output: its done values checked */
-    struct slab_writer *writer; /* a writable store's buffered point writes (store_points.c) */
+    struct slab_writer *writer; /* a writable store's buffered point writes (store_writer.c) */
+    long uncommitted;           /* points written (marked done) since the last commit: a read
+                                   is refused until the writer commits them */
 };
 
 /* What a dataset must be: every read and write opens it through store_open_checked, which
@@ -157,13 +160,15 @@ int store_record_difference(const verdict_record *stored, const verdict_record *
 /* The table of a new file: every row pending (NOT RUN). */
 int store_create_verdicts(hid_t file, const ar_spec *spec);
 
-/* ---- points and the ledger (store_points.c) ----------------------------------------- */
+/* ---- points and the ledger, read (store_points.c) ------------------------------------ */
 int store_load_done(ar_store *s, char *err);
+/* The file space of dataset ds (its first dimensions x's axes) with points first ..
+ * first + count - 1 selected; < 0 if HDF5 fails. */
+hid_t store_select_points(hid_t ds, const ar_experiment *x, long first, long count);
 int store_find_runs(const unsigned char *marks, long n_points, point_runs *r);
 void store_free_runs(point_runs *r);
 int store_transfer_runs(ar_store *s, const char *name, const dataset_shape *want, const ar_experiment *x,
                         const point_runs *r, size_t per_point, void *buf, int writing, char *err);
-void store_free_writer(ar_store *s);
 int store_check_done_values(ar_store *store, int experiment, int output, char *err);
 /* The checks a summary's numbers get wherever they are read back (a result file's done
  * points, an attack file's confirmations). Whether count c and failed f (each within
@@ -181,6 +186,9 @@ int store_statistics_wrong(const double st[N_STATS], long long c, double spacing
  * [min, max]. */
 int store_range_wrong(const double st[N_STATS], long long c, const ar_output *o, const ar_point *p, int *field,
                       char *why, size_t len);
+
+/* ---- points written (store_writer.c) ---------------------------------------------- */
+void store_free_writer(ar_store *s);
 
 /* ---- provenance (store_provenance.c) ------------------------------------------------ */
 /* A new HDF5 file at path (which must not exist), without object times; < 0 if not. */

@@ -76,11 +76,13 @@ static int output_is_input(const char *output, const char *const *paths, int n, 
     return 0;
 }
 
-/* Open every shard read-only and check they fit together: the same spec, one N, each
- * index once, every shard complete and marking done only points it owns (their values
- * are checked by ar_store_open). A file written without --shard (or with --shard
- * 0/1) is a whole run: merged alone, it is a merge of one. */
-static int open_shards(const char *const *paths, int n, int judging, ar_store **stores, char *err)
+/* Open every shard for reading (ar_result_open: opened, checked and re-judged, its rows
+ * NOT RUN as an incomplete file's until every point is in) and check they fit together:
+ * the same spec, one N, each index once, every shard complete and marking done only
+ * points it owns (their values are checked by ar_store_open). A file written without
+ * --shard (or with --shard 0/1) is a whole run: merged alone, it is a merge of one. */
+static int open_shards(const char *const *paths, int n, int judging, ar_result *results, ar_store **stores,
+                       char *err)
 {
     int count = 0;
     int *given = calloc((size_t)n, sizeof *given); /* the indices, whatever N a file claims */
@@ -90,8 +92,10 @@ static int open_shards(const char *const *paths, int n, int judging, ar_store **
     }
     for (int i = 0; i < n; ++i) {
         int index, of;
-        stores[i] = ar_store_open(paths[i], AR_STORE_READ, err);
-        if (!stores[i] || ar_store_shard(stores[i], &index, &of, err) < 0)
+        if (ar_result_open(paths[i], 0, &results[i], err) < 0) /* 0: a shard is judged, incomplete as it is */
+            goto refused;
+        stores[i] = results[i].store;
+        if (ar_store_shard(stores[i], &index, &of, err) < 0)
             goto refused;
         if (i == 0)
             count = of;
@@ -109,7 +113,7 @@ static int open_shards(const char *const *paths, int n, int judging, ar_store **
          * forged /verdicts row (a shard's are NOT RUN) laundered into a clean file: damage,
          * refused as judge and report refuse it */
         if (ar_store_check_streams(stores[i], paths[i], "merging", err) < 0 ||
-            ar_judge_check_verdicts(stores[i], NULL, NULL, NULL, err) != 0 ||
+            (results[i].damaged && snprintf(err, AR_ERR_LEN, "%s", results[i].damage)) ||
             check_writer(stores[i], paths[i], i ? stores[0] : NULL, paths[0], judging, err) < 0)
             goto refused;
         const ar_spec *spec = ar_store_spec(stores[i]), *spec0 = ar_store_spec(stores[0]);
@@ -159,7 +163,7 @@ static int open_shards(const char *const *paths, int n, int judging, ar_store **
         }
     free(given);
     return 0;
-refused: /* the caller closes every store opened */
+refused: /* the caller closes every result opened */
     free(given);
     return -1;
 }
@@ -181,12 +185,14 @@ ar_status ar_merge_shards(const char *output, const char *const *paths, int n, c
     *n_rows = 0;
     if (ar_preflight_output_path(output, err) || output_is_input(output, paths, n, judged != NULL, err))
         return AR_ERR_INPUT;
+    ar_result *results = calloc((size_t)n, sizeof *results);
     ar_store **shards = calloc((size_t)n, sizeof *shards);
-    if (!shards) {
+    if (!results || !shards) {
+        free(results), free(shards);
         snprintf(err, AR_ERR_LEN, "%s: out of memory", output);
         return AR_ERR_IO;
     }
-    ar_status status = open_shards(paths, n, judged != NULL, shards, err) == 0 ? AR_OK : AR_ERR_INPUT;
+    ar_status status = open_shards(paths, n, judged != NULL, results, shards, err) == 0 ? AR_OK : AR_ERR_INPUT;
     ar_run_options opt = {.output = output, .command_line = command_line, .force = force, .no_resume = 1};
     ar_run_plan plan = {0};
     char *partial = NULL;
@@ -216,9 +222,8 @@ ar_status ar_merge_shards(const char *output, const char *const *paths, int n, c
         status = ar_session_finish(&plan, &opt, store, lock, partial, status, rows, n_rows, err);
     }
     for (int i = 0; i < n; ++i)
-        if (shards[i])
-            ar_store_close(shards[i]);
-    free(shards);
+        ar_result_close(&results[i]);
+    free(results), free(shards);
     ar_plan_free(&plan);
     free(partial);
     return status;

@@ -1,5 +1,5 @@
 /* result: a finished (or interrupted) result file opened for reading, as every reader
- * of one needs it (info, judge, mutants, report): opened and checked by the store, its
+ * of one needs it (info, judge, mutants, report, merge's shards): opened and checked by the store, its
  * verdicts re-judged from its data once, and what differs from what it stores marked. */
 #define _GNU_SOURCE
 #include "attnrank/engine.h"

@@ -245,7 +245,9 @@ ar_status ar_session_finish(const ar_run_plan *plan, const ar_run_options *opt, 
     if (status == AR_OK && opt->shards <= 1) { /* a shard has no verdicts: its merge will */
         *n_rows = ar_store_verdict_count(spec);
         *rows_out = calloc((size_t)(*n_rows ? *n_rows : 1), sizeof **rows_out);
-        if (!*rows_out || ar_judge_verdicts(store, ar_store_spec(store), *rows_out, err) < 0 ||
+        /* the verdicts read what the file holds: the points still in the slab first */
+        if (!*rows_out || ar_store_commit(store, err) < 0 ||
+            ar_judge_verdicts(store, ar_store_spec(store), *rows_out, err) < 0 ||
             ar_store_write_verdicts(store, *rows_out, *n_rows, err) < 0)
             status = AR_ERR_IO;
     }

@@ -28,14 +28,15 @@ typedef struct {
     const char *spec_path;
 } ar_cli_options;
 
-/* cli.c: statuses, messages, options. */
+/* cli_options.c: statuses, messages, options. */
 int ar_cli_exit_status(ar_status status);
 int ar_cli_bad_usage(const char *fmt, const char *arg);
 /* A size like 512M or 4G (K, M, G, T; a trailing B) in bytes: 0, or -1 if it is not one. */
 int ar_cli_parse_size(const char *text, double *bytes);
 int ar_cli_option_error(const char *prefix, int c, char **argv, const struct option *longs);
-int ar_cli_parse_run_options(int argc, char **argv, int verify, ar_cli_options *o);
 void ar_cli_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The last word of every command: what it printed must have reached stdout. */
+int ar_cli_check_stdout(int status);
 
 /* cli_tables.c: the verdict and mutant tables. */
 void ar_cli_print_verdicts(FILE *f, const ar_verdict_row *given, int n);
@@ -53,6 +54,7 @@ int ar_cli_print_file_mutants(const char *path);
 int ar_cli_refuse_attack_file(const char *path, const char *command);
 
 /* cli_run.c: run, verify, merge, plan, report, mutants, judge. */
+int ar_cli_parse_run_options(int argc, char **argv, int verify, ar_cli_options *o);
 int ar_cli_cmd_run(int argc, char **argv, char *command_line);
 int ar_cli_cmd_mutants(int argc, char **argv, char *command_line);
 int ar_cli_cmd_judge(int argc, char **argv, char *command_line);

@@ -93,6 +93,89 @@ const char ar_cli_verify_help[] =
     "expected one, 4 if one expected to be definite is INCONCLUSIVE. --mutants then\n"
     "re-judges every claim against perturbed predictions (see `attnrank help mutants`).\n";
 
+/* run's and verify's options (verify: 1 for verify, which takes no SPEC). */
+int ar_cli_parse_run_options(int argc, char **argv, int verify, ar_cli_options *o)
+{
+    static const struct option longs[] = {
+        {"output", required_argument, 0, 'o'},  {"set", required_argument, 0, 's'},
+        {"threads", required_argument, 0, 't'}, {"resume", no_argument, 0, 'r'},
+        {"force", no_argument, 0, 'f'},         {"quiet", no_argument, 0, 'q'},
+        {"max-memory", required_argument, 0, 'm'}, {"quick", no_argument, 0, 'Q'},
+        {"full", no_argument, 0, 'F'},          {"help", no_argument, 0, 'h'},
+        {"shard", required_argument, 0, 'S'},   {"mutants", no_argument, 0, 'M'},
+        {"no-report", no_argument, 0, 'N'},     {0, 0, 0, 0},
+    };
+    o->sets = calloc((size_t)argc + 1, sizeof *o->sets);
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":o:s:t:rfqm:h", longs, NULL)) != -1) {
+        switch (c) {
+        case 'o': o->run.output = optarg; break;
+        case 's': o->sets[o->n_sets++] = optarg; break;
+        case 't': {
+            char *end;
+            long t = strtol(optarg, &end, 10);
+            if (*end || t < 1 || t > AR_MAX_THREADS)
+                return ar_cli_bad_usage("--threads: '%s' is not a thread count in 1..4096", optarg);
+            o->run.threads = (int)t;
+            break;
+        }
+        case 'r': o->run.resume = 1; break;
+        case 'f': o->run.force = 1; break;
+        case 'q': o->run.quiet = 1; break;
+        case 'm':
+            if (ar_cli_parse_size(optarg, &o->run.max_memory))
+                return ar_cli_bad_usage("--max-memory: '%s' is not a size like 512M or 4G", optarg);
+            break;
+        case 'S': {
+            int index, count;
+            if (verify || ar_shard_parse(optarg, &index, &count) < 0) /* as a file's shard attribute */
+                return ar_cli_bad_usage(verify ? "--shard: only for `attnrank run`, not '%s'"
+                                        : "--shard: '%s' is not I/N with 0 <= I < N <= 2147483647",
+                                 optarg);
+            o->run.shard = index;
+            o->run.shards = count;
+            break;
+        }
+        case 'N':
+            if (!verify)
+                return ar_cli_bad_usage("%s", "--no-report: only for `attnrank verify`");
+            o->no_report = 1;
+            break;
+        case 'M':
+            if (!verify)
+                return ar_cli_bad_usage("%s", "--mutants: only for `attnrank verify` (for a file: attnrank mutants FILE)");
+            o->mutants = 1;
+            break;
+        case 'Q':
+        case 'F':
+            if (!verify)
+                return ar_cli_bad_usage("%s: only for `attnrank verify`", c == 'Q' ? "--quick" : "--full");
+            if (c == 'Q')
+                o->quick = 1;
+            else
+                o->full = 1;
+            break;
+        case 'h':
+            fputs(verify ? ar_cli_verify_help : ar_cli_run_help, stdout);
+            exit(ar_cli_check_stdout(0));
+        default:
+            return ar_cli_option_error("", c, argv, longs);
+        }
+    }
+    if (o->quick && o->full)
+        return ar_cli_bad_usage("%s", "--quick and --full exclude each other");
+    if (!verify) {
+        if (optind >= argc)
+            return ar_cli_bad_usage("%s", "run: missing the SPEC file");
+        o->spec_path = argv[optind++];
+    }
+    if (optind < argc)
+        return ar_cli_bad_usage("unexpected argument '%s'", argv[optind]);
+    return 0;
+}
+
 static int run_spec(ar_spec *spec, ar_cli_options *o)
 {
     ar_verdict_row *rows;
