@@ -166,12 +166,6 @@ const char *ar_store_path(const ar_store *store)
     return store->path;
 }
 
-int store_file_descriptor(hid_t file)
-{
-    void *handle = NULL;
-    return H5Fget_vfd_handle(file, H5P_DEFAULT, &handle) >= 0 && handle ? *(int *)handle : -1;
-}
-
 int ar_store_descriptor(const ar_store *store)
 {
     return store_file_descriptor(store->file);

@@ -274,6 +274,12 @@ static herr_t check_link(hid_t group, const char *name, const H5L_info_t *info, 
  * (ar_snapshot_regular): the bytes checked are the bytes read, and those the figure
  * scripts get (ar_store_descriptor), though the file be renamed over or rewritten in
  * place meanwhile. */
+int store_file_descriptor(hid_t file)
+{
+    void *handle = NULL;
+    return H5Fget_vfd_handle(file, H5P_DEFAULT, &handle) >= 0 && handle ? *(int *)handle : -1;
+}
+
 hid_t store_open_file(const char *path, int access, int check_structure, char *err)
 {
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
