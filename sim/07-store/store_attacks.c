@@ -130,7 +130,9 @@ int ar_store_write_attacks(const char *path, const ar_spec *spec, const char *co
 int ar_store_is_attack_file(const char *path)
 {
     char err[AR_ERR_LEN];
-    hid_t file = store_open_file(path, 0, 1, err); /* a file it refuses is refused again by its reader */
+    /* only its kind, read from a regular file: a damaged attack file (an object under two
+     * names) is its reader's to refuse, naming the damage, not to pass for another kind */
+    hid_t file = store_open_file(path, 0, 0, err);
     if (file < 0)
         return 0;
     char *kind = NULL;
