@@ -106,9 +106,9 @@ int ar_store_write_attacks(const char *path, const ar_spec *spec, const char *co
                            const ar_attack_record *records, const ar_judgement *judgements, const long *deciding,
                            int done, char *err)
 {
-    hid_t file = store_create_file(path);
+    hid_t file = store_create_file(path, err);
     if (file < 0)
-        return store_fail(err, path, "cannot create the HDF5 file (does it exist already, or is the directory unwritable?)");
+        return -1;
     long long attacks_done = done;
     int ok = store_write_provenance(file, spec, command_line, how) == 0 &&
              store_attr_string(file, "kind", "attacks") == 0 &&

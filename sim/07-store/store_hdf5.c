@@ -318,9 +318,15 @@ hid_t store_open_file(const char *path, int writable, int check_structure, char 
                                through.st_dev == checked.st_dev
                            ? by_fd
                            : path; /* no /proc: the name, as before */
-    if (H5Fis_hdf5(name) <= 0) {
+    errno = 0;
+    htri_t is_hdf5 = H5Fis_hdf5(name);
+    if (is_hdf5 <= 0) {
+        int why = errno; /* < 0: not opened again (out of descriptors), which is no damage */
         close(fd);
-        store_fail(err, path, "not an HDF5 file, or truncated");
+        if (is_hdf5 < 0 && (why == EMFILE || why == ENFILE || why == ENOMEM))
+            store_fail(err, path, "cannot open the HDF5 file: %s", strerror(why));
+        else
+            store_fail(err, path, "not an HDF5 file, or truncated");
         return -1;
     }
     /* Readers skip HDF5's file lock, so `info` can look at a run in progress. */

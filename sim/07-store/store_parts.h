@@ -181,7 +181,7 @@ int store_range_wrong(const double st[N_STATS], long long c, const ar_output *o,
 
 /* ---- provenance (store_provenance.c) ------------------------------------------------ */
 /* A new HDF5 file at path (which must not exist), without object times; < 0 if not. */
-hid_t store_create_file(const char *path);
+hid_t store_create_file(const char *path, char *err);
 int store_write_provenance(hid_t file, const ar_spec *spec, const char *command_line, const ar_provenance *how);
 
 #endif
