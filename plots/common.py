@@ -220,8 +220,11 @@ def outside_the_file(f):
     never writes, a name that is not printable UTF-8, nesting or links beyond what
     attnrank writes. attnrank refuses such a file; a figure script given one directly
     refuses it too, without following. Names are read as bytes (h5py's own decoding
-    raised UnicodeDecodeError) and each object is checked once, opened from its group."""
-    seen, groups, links = set(), [(f.id, "", 0)], 0
+    raised UnicodeDecodeError) and each object is checked once, opened from its group;
+    a second link to an object is refused (attnrank writes each under one name)."""
+    root = h5py.h5o.get_info(f.id)
+    seen, groups, links = {root.addr: "/"}, [(f.id, "", 0)], 0
+    aliased = "/" if root.rc > 1 else None  # an object more than one link reaches
     while groups:
         group, where, depth = groups.pop()
         for raw in list(group):
@@ -240,9 +243,13 @@ def outside_the_file(f):
                 return f"{here} is {OTHER_LINKS.get(info.type, 'a user-defined link')}, not a hard link; " \
                     "attnrank follows no other"
             if info.u in seen:
-                continue
-            seen.add(info.u)
+                return f"{here} is a second link to {seen[info.u]}: one object under two names; " \
+                    "attnrank writes each object under one name"
+            seen[info.u] = here
             obj = h5py.h5o.open(group, raw)
+            if aliased is None and h5py.h5o.get_info(obj).rc > 1 and \
+                    isinstance(obj, (h5py.h5g.GroupID, h5py.h5d.DatasetID)):
+                aliased = here
             if isinstance(obj, h5py.h5g.GroupID):
                 if depth + 1 > MAX_DEPTH:
                     return f"{here} lies over {MAX_DEPTH} groups deep; attnrank writes 3 levels at most"
@@ -251,6 +258,9 @@ def outside_the_file(f):
                 dcpl = obj.get_create_plist()
                 if dcpl.get_external_count() or dcpl.get_layout() != h5py.h5d.CONTIGUOUS:
                     return f"{here} keeps its data outside the file or in a layout attnrank never writes"
+    if aliased is not None:
+        return f"{aliased} counts more links to it than the file's groups hold; " \
+            "attnrank writes each object under one name"
     return None
 
 

@@ -104,6 +104,13 @@ int ar_output_check_name(const char *output, const char *longest_suffix, char *e
         snprintf(err, AR_ERR_LEN, "%s: ends in '/': give a name, not a folder", output);
         return -1;
     }
+    /* `-o .` made ..partial and ..lock beside nothing, and a report then found its own
+     * ..lock in the folder it was to replace: the folder one is in is no output's name */
+    if (strcmp(base, ".") == 0 || strcmp(base, "..") == 0) {
+        snprintf(err, AR_ERR_LEN, "%s: ends in '%s', a folder that exists, not a new name: give -o a name of its own "
+                 "(%s/NAME)", output, base, output);
+        return -1;
+    }
     /* Another writer's names: a run on o.h5.partial would replace the file a run on o.h5
      * is writing, and neither lock would see the other. */
     static const char *const writers_suffixes[] = {".partial", ".partial.tmp", ".lock"};

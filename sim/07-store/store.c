@@ -3,10 +3,12 @@
 #define _GNU_SOURCE
 #include "store_parts.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* What opening checks: the layout against the spec (not for the file ar_store_create has
@@ -16,24 +18,39 @@
 enum { CHECK_LAYOUT = 1, CHECK_STRUCTURE = 2 };
 static ar_store *open_store(const char *path, int access, int check, char *err);
 
-hid_t store_create_file(const char *path)
+/* path made afresh (H5F_ACC_EXCL: never over a file that is there), or -1 with err
+ * saying why (the system's reason: out of space, of descriptors) and nothing left: a
+ * full disk left a 0-byte file the open had made. The name is the writer's, under its
+ * lock, so a file at path after a failure that was not there before is the open's. */
+hid_t store_create_file(const char *path, char *err)
 {
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    struct stat st;
+    int existed = lstat(path, &st) == 0;
     hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
     H5Pset_obj_track_times(fcpl, 0); /* no times in the file: the same run, the same bytes */
-    hid_t file = H5Fcreate(path, H5F_ACC_EXCL, fcpl, H5P_DEFAULT);
+    errno = 0;
+    hid_t file = existed ? -1 : H5Fcreate(path, H5F_ACC_EXCL, fcpl, H5P_DEFAULT);
+    int why = errno;
     H5Pclose(fcpl);
-    return file;
+    if (file >= 0)
+        return file;
+    if (existed || why == EEXIST)
+        store_fail(err, path, "cannot create the HDF5 file: it exists already");
+    else if (why) { /* a call the system refused: what the open made is removed */
+        unlink(path);
+        store_fail(err, path, "cannot create the HDF5 file: %s", strerror(why));
+    } else
+        store_fail(err, path, "cannot create the HDF5 file");
+    return -1;
 }
 
 ar_store *ar_store_create(const char *path, const ar_spec *spec, const char *command_line, const ar_provenance *how,
                           int shard_file, char *err)
 {
-    hid_t file = store_create_file(path);
-    if (file < 0) {
-        store_fail(err, path, "cannot create the HDF5 file (does it exist already, or is the directory unwritable?)");
+    hid_t file = store_create_file(path, err);
+    if (file < 0)
         return NULL;
-    }
     int ok = store_write_provenance(file, spec, command_line, how) == 0;
     for (int e = 0; ok && e < spec->n_experiments; ++e)
         ok = store_create_experiment(file, &spec->experiments[e], shard_file) == 0;

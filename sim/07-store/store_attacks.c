@@ -108,9 +108,9 @@ int ar_store_write_attacks(const char *path, const ar_spec *spec, const char *co
                            const ar_attack_record *records, const ar_judgement *judgements, const long *deciding,
                            int done, char *err)
 {
-    hid_t file = store_create_file(path);
+    hid_t file = store_create_file(path, err);
     if (file < 0)
-        return store_fail(err, path, "cannot create the HDF5 file (does it exist already, or is the directory unwritable?)");
+        return -1;
     long long attacks_done = done;
     int ok = store_write_provenance(file, spec, command_line, how) == 0 &&
              store_attr_string(file, "kind", "attacks") == 0 &&
@@ -132,9 +132,10 @@ int ar_store_write_attacks(const char *path, const ar_spec *spec, const char *co
 int ar_store_is_attack_file(const char *path)
 {
     char err[AR_ERR_LEN];
-    /* only what kind it is, to choose its reader, which reads a copy of its own and checks
-     * that: in place. A file it refuses is refused again by its reader. */
-    hid_t file = store_open_file(path, AR_STORE_READ_IN_PLACE, 1, err);
+    /* only its kind, read in place from a regular file: a damaged attack file (an object
+     * under two names) is its reader's to refuse, on the copy it reads, naming the damage,
+     * not to pass for another kind */
+    hid_t file = store_open_file(path, AR_STORE_READ_IN_PLACE, 0, err);
     if (file < 0)
         return 0;
     char *kind = NULL;

@@ -100,13 +100,15 @@ static long long vlen_declared_length(hid_t attr)
 enum { MAX_DEPTH = 8, MAX_LINKS = 1 << 16, SEEN_SLOTS = 2 * MAX_LINKS };
 
 typedef struct {
-    char what[160]; /* why the walk stopped, or "" */
+    char what[400]; /* why the walk stopped, or "" */
     char name[256]; /* the link's path from the root, shortened if need be */
     long links;
     int depth;
     long long file_size;
-    haddr_t *seen; /* SEEN_SLOTS addresses, HADDR_UNDEF where free: each object checked once,
-                    * whatever the links to it (cycles too) */
+    haddr_t *seen; /* SEEN_SLOTS addresses, HADDR_UNDEF where free: each object opened once,
+                    * however many links reach it (cycles too) */
+    haddr_t aliased; /* the first group or dataset met that more than one link reaches, */
+    char aliased_name[256]; /* by this name; HADDR_UNDEF if none yet */
 } structure_walk;
 
 /* 1 if addr was seen before; else it is now. */
@@ -140,6 +142,17 @@ static int printable_utf8(const char *s)
 }
 
 static herr_t check_link(hid_t group, const char *name, const H5L_info_t *info, void *data);
+
+/* obj, a group or dataset, noted with the walk's name if its header counts more than one
+ * link to it: the link that makes it two is refused when the walk meets it, naming both. */
+static void note_aliased(hid_t obj, structure_walk *walk)
+{
+    H5O_info_t oi;
+    if (H5Oget_info2(obj, &oi, H5O_INFO_BASIC) >= 0 && oi.rc > 1) {
+        walk->aliased = oi.addr;
+        snprintf(walk->aliased_name, sizeof walk->aliased_name, "%s", walk->name[0] ? walk->name : "/");
+    }
+}
 
 /* An attribute's variable-length strings (or sequences) may not declare more than the whole file holds:
  * libhdf5 allocates and zeroes what they declare before reading them, for attnrank and
@@ -222,9 +235,18 @@ static herr_t check_link(hid_t group, const char *name, const H5L_info_t *info, 
                  info->type == H5L_TYPE_SOFT ? "a soft" : info->type == H5L_TYPE_EXTERNAL ? "an external" : "a user-defined");
         return 1;
     }
+    /* A second link to an object: attnrank writes each under one name, and a resumed run
+     * writing through both (e1's stable_rank a link to e2's) puts two outputs' data in one
+     * object, which every later reader then shows for both. */
     if (seen_before(walk, info->u.address)) { /* fewer links than slots: never full */
-        walk->name[at] = '\0';
-        return 0;
+        if (info->u.address == walk->aliased)
+            snprintf(walk->what, sizeof walk->what, "is a second link to %s: one object under two names, which a "
+                     "write through either changes for both; attnrank writes each object under one name",
+                     walk->aliased_name);
+        else
+            snprintf(walk->what, sizeof walk->what, "is a second link to an object an earlier link reaches; "
+                     "attnrank writes each object under one name");
+        return 1;
     }
     hid_t obj = H5Oopen(group, name, H5P_DEFAULT);
     if (obj < 0) {
@@ -232,6 +254,8 @@ static herr_t check_link(hid_t group, const char *name, const H5L_info_t *info, 
         return 1;
     }
     H5I_type_t type = check_attributes(obj, walk) ? H5I_BADID : H5Iget_type(obj);
+    if ((type == H5I_GROUP || type == H5I_DATASET) && walk->aliased == HADDR_UNDEF)
+        note_aliased(obj, walk);
     if (type == H5I_GROUP) {
         if (walk->depth >= MAX_DEPTH) {
             snprintf(walk->what, sizeof walk->what, "lies over %d groups deep; attnrank writes 3 levels at most",
@@ -306,11 +330,17 @@ hid_t store_open_file(const char *path, int access, int check_structure, char *e
                                through.st_dev == checked.st_dev
                            ? by_fd
                            : path; /* no /proc: the name, as before */
-    if (H5Fis_hdf5(name) <= 0) {
+    errno = 0;
+    htri_t is_hdf5 = H5Fis_hdf5(name);
+    if (is_hdf5 <= 0) {
+        int why = errno; /* < 0: not opened again (out of descriptors), which is no damage */
         if (access == AR_STORE_READ)
             unlink(copy);
         close(fd);
-        store_fail(err, path, "not an HDF5 file, or truncated");
+        if (is_hdf5 < 0 && (why == EMFILE || why == ENFILE || why == ENOMEM))
+            store_fail(err, path, "cannot open the HDF5 file: %s", strerror(why));
+        else
+            store_fail(err, path, "not an HDF5 file, or truncated");
         return -1;
     }
     /* Readers skip HDF5's file lock, so `info` can look at a run in progress. */
@@ -339,13 +369,25 @@ hid_t store_open_file(const char *path, int access, int check_structure, char *e
     }
     if (!check_structure) /* a file this process made (ar_store_open_created) */
         return file;
-    structure_walk walk = {.what = "", .name = ""};
+    structure_walk walk = {.what = "", .name = "", .aliased = HADDR_UNDEF};
     walk.seen = malloc(SEEN_SLOTS * sizeof *walk.seen);
     int no_memory = !walk.seen;
     for (size_t i = 0; walk.seen && i < SEEN_SLOTS; ++i)
         walk.seen[i] = HADDR_UNDEF;
     walk.file_size = checked.st_size >= 0 ? (long long)checked.st_size : LLONG_MAX;
+    H5O_info_t root;
+    if (!no_memory && H5Oget_info2(file, &root, H5O_INFO_BASIC) >= 0) { /* a link back to the root is a second */
+        seen_before(&walk, root.addr);
+        note_aliased(file, &walk);
+    }
     herr_t walked = no_memory ? -1 : check_attributes(file, &walk) ? 1 : walk_group(file, &walk);
+    /* more links counted than the walk met: the others lie where no group shows them */
+    if (walked == 0 && walk.aliased != HADDR_UNDEF) {
+        snprintf(walk.name, sizeof walk.name, "%s", walk.aliased_name);
+        snprintf(walk.what, sizeof walk.what, "counts more links to it than the file's groups hold; attnrank "
+                 "writes each object under one name");
+        walked = 1;
+    }
     free(walk.seen);
     if (walked != 0) {
         H5Fclose(file);

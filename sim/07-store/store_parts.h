@@ -192,7 +192,7 @@ void store_free_writer(ar_store *s);
 
 /* ---- provenance (store_provenance.c) ------------------------------------------------ */
 /* A new HDF5 file at path (which must not exist), without object times; < 0 if not. */
-hid_t store_create_file(const char *path);
+hid_t store_create_file(const char *path, char *err);
 int store_write_provenance(hid_t file, const ar_spec *spec, const char *command_line, const ar_provenance *how);
 
 #endif

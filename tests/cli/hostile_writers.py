@@ -761,6 +761,50 @@ def case_report_output_link(tmp):
     check(os.path.islink(f"{tmp}/rep") and os.listdir(f"{tmp}/mine") == ["keep.txt"], "the link or its folder changed")
 
 
+def case_report_dot(tmp):
+    """Review 5 G: `report F -o .` in an empty folder said it "holds ..lock, which no report
+    wrote": the lock it had just made itself, as DIR.lock for DIR = '.'. An output named '.'
+    or '..' (the folder one is in, or its parent: no new name) is refused by what it is,
+    before any lock is made, for every writer; `-o DIR/` names DIR and writes it."""
+    result = small_result(tmp)
+    spec = write(f"{tmp}/small.cfg", SMALL_SPEC)
+    exe = os.path.abspath(test_cli.EXE)
+    empty = f"{tmp}/empty"
+    os.mkdir(empty)
+    for args in (["report", result, "-o", "."], ["report", result, "-o", "./"], ["report", result, "-o", ".."],
+                 ["report", result, "-o", "sub/.."], ["run", spec, "-o", ".", "-q"], ["judge", result, "-o", "."]):
+        proc = subprocess.run([exe, *args], capture_output=True, text=True, cwd=empty, timeout=60)
+        check(proc.returncode == 2, f"{args}: exit {proc.returncode}: {proc.stderr!r}")
+        one_line_error(proc, "a folder that exists, not a new name", "give -o a name of its own")
+        check("lock" not in proc.stderr, f"{args}: {proc.stderr!r}")
+        check(os.listdir(empty) == [] and sorted(os.listdir(tmp)) == ["empty", "small.cfg", "small.h5"],
+              f"{args} left {os.listdir(empty)} {os.listdir(tmp)}")
+    proc = subprocess.run([exe, "report", result, "-o", "rep/"], capture_output=True, text=True, cwd=empty, timeout=300)
+    check(proc.returncode == 0 and os.path.isfile(f"{empty}/rep/report.html") and os.listdir(empty) == ["rep"],
+          f"-o rep/: exit {proc.returncode}: {proc.stderr!r}, left {os.listdir(empty)}")
+
+
+def case_create_errno(tmp):
+    """Review 5 E: out of file descriptors (ulimit -n 4) was reported as "cannot create the
+    HDF5 file (does it exist already, or is the directory unwritable?)", as was a full
+    disk (which left a 0-byte OUT.partial.tmp). The message now gives the system's reason,
+    exit 3, and nothing is left beside the output. (A disk that fills at the very create
+    is not made here: the writers' up-front size checks refuse a full one first, and a
+    small file system needs a mount.)"""
+    import attacks
+    spec = write(f"{tmp}/small.cfg", SMALL_SPEC)
+    planted = write(f"{tmp}/planted.cfg", attacks.PLANTED)
+    few = lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (4, 4))  # noqa: E731
+    for label, args in (("run", ["run", spec, "-o", f"{tmp}/r.h5", "-q"]),
+                        ("attack", ["attack", planted, "-o", f"{tmp}/a.h5", "-q", "--threads", "1"])):
+        proc = subprocess.run([test_cli.EXE, *args], capture_output=True, text=True, preexec_fn=few, timeout=120)
+        check(proc.returncode == 3, f"{label} under ulimit -n 4: exit {proc.returncode}: {proc.stderr!r}")
+        one_line_error(proc, "Too many open files")
+        check("does it exist already" not in proc.stderr, f"{label}: {proc.stderr!r}")
+        left = [f for f in os.listdir(tmp) if f.startswith(("r.h5", "a.h5"))]
+        check(not left, f"{label} left {left}")
+
+
 def case_beside_not_regular(tmp):
     """Hostile review (outputs, 3 and 4): OUT.partial a directory: a run said "an interrupted
     run is there; continue it with --resume", and with --force exited 3 ("cannot create: Is
