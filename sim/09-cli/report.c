@@ -1000,8 +1000,6 @@ ar_status ar_report_write(const char *result, const char *dir_given, const char 
         else if (status != AR_OK && status != AR_ERR_INPUT && building)
             remove_tree(building);
     }
-    if (status == AR_ERR_INPUT && !lock && ar_stop_signal) /* stopped while the file was checked: err says so */
-        status = AR_ERR_INTERRUPTED;
     if (loaded == AR_ERR_IO)
         status = AR_ERR_IO;
     if (attacks)

@@ -1577,14 +1577,14 @@ def case_many_attributes(tmp):
         g = f.create_group("z")
         for i in range(60_000):
             g.create_group(str(i))
-    proc = subprocess.Popen([test_cli.EXE, "report", groups, "-o", f"{tmp}/rep"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    time.sleep(0.5)
-    proc.send_signal(signal.SIGTERM)
-    _, said = proc.communicate(timeout=60)
-    check(proc.returncode == 143 and len(said.strip().splitlines()) == 1 and
-          "r.h5: interrupted by SIGTERM while its structure was checked" in said,
-          f"report stopped during the check: exit {proc.returncode}: {said!r}")
+    for args in (["report", groups, "-o", f"{tmp}/rep"],):
+        proc = subprocess.Popen([test_cli.EXE, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGTERM)
+        _, said = proc.communicate(timeout=60)
+        check(proc.returncode == 143 and len(said.strip().splitlines()) == 1 and
+              "r.h5: interrupted by SIGTERM while its structure was checked" in said,
+              f"{args[0]} stopped during the check: exit {proc.returncode}: {said!r}")
     check(not os.path.exists(f"{tmp}/rep"), "a report folder left")
 
 
