@@ -7,6 +7,7 @@
 
 #include "attnrank/message.h"
 #include "attnrank/regular_file.h"
+#include "attnrank/signals.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -98,11 +99,17 @@ static long long vlen_declared_length(hid_t attr)
  * generous bounds is not one it wrote, and walking it would cost time without end
  * (a walk by full path is quadratic in depth; 10^5 links to one dataset took 7 s). */
 enum { MAX_DEPTH = 8, MAX_LINKS = 1 << 16, SEEN_SLOTS = 2 * MAX_LINKS };
+/* The most attributes attnrank writes on one object is an experiment group's: its fixed
+ * parameters (at most AR_MAX_PARAMS) and a dozen of its own; the root has some twenty.
+ * More is not its file, and opening each by name costs time quadratic in their number
+ * (20 000 on one dataset: 8 s). */
+enum { MAX_ATTRIBUTES = AR_MAX_PARAMS + 40 };
 
 typedef struct {
     char what[400]; /* why the walk stopped, or "" */
     char name[256]; /* the link's path from the root, shortened if need be */
     long links;
+    int attributes; /* of the object being checked */
     int depth;
     long long file_size;
     haddr_t *seen; /* SEEN_SLOTS addresses, HADDR_UNDEF where free: each object opened once,
@@ -162,6 +169,13 @@ static herr_t check_attribute(hid_t obj, const char *name, const H5A_info_t *ain
 {
     (void)ainfo;
     structure_walk *walk = data;
+    if (ar_stop_signal) /* a signal is seen during a long check, not after it */
+        return 1;
+    if (++walk->attributes > MAX_ATTRIBUTES) {
+        snprintf(walk->what, sizeof walk->what, "has over %d attributes; attnrank writes fewer on any object",
+                 MAX_ATTRIBUTES);
+        return 1;
+    }
     hid_t attr = H5Aopen(obj, name, H5P_DEFAULT);
     hid_t type = attr < 0 ? -1 : H5Aget_type(attr), space = attr < 0 ? -1 : H5Aget_space(attr);
     hssize_t n = space < 0 ? -1 : H5Sget_simple_extent_npoints(space);
@@ -199,8 +213,9 @@ static herr_t check_attribute(hid_t obj, const char *name, const H5A_info_t *ain
 
 static int check_attributes(hid_t obj, structure_walk *walk)
 {
+    walk->attributes = 0;
     herr_t st = H5Aiterate2(obj, H5_INDEX_NAME, H5_ITER_INC, NULL, check_attribute, walk);
-    if (st != 0 && !walk->what[0])
+    if (st != 0 && !walk->what[0] && !ar_stop_signal)
         snprintf(walk->what, sizeof walk->what, "is damaged: its attributes cannot be listed");
     return st != 0;
 }
@@ -219,6 +234,8 @@ static herr_t check_link(hid_t group, const char *name, const H5L_info_t *info, 
 {
     structure_walk *walk = data;
     size_t at = strlen(walk->name);
+    if (ar_stop_signal)
+        return 1;
     int printable = printable_utf8(name);
     snprintf(walk->name + at, sizeof walk->name - at, "/%s", printable ? name : "?");
     if (!printable) {
@@ -264,7 +281,7 @@ static herr_t check_link(hid_t group, const char *name, const H5L_info_t *info, 
             ++walk->depth;
             herr_t st = walk_group(obj, walk);
             --walk->depth;
-            if (st != 0 && !walk->what[0])
+            if (st != 0 && !walk->what[0] && !ar_stop_signal)
                 snprintf(walk->what, sizeof walk->what, "is damaged: its links cannot be listed");
         }
     } else if (type == H5I_DATASET) {
@@ -283,7 +300,7 @@ static herr_t check_link(hid_t group, const char *name, const H5L_info_t *info, 
             H5Pclose(dcpl);
     }
     H5Oclose(obj);
-    if (walk->what[0])
+    if (walk->what[0] || ar_stop_signal)
         return 1;
     walk->name[at] = '\0';
     return 0;
@@ -393,6 +410,8 @@ hid_t store_open_file(const char *path, int access, int check_structure, char *e
         H5Fclose(file);
         if (no_memory)
             store_fail(err, path, "out of memory opening the file");
+        else if (ar_stop_signal && !walk.what[0])
+            store_fail(err, path, "interrupted by %s while its structure was checked", ar_stop_signal_name());
         else if (walk.what[0])
             store_fail(err, path, "refused: %s %s", walk.name[0] ? walk.name : "/", walk.what);
         else

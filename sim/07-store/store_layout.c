@@ -321,6 +321,50 @@ dataset_shape store_hist_cell_shape(const ar_experiment *x, hsize_t width)
     shape.dims[shape.rank++] = width;
     return shape;
 }
+/* A vector output's index values: 0, 1, ... (layers), or the coordinates the simulator
+ * gives (bin centres); written by create and compared by check, so neither can drift. */
+static void *index_values(hsize_t width, double (*value)(int))
+{
+    void *values = malloc(width * 8 + 1);
+    for (hsize_t v = 0; values && v < width; ++v) {
+        if (value)
+            ((double *)values)[v] = value((int)v);
+        else
+            ((long long *)values)[v] = (long long)v;
+    }
+    return values;
+}
+
+/* An index scale as the stored spec and the simulator give it: the figures draw their x
+ * axis from it (layer 0..600 for a 60-layer run would show collapse 10 times slower). */
+static int check_index_values(const ar_store *s, const char *group, const char *name, const dataset_shape *shape,
+                              double (*value)(int), char *err)
+{
+    hsize_t width = shape->dims[0];
+    void *want = index_values(width, value), *stored = malloc(width * 8 + 1);
+    char path[700];
+    snprintf(path, sizeof path, "%s%s", group, name);
+    int st = !want || !stored ? store_fail(err, s->path, "out of memory reading /%s", path)
+                              : store_read_checked(s, path, shape, value ? H5T_NATIVE_DOUBLE : H5T_NATIVE_LLONG,
+                                                   stored, err);
+    for (hsize_t v = 0; st == 0 && v < width; ++v) {
+        if (memcmp((char *)stored + v * 8, (char *)want + v * 8, 8) == 0)
+            continue;
+        char held[64], spec_value[64];
+        if (value) {
+            snprintf(held, sizeof held, "%.17g", ((double *)stored)[v]);
+            snprintf(spec_value, sizeof spec_value, "%.17g", ((double *)want)[v]);
+        } else {
+            snprintf(held, sizeof held, "%lld", ((long long *)stored)[v]);
+            snprintf(spec_value, sizeof spec_value, "%lld", ((long long *)want)[v]);
+        }
+        st = store_fail(err, s->path, "damaged: index dataset /%s holds %s at %llu, not the stored spec's %s", path,
+                        held, (unsigned long long)v, spec_value);
+    }
+    free(want), free(stored);
+    return st;
+}
+
 /* An output's datasets: statistics, index scales, histogram. */
 static int check_output(const ar_store *s, hid_t og, const char *group, const ar_experiment *x, const ar_output *o,
                         char *err)
@@ -335,8 +379,10 @@ static int check_output(const ar_store *s, hid_t og, const char *group, const ar
     output_dims(L, x, o, dims, &rows, &columns);
     dataset_shape index = store_line_shape(rows, o->index_value ? VALUE_DOUBLE : VALUE_INT64, 0);
     dataset_shape column = store_line_shape(columns, o->column_value ? VALUE_DOUBLE : VALUE_INT64, 0);
-    if ((rows && store_check_one(s, og, group, &index, o->index_name, err) < 0) ||
-        (columns && store_check_one(s, og, group, &column, o->column_name, err) < 0))
+    if ((rows && (store_check_one(s, og, group, &index, o->index_name, err) < 0 ||
+                  check_index_values(s, group, o->index_name, &index, o->index_value, err) < 0)) ||
+        (columns && (store_check_one(s, og, group, &column, o->column_name, err) < 0 ||
+                     check_index_values(s, group, o->column_name, &column, o->column_value, err) < 0)))
         return -1;
     const char *names[HIST_DATASETS];
     hsize_t width;
@@ -363,15 +409,7 @@ static int check_output(const ar_store *s, hid_t og, const char *group, const ar
     if (!named)
         return store_fail(err, s->path, "damaged: /%s's histogram attribute does not say %s, as its datasets are",
                           group, kind);
-    long long *scale = malloc(values * sizeof *scale + 1);
-    char path[700];
-    snprintf(path, sizeof path, "%svalue", group);
-    st = scale ? store_read_checked(s, path, &value, H5T_NATIVE_LLONG, scale, err) : store_fail(err, s->path, "out of memory");
-    for (hsize_t v = 0; st == 0 && v < values; ++v)
-        if (scale[v] != (long long)v)
-            st = store_fail(err, s->path, "damaged: dataset /%svalue holds %lld at %llu, not the value %llu", group,
-                            scale[v], (unsigned long long)v, (unsigned long long)v);
-    free(scale);
+    return check_index_values(s, group, "value", &value, NULL, err);
     return st;
 }
 
@@ -477,15 +515,9 @@ int store_check_layout(const ar_store *s, char *err)
 static hid_t index_scale(hid_t group, const char *name, hsize_t width, double (*value)(int))
 {
     hid_t type = value ? H5T_NATIVE_DOUBLE : H5T_NATIVE_LLONG;
-    void *values = malloc(width * 8 + 1);
+    void *values = index_values(width, value);
     if (!values)
         return -1;
-    for (hsize_t v = 0; v < width; ++v) {
-        if (value)
-            ((double *)values)[v] = value((int)v);
-        else
-            ((long long *)values)[v] = (long long)v;
-    }
     hid_t index = make_filled(group, name, type, width, values,
                               value ? "coordinate of each value in a trial" : "index of the value in a trial", 1);
     free(values);

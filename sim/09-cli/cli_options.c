@@ -18,12 +18,14 @@
 
 static const char *program = "attnrank";
 
-/* The library's statuses as exit statuses; an interrupted run exits 128 + the signal. */
+/* The library's statuses as exit statuses; an interrupted run exits 128 + the signal, and
+ * so does a command whose input was refused after a stop signal (a file's check, which
+ * a signal ends: "interrupted by SIGTERM while its structure was checked"). */
 int ar_cli_exit_status(ar_status status)
 {
     switch (status) {
     case AR_OK: return AR_EXIT_OK;
-    case AR_ERR_INPUT: return AR_EXIT_BAD_INPUT;
+    case AR_ERR_INPUT: return ar_stop_signal ? 128 + ar_stop_signal : AR_EXIT_BAD_INPUT;
     case AR_ERR_IO: return AR_EXIT_IO;
     case AR_ERR_INTERRUPTED: return 128 + (ar_stop_signal ? ar_stop_signal : SIGINT);
     }
