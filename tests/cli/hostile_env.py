@@ -122,6 +122,9 @@ def case_small_stacks(tmp):
     proc = stack_limited(["run", spec, "-o", out, "-q"], 64, env={"OMP_STACKSIZE": "16M"})
     one_line_error(proc, "ulimit -s")  # the main thread's own stack, whatever the team's
     check(not [p for p in os.listdir(tmp) if p.startswith("o.h5")], f"nothing written: {os.listdir(tmp)}")
+    if asan_build():
+        print("an AddressSanitizer build: its frames are larger; the runs at the floor are the plain build's")
+        return
     reference = f"{tmp}/ref.h5"
     run(["run", spec, "-o", reference, "-q", "--threads", "1"], expect=0)
     run(["run", spec, "-o", out, "-q", "--threads", "2"], expect=0, env={"OMP_STACKSIZE": "1M"})
