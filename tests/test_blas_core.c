@@ -29,6 +29,51 @@ static void test_levels(void)
         CHECK(ar_blas_core_level(table[i].core) == table[i].level);
 }
 
+/* What a forced core needs beyond a CPU (OPENBLAS_CORETYPE): refused where it is lacking. */
+static void test_lacking(void)
+{
+    enum { SSE = AR_BLAS_LEVEL_SSE, AVX = AR_BLAS_LEVEL_AVX, AVX2 = AR_BLAS_LEVEL_AVX2, AVX512 = AR_BLAS_LEVEL_AVX512 };
+    enum { FMA4 = AR_BLAS_EXTRA_FMA4, BF16 = AR_BLAS_EXTRA_AVX512_BF16 };
+    static const struct {
+        const char *core;
+        int cpu;
+        unsigned extras;
+        const char *lacking; /* NULL: runs */
+    } table[] = {
+        /* the review's machine: an AMD EPYC (Zen 3) without AVX-512 or FMA4 */
+        {"SkylakeX", AVX2, 0, "AVX-512 (avx512f, dq, bw and vl)"},
+        {"skylakex", AVX2, 0, "AVX-512 (avx512f, dq, bw and vl)"},
+        {"Cooperlake", AVX2, 0, "AVX-512 (avx512f, dq, bw and vl)"},
+        {"Bulldozer", AVX2, 0, "FMA4"},
+        {"Excavator", AVX2, 0, "FMA4"},
+        {"Haswell", AVX2, 0, NULL},
+        {"Zen", AVX2, 0, NULL},
+        {"Sandybridge", AVX2, 0, NULL},
+        {"Prescott", AVX2, 0, NULL},
+        /* AVX-512 without bf16 (Skylake-SP), and with it (Cooper Lake) */
+        {"SkylakeX", AVX512, 0, NULL},
+        {"Cooperlake", AVX512, 0, "AVX512_BF16"},
+        {"SapphireRapids", AVX512, 0, "AVX512_BF16"},
+        {"Cooperlake", AVX512, BF16, NULL},
+        /* an AMD Piledriver: AVX and FMA4, no AVX2 */
+        {"Piledriver", AVX, FMA4, NULL},
+        {"Haswell", AVX, FMA4, "AVX2 and FMA"},
+        {"Sandybridge", SSE, 0, "AVX"},
+        {"Prescott", SSE, 0, NULL},
+        /* names OpenBLAS falls back on, and a CPU whose level is unknown (not x86) */
+        {"Zen5", SSE, 0, NULL},
+        {"", SSE, 0, NULL},
+        {NULL, SSE, 0, NULL},
+        {"SkylakeX", AR_BLAS_LEVEL_UNKNOWN, 0, NULL},
+    };
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; ++i) {
+        const char *got = ar_blas_core_lacking(table[i].core, table[i].cpu, table[i].extras);
+        CHECK(table[i].lacking ? got && strcmp(got, table[i].lacking) == 0 : got == NULL);
+    }
+    /* this machine runs what its own flags name */
+    CHECK(ar_blas_core_lacking("Prescott", ar_blas_core_cpu_level(), ar_blas_core_cpu_extras()) == NULL);
+}
+
 static void test_candidates(void)
 {
     enum { SSE = AR_BLAS_LEVEL_SSE, AVX = AR_BLAS_LEVEL_AVX, AVX2 = AR_BLAS_LEVEL_AVX2, AVX512 = AR_BLAS_LEVEL_AVX512 };
@@ -134,6 +179,7 @@ int main(void)
 {
     check_register_families();
     test_levels();
+    test_lacking();
     test_candidates();
     test_check();
     return check_report("blas_core");

@@ -244,6 +244,18 @@ static void omp_environment(void)
     setenv("OMP_STACKSIZE", "16Q", 1);
     CHECK(ar_plan_team(1, err) == -1);
     CHECK_CONTAINS(err, "OMP_STACKSIZE");
+    /* below the floor a run's threads cannot start or overflow (plan.h) */
+    setenv("OMP_STACKSIZE", "64K", 1);
+    CHECK(ar_plan_team(1, err) == -1);
+    CHECK_CONTAINS(err, "below the 1 MiB");
+    /* both variables checked; libgomp reads OMP_STACKSIZE first */
+    setenv("OMP_STACKSIZE", "1M", 1);
+    setenv("GOMP_STACKSIZE", "64K", 1);
+    CHECK(ar_plan_team(1, err) == -1);
+    CHECK_CONTAINS(err, "GOMP_STACKSIZE");
+    setenv("GOMP_STACKSIZE", "32M", 1);
+    CHECK(ar_plan_team(1, err) == 1 && ar_plan_thread_stack_bytes() == 1048576.0);
+    unsetenv("GOMP_STACKSIZE");
     unsetenv("OMP_STACKSIZE");
     unsetenv("OMP_NUM_THREADS");
 }

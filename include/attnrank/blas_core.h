@@ -36,6 +36,18 @@ int ar_blas_core_level(const char *core);
 const char *ar_blas_core_level_name(int level);
 /* The level this CPU (and its OS) supports: avx512f+dq+bw+vl, avx2+fma, avx, else SSE. */
 int ar_blas_core_cpu_level(void);
+/* Instructions beyond its level that a core's kernels use. */
+enum {
+    AR_BLAS_EXTRA_FMA4 = 1,        /* Bulldozer, Piledriver, Steamroller, Excavator */
+    AR_BLAS_EXTRA_AVX512_BF16 = 2, /* Cooperlake, SapphireRapids */
+};
+/* The extras this CPU (and its OS) supports. */
+unsigned ar_blas_core_cpu_extras(void);
+/* What a core's kernels use that a CPU of this level and extras lacks, in words ("AVX-512
+ * (avx512f, dq, bw and vl)", "FMA4", "AVX512_BF16"), or NULL: the CPU runs them, or the
+ * name is one this table does not know (OpenBLAS falls back on its own choice), or the
+ * CPU's level is unknown. A pure function: the unit suite tests it on a table. */
+const char *ar_blas_core_lacking(const char *core, int cpu_level, unsigned cpu_extras);
 /* The cores worth checking, best first, for a detected core on a CPU of this level:
  * writes at most 2 names into out and returns how many (0: the detected core is as good
  * as the CPU supports, or unknown). A pure function: the unit suite tests it on a table. */

@@ -24,9 +24,15 @@ int ar_message_vfail(char *err, size_t len, const char *at, const char *field, c
  * statements may not hold. */
 const char *ar_message_control(const char *text);
 /* Writes text to f with each control character escaped (\n, \t, \r, \xNN; C1, bidi and
- * zero-width characters as \u{XXXX}): the one way text from a file or spec reaches a
- * terminal (an ESC would drive it, a U+202E reorder what is shown). ar_message's lines
- * name those characters the same way. */
+ * zero-width characters as \u{XXXX}; each byte that is not part of well-formed UTF-8 as
+ * \xNN): the one way text from a file or spec reaches a terminal (an ESC would drive it,
+ * a U+202E reorder what is shown). ar_message's lines name those characters the same
+ * way. */
 void ar_message_print(FILE *f, const char *text);
+/* The escape ar_message_print writes for the character at text (not at its end): into out
+ * (AR_ESCAPE_LEN bytes), or "" when the character is shown as it is; returns the bytes of
+ * text it spans. The report page escapes file text with it too. */
+enum { AR_ESCAPE_LEN = 12 };
+size_t ar_message_escape(const char *text, char *out);
 
 #endif

@@ -37,16 +37,24 @@ typedef struct ar_run_plan {
 /* The most threads one team may have, whoever asks (--threads, OMP_NUM_THREADS). */
 enum { AR_MAX_THREADS = 4096 };
 
+/* The least stack a run accepts, for the main thread (ulimit -s) and for each OpenMP
+ * thread (OMP_STACKSIZE, GOMP_STACKSIZE, else ulimit -s). Measured on an AMD EPYC
+ * (OpenBLAS's Zen core): every simulator at its defaults ran with 48 KiB on the main
+ * thread and 112 KiB per OpenMP thread (60 KiB of which OpenBLAS's thread-local storage
+ * takes), and crashed below; the floor leaves 9 times that for LAPACK's and the other
+ * cores' kernels' frames. */
+#define AR_MIN_STACK_BYTES (1024.0 * 1024.0)
+
 /* Threads a team gets for `requested` (0: OpenMP's default), at most OMP_THREAD_LIMIT. */
 int ar_plan_threads(int requested);
 /* The same, checked before a run or plan uses it: OMP_NUM_THREADS, OMP_THREAD_LIMIT and
  * OMP_STACKSIZE/GOMP_STACKSIZE must be well formed (libgomp only warns and ignores a bad
- * one, or wraps a huge one), and the team no larger than AR_MAX_THREADS or than the
- * threads this system lets a process start (libgomp aborts, or crashes, when it cannot
- * create them). Returns the team, or -1 with a one-line reason in err. */
+ * one, or wraps a huge one), the stacks at least AR_MIN_STACK_BYTES, and the team no
+ * larger than AR_MAX_THREADS or than the threads this system lets a process start
+ * (libgomp aborts, or crashes, when it cannot create them). Returns the team, or -1 with a one-line reason in err. */
 int ar_plan_team(int requested, char *err);
-/* The stack each OpenMP thread gets: OMP_STACKSIZE or GOMP_STACKSIZE, else the pthread
- * default (ulimit -s). */
+/* The stack each OpenMP thread gets: OMP_STACKSIZE, else GOMP_STACKSIZE (as libgomp
+ * reads them), else the pthread default (ulimit -s). */
 double ar_plan_thread_stack_bytes(void);
 /* Returns 0, or -1 when out of memory (the plan is then empty and may be freed). */
 int ar_plan_make(const ar_spec *spec, int threads, ar_run_plan *plan);

@@ -65,19 +65,47 @@ const char *ar_message_control(const char *text)
     return NULL;
 }
 
+/* The length of the well-formed UTF-8 character at c (RFC 3629: no overlong forms, no
+ * surrogates, nothing above U+10FFFF), or 0. */
+static int utf8_length(const unsigned char *c)
+{
+    int n = c[0] < 0x80 ? 1 : c[0] >= 0xc2 && c[0] <= 0xdf ? 2 : c[0] >= 0xe0 && c[0] <= 0xef ? 3
+            : c[0] >= 0xf0 && c[0] <= 0xf4 ? 4 : 0;
+    unsigned char low = c[0] == 0xe0 ? 0xa0 : c[0] == 0xf0 ? 0x90 : 0x80; /* the second byte's range */
+    unsigned char high = c[0] == 0xed ? 0x9f : c[0] == 0xf4 ? 0x8f : 0xbf;
+    for (int k = 1; k < n; ++k)
+        if (c[k] < (k == 1 ? low : 0x80) || c[k] > (k == 1 ? high : 0xbf))
+            return 0;
+    return n;
+}
+
+size_t ar_message_escape(const char *text, char *out)
+{
+    const unsigned char *c = (const unsigned char *)text;
+    unsigned code;
+    int n = invisible(c, &code);
+    out[0] = '\0';
+    if (n) {
+        snprintf(out, AR_ESCAPE_LEN, "\\u{%04x}", code);
+        return (size_t)n;
+    }
+    if (*c == '\n' || *c == '\t' || *c == '\r')
+        snprintf(out, AR_ESCAPE_LEN, "\\%c", *c == '\n' ? 'n' : *c == '\t' ? 't' : 'r');
+    else if (*c < 0x20 || *c == 0x7f || !(n = utf8_length(c)))
+        snprintf(out, AR_ESCAPE_LEN, "\\x%02x", *c);
+    return n ? (size_t)n : 1;
+}
+
 void ar_message_print(FILE *f, const char *text)
 {
-    unsigned code;
-    for (const unsigned char *c = (const unsigned char *)text; c && *c; ++c) {
-        int n = invisible(c, &code);
-        if (n)
-            fprintf(f, "\\u{%04x}", code), c += n - 1;
-        else if (*c == '\n' || *c == '\t' || *c == '\r')
-            fprintf(f, "\\%c", *c == '\n' ? 'n' : *c == '\t' ? 't' : 'r');
-        else if (*c < 0x20 || *c == 0x7f)
-            fprintf(f, "\\x%02x", *c);
+    char escaped[AR_ESCAPE_LEN];
+    while (text && *text) {
+        size_t n = ar_message_escape(text, escaped);
+        if (escaped[0])
+            fputs(escaped, f);
         else
-            fputc(*c, f);
+            fwrite(text, 1, n, f);
+        text += n;
     }
 }
 

@@ -20,31 +20,66 @@
 
 /* ---- levels and candidates (pure) ------------------------------------------------ */
 
+/* Each core's kernel level, and the instructions beyond it that its kernels use: the
+ * Bulldozer family's FMA4 (AMD only, gone since Zen), the bf16 cores' AVX512_BF16. The
+ * SSE cores' kernels run on any x86-64 CPU this program starts on. */
 static const struct {
     const char *name;
     int level;
+    unsigned extras;
 } core_levels[] = {
-    {"Katmai", AR_BLAS_LEVEL_SSE},         {"Coppermine", AR_BLAS_LEVEL_SSE},
-    {"Northwood", AR_BLAS_LEVEL_SSE},      {"Prescott", AR_BLAS_LEVEL_SSE},
-    {"Banias", AR_BLAS_LEVEL_SSE},         {"Atom", AR_BLAS_LEVEL_SSE},
-    {"Core2", AR_BLAS_LEVEL_SSE},          {"Penryn", AR_BLAS_LEVEL_SSE},
-    {"Dunnington", AR_BLAS_LEVEL_SSE},     {"Nehalem", AR_BLAS_LEVEL_SSE},
-    {"Athlon", AR_BLAS_LEVEL_SSE},         {"Opteron", AR_BLAS_LEVEL_SSE},
-    {"Opteron_SSE3", AR_BLAS_LEVEL_SSE},   {"Barcelona", AR_BLAS_LEVEL_SSE},
-    {"Nano", AR_BLAS_LEVEL_SSE},           {"Bobcat", AR_BLAS_LEVEL_SSE},
-    {"Sandybridge", AR_BLAS_LEVEL_AVX},    {"Bulldozer", AR_BLAS_LEVEL_AVX},
-    {"Piledriver", AR_BLAS_LEVEL_AVX},     {"Steamroller", AR_BLAS_LEVEL_AVX},
-    {"Excavator", AR_BLAS_LEVEL_AVX},      {"Haswell", AR_BLAS_LEVEL_AVX2},
-    {"Zen", AR_BLAS_LEVEL_AVX2},           {"SkylakeX", AR_BLAS_LEVEL_AVX512},
-    {"Cooperlake", AR_BLAS_LEVEL_AVX512},  {"SapphireRapids", AR_BLAS_LEVEL_AVX512},
+    {"Katmai", AR_BLAS_LEVEL_SSE, 0},
+    {"Coppermine", AR_BLAS_LEVEL_SSE, 0},
+    {"Northwood", AR_BLAS_LEVEL_SSE, 0},
+    {"Prescott", AR_BLAS_LEVEL_SSE, 0},
+    {"Banias", AR_BLAS_LEVEL_SSE, 0},
+    {"Atom", AR_BLAS_LEVEL_SSE, 0},
+    {"Core2", AR_BLAS_LEVEL_SSE, 0},
+    {"Penryn", AR_BLAS_LEVEL_SSE, 0},
+    {"Dunnington", AR_BLAS_LEVEL_SSE, 0},
+    {"Nehalem", AR_BLAS_LEVEL_SSE, 0},
+    {"Athlon", AR_BLAS_LEVEL_SSE, 0},
+    {"Opteron", AR_BLAS_LEVEL_SSE, 0},
+    {"Opteron_SSE3", AR_BLAS_LEVEL_SSE, 0},
+    {"Barcelona", AR_BLAS_LEVEL_SSE, 0},
+    {"Nano", AR_BLAS_LEVEL_SSE, 0},
+    {"Bobcat", AR_BLAS_LEVEL_SSE, 0},
+    {"Sandybridge", AR_BLAS_LEVEL_AVX, 0},
+    {"Bulldozer", AR_BLAS_LEVEL_AVX, AR_BLAS_EXTRA_FMA4},
+    {"Piledriver", AR_BLAS_LEVEL_AVX, AR_BLAS_EXTRA_FMA4},
+    {"Steamroller", AR_BLAS_LEVEL_AVX, AR_BLAS_EXTRA_FMA4},
+    {"Excavator", AR_BLAS_LEVEL_AVX, AR_BLAS_EXTRA_FMA4},
+    {"Haswell", AR_BLAS_LEVEL_AVX2, 0},
+    {"Zen", AR_BLAS_LEVEL_AVX2, 0},
+    {"SkylakeX", AR_BLAS_LEVEL_AVX512, 0},
+    {"Cooperlake", AR_BLAS_LEVEL_AVX512, AR_BLAS_EXTRA_AVX512_BF16},
+    {"SapphireRapids", AR_BLAS_LEVEL_AVX512, AR_BLAS_EXTRA_AVX512_BF16},
 };
 
-int ar_blas_core_level(const char *core)
+static int core_index(const char *core)
 {
     for (size_t i = 0; core && i < sizeof core_levels / sizeof core_levels[0]; ++i)
         if (strcasecmp(core, core_levels[i].name) == 0)
-            return core_levels[i].level;
-    return AR_BLAS_LEVEL_UNKNOWN;
+            return (int)i;
+    return -1;
+}
+
+int ar_blas_core_level(const char *core)
+{
+    int i = core_index(core);
+    return i < 0 ? AR_BLAS_LEVEL_UNKNOWN : core_levels[i].level;
+}
+
+const char *ar_blas_core_lacking(const char *core, int cpu_level, unsigned cpu_extras)
+{
+    static const char *const sets[] = {"", "SSE", "AVX", "AVX2 and FMA", "AVX-512 (avx512f, dq, bw and vl)"};
+    int i = core_index(core);
+    if (i < 0 || cpu_level == AR_BLAS_LEVEL_UNKNOWN) /* a name OpenBLAS falls back on, or not x86 */
+        return NULL;
+    if (core_levels[i].level > cpu_level)
+        return sets[core_levels[i].level];
+    unsigned missing = core_levels[i].extras & ~cpu_extras;
+    return missing & AR_BLAS_EXTRA_FMA4 ? "FMA4" : missing & AR_BLAS_EXTRA_AVX512_BF16 ? "AVX512_BF16" : NULL;
 }
 
 int ar_blas_core_cpu_level(void)
@@ -63,6 +98,17 @@ int ar_blas_core_cpu_level(void)
     return AR_BLAS_LEVEL_SSE;
 #else
     return AR_BLAS_LEVEL_UNKNOWN;
+#endif
+}
+
+unsigned ar_blas_core_cpu_extras(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_cpu_init();
+    return (__builtin_cpu_supports("fma4") ? AR_BLAS_EXTRA_FMA4 : 0u) |
+           (__builtin_cpu_supports("avx512bf16") ? AR_BLAS_EXTRA_AVX512_BF16 : 0u);
+#else
+    return 0;
 #endif
 }
 

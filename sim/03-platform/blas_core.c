@@ -7,7 +7,9 @@
  * first in main():
  *
  *   1. OPENBLAS_CORETYPE set (even empty, which OpenBLAS reads too): left alone,
- *      "environment". ATTNRANK_BLAS_CORE=off: OpenBLAS's choice, "detected".
+ *      "environment"; a core whose kernels use instructions the CPU lacks is refused
+ *      (exit 2), as it would crash (SIGILL) mid-run. ATTNRANK_BLAS_CORE=off: OpenBLAS's
+ *      choice, "detected".
  *   2. Otherwise the candidates are the cores the CPU's flags support above the detected
  *      one's level (ar_blas_core_candidates). None: "detected" (this machine).
  *   3. A candidate is used only after a known-answer check of it here: a child process,
@@ -749,6 +751,23 @@ static void read_cache_for_info(void)
     }
 }
 
+/* An OPENBLAS_CORETYPE whose kernels use instructions this CPU lacks: OpenBLAS runs them
+ * anyway and the program dies of SIGILL at its first BLAS call, mid-run. Refused here,
+ * before any work, never replaced. */
+static void refuse_lacking_core(const char *coretype)
+{
+    const char *lacking = ar_blas_core_lacking(coretype, state.cpu_level, ar_blas_core_cpu_extras());
+    if (!lacking)
+        return;
+    char shown[CORE_NAME];
+    printable(shown, sizeof shown, coretype);
+    fprintf(stderr, "attnrank: OPENBLAS_CORETYPE=%s: its kernels use %s, which this CPU lacks (its flags support "
+            "%s kernels); unset it, or name a core this CPU runs\n", shown, lacking,
+            ar_blas_core_level_name(state.cpu_level));
+    fflush(stderr);
+    _exit(EXIT_BAD_INPUT);
+}
+
 void ar_blas_core_select(char **argv)
 {
     if (argv && argv[0] && argv[1] && strcmp(argv[1], CHILD_ARG) == 0)
@@ -784,6 +803,7 @@ void ar_blas_core_select(char **argv)
         if (marker)
             unsetenv(MARKER);
         if (coretype) {
+            refuse_lacking_core(coretype);
             state.origin = "environment";
             trace("OPENBLAS_CORETYPE is set: left alone");
         } else if (!state.off) {

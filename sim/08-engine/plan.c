@@ -12,6 +12,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "attnrank/format.h"
 #include "attnrank/registry.h"
 #include "attnrank/store.h"
 #include "attnrank/test_hooks.h"
@@ -58,12 +59,11 @@ static long env_count(const char *name, int list)
     return first > 0 && value > 0 && *text == '\0' ? first : -1;
 }
 
-/* OMP_STACKSIZE or GOMP_STACKSIZE: a size, in KiB unless it ends in B, K, M or G; 0 when
- * neither is set, -1 when the one that is set is malformed. */
-static double env_stack_bytes(const char **name)
+/* A stack size as libgomp reads OMP_STACKSIZE and GOMP_STACKSIZE: in KiB unless it ends in
+ * B, K, M or G; 0 when the variable is unset, -1 when it is malformed. */
+static double env_stack_bytes(const char *name)
 {
-    *name = getenv("GOMP_STACKSIZE") ? "GOMP_STACKSIZE" : "OMP_STACKSIZE";
-    const char *text = getenv(*name);
+    const char *text = getenv(name);
     if (!text)
         return 0;
     long value = parse_count(&text);
@@ -77,12 +77,16 @@ static double env_stack_bytes(const char **name)
     return value > 0 && *text == '\0' ? (double)value * unit : -1;
 }
 
+/* libgomp reads OMP_STACKSIZE first, GOMP_STACKSIZE only where it is unset. */
+static const char *const STACK_VARIABLES[] = {"OMP_STACKSIZE", "GOMP_STACKSIZE"};
+
 double ar_plan_thread_stack_bytes(void)
 {
-    const char *name;
-    double bytes = env_stack_bytes(&name);
-    if (bytes > 0)
-        return bytes;
+    for (size_t k = 0; k < sizeof STACK_VARIABLES / sizeof *STACK_VARIABLES; ++k) {
+        double bytes = env_stack_bytes(STACK_VARIABLES[k]);
+        if (bytes > 0)
+            return bytes;
+    }
     pthread_attr_t attr;
     size_t size = 8 << 20;
     if (pthread_getattr_default_np(&attr) == 0) {
@@ -90,6 +94,40 @@ double ar_plan_thread_stack_bytes(void)
         pthread_attr_destroy(&attr);
     }
     return (double)size;
+}
+
+/* The stacks a run starts with: each variable that is set well formed, and the main
+ * thread's (ulimit -s) and the OpenMP threads' at least AR_MIN_STACK_BYTES. Checked up
+ * front: libgomp cannot create a thread whose stack is smaller than the libraries'
+ * thread-local storage (it exits 1, the status of a contradicted verdict), and a
+ * slightly larger one overflows in the simulators (SIGSEGV), both mid-run. */
+static int check_stacks(char *err)
+{
+    char have[32], floor[32];
+    ar_format_bytes(AR_MIN_STACK_BYTES, floor, sizeof floor);
+    for (size_t k = 0; k < sizeof STACK_VARIABLES / sizeof *STACK_VARIABLES; ++k) {
+        const char *name = STACK_VARIABLES[k];
+        double bytes = env_stack_bytes(name);
+        if (bytes < 0) {
+            snprintf(err, AR_ERR_LEN, "%s='%.40s' is not a stack size (such as 16M or 4096K)", name, getenv(name));
+            return -1;
+        }
+        if (bytes > 0 && bytes < AR_MIN_STACK_BYTES) {
+            ar_format_bytes(bytes, have, sizeof have);
+            snprintf(err, AR_ERR_LEN, "%s='%.40s' gives each thread a %s stack, below the %s a run needs; set at "
+                     "least %s=1M, or unset it", name, getenv(name), have, floor, name);
+            return -1;
+        }
+    }
+    struct rlimit stack;
+    if (getrlimit(RLIMIT_STACK, &stack) == 0 && stack.rlim_cur != RLIM_INFINITY &&
+        (double)stack.rlim_cur < AR_MIN_STACK_BYTES) {
+        ar_format_bytes((double)stack.rlim_cur, have, sizeof have);
+        snprintf(err, AR_ERR_LEN, "the stack limit (ulimit -s) is %s, below the %s a run needs; raise it "
+                 "(ulimit -s 8192 is the usual default)", have, floor);
+        return -1;
+    }
+    return 0;
 }
 
 static long read_count_file(const char *path)
@@ -136,7 +174,6 @@ static long system_thread_room(void)
 
 int ar_plan_team(int requested, char *err)
 {
-    const char *stack_name;
     long asked = env_count("OMP_NUM_THREADS", 1), limit = env_count("OMP_THREAD_LIMIT", 0);
     const char *bad = asked < 0 ? "OMP_NUM_THREADS" : limit < 0 ? "OMP_THREAD_LIMIT" : NULL;
     if (bad) {
@@ -144,11 +181,8 @@ int ar_plan_team(int requested, char *err)
                  bad, getenv(bad), asked < 0 ? ", or a list such as 4,1 for nested levels" : "");
         return -1;
     }
-    if (env_stack_bytes(&stack_name) < 0) {
-        snprintf(err, AR_ERR_LEN, "%s='%.40s' is not a stack size (such as 16M or 4096K)", stack_name,
-                 getenv(stack_name));
+    if (check_stacks(err) < 0)
         return -1;
-    }
     /* Counted here, not read back from libgomp, which keeps an int: 99999999999 wraps. */
     long team = requested > 0 ? requested : asked > 0 ? asked : omp_get_num_procs();
     if (limit > 0 && limit < team)

@@ -33,15 +33,27 @@ typedef struct {
  * folder holding it is ever removed as a report's. */
 #define REPORT_MARK ".attnrank-report"
 
+/* Text into the page: markup escaped, and what the terminal gets escaped (controls, C1,
+ * bidi and zero-width characters, bytes that are not UTF-8) written as ar_message_print
+ * writes it; line breaks and tabs stay, they lay out the spec's <pre>. */
 static void html(FILE *out, const char *s)
 {
-    for (; s && *s; ++s) {
-        switch (*s) {
-        case '<': fputs("&lt;", out); break;
-        case '>': fputs("&gt;", out); break;
-        case '&': fputs("&amp;", out); break;
-        case '"': fputs("&quot;", out); break;
-        default: fputc(*s, out);
+    char escaped[AR_ESCAPE_LEN];
+    while (s && *s) {
+        size_t n = ar_message_escape(s, escaped);
+        if (escaped[0] && *s != '\n' && *s != '\t') {
+            fputs(escaped, out);
+            s += n;
+            continue;
+        }
+        for (const char *end = s + n; s < end; ++s) {
+            switch (*s) {
+            case '<': fputs("&lt;", out); break;
+            case '>': fputs("&gt;", out); break;
+            case '&': fputs("&amp;", out); break;
+            case '"': fputs("&quot;", out); break;
+            default: fputc(*s, out);
+            }
         }
     }
 }

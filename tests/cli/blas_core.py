@@ -205,6 +205,36 @@ def case_environment(tmp):
         check(proc.returncode == 0 and origin(proc)[1] == "environment", f"marker {marker[:20]!r}: {proc.stdout}")
 
 
+MARKOV = 'seed = 3; experiments = ( { name = "m"; simulator = "markov_spectrum"; trials = 4; n = 64; } );\n'
+
+
+def case_lacking_core(tmp):
+    """OPENBLAS_CORETYPE naming a core whose kernels use instructions this CPU lacks
+    (SkylakeX without AVX-512, Bulldozer without FMA4): OpenBLAS ran them and the run died
+    of SIGILL at its first BLAS call, leaving OUT.partial and OUT.lock, while `info` said
+    "decided by OPENBLAS_CORETYPE", exit 0. Now refused in one line naming the core and
+    what is lacking, exit 2, before any work, for every command; never replaced. Only
+    cores this CPU provably lacks (/proc/cpuinfo) are set; none: skipped."""
+    flags = cpu_flags()
+    lacking = [(core, what) for core, flag, what in (
+        ("SkylakeX", "avx512f", "AVX-512"), ("Cooperlake", "avx512f", "AVX-512"), ("Bulldozer", "fma4", "FMA4"),
+        ("Haswell", "avx2", "AVX2")) if flag not in flags]
+    if "avx512f" in flags and "avx512_bf16" not in flags:
+        lacking.append(("Cooperlake", "AVX512_BF16"))
+    if not lacking:
+        print("this CPU has every instruction set the table knows: nothing to refuse")
+        sys.exit(77)
+    spec = write(f"{tmp}/m.cfg", MARKOV)
+    out = f"{tmp}/o.h5"
+    for core, what in lacking:
+        for args in (["run", spec, "-o", out, "-q"], ["plan", spec], ["info"], ["--version"]):
+            proc = attnrank(test_cli.EXE, args, base_env(tmp, OPENBLAS_CORETYPE=core))
+            check(proc.returncode == 2, f"{core} {args[0]}: exit {proc.returncode}, want 2: {proc.stderr!r}")
+            test_cli.one_line_error(proc, f"OPENBLAS_CORETYPE={core}", what, "this CPU lacks")
+        check(not [p for p in os.listdir(tmp) if p.startswith("o.h5")], f"nothing written: {os.listdir(tmp)}")
+    check(not cache_files(tmp), "nothing cached")
+
+
 def case_switch(tmp):
     """ATTNRANK_BLAS_CORE=off keeps OpenBLAS's choice without a check or a note; auto and
     empty are the default; anything else is refused in one line, exit 2, also under

@@ -1436,6 +1436,40 @@ def case_invisible_characters(tmp):
     proc = run(["run", spec, "-o", name + "\u202e", "--shard", "0/2", "-q"], expect=0)
     check(not shown_raw(proc) and "complete: " in proc.stdout, f"a shard shows {shown_raw(proc)} raw: {proc.stdout!r}")
 
+def case_attribute_text_escaped(tmp):
+    """Fifth hostile review, F: text from the root's attributes reached report.html raw
+    (CR, BEL, ESC, U+009B, U+202E, U+200B, and bytes that are not UTF-8: the page was no
+    longer UTF-8), and info escaped the controls but printed those bytes raw. Both write
+    them as the terminal gets them: \\r, \\x07, \\u{202e}, \\xff."""
+    _, good = tiny(tmp, "good.h5")
+    evil = f"{tmp}/evil.h5"
+    shutil.copy(good, evil)
+    with h5py.File(evil, "r+") as f:
+        f.attrs["host"] = "vm\u009b2J\u202eevil\u200b"
+        f.attrs["created"] = "2026\r\x07"
+        f.attrs["command_line"] = np.bytes_(b"run \xff\xfe raw \x1b[31mRED \xc3\xa9 <b>")
+    raw = [b"\xc2\x9b", "\u202e".encode(), "\u200b".encode(), b"\r", b"\x07", b"\x1b", b"\xff", b"\xfe"]
+    wanted = ["\\u{009b}", "\\u{202e}", "\\u{200b}", "\\r", "\\x07", "\\x1b", "\\xff", "\\xfe"]
+    proc = subprocess.run([test_cli.EXE, "info", evil], capture_output=True)
+    check(proc.returncode == 0, f"info: exit {proc.returncode}: {proc.stderr!r}")
+    shown = [r for r in raw if r in proc.stdout]
+    check(not shown, f"info prints {shown} raw")
+    out = proc.stdout.decode("utf-8")  # fails where a byte is not UTF-8
+    check(all(w in out for w in wanted) and "\u00e9" in out, f"info shows them escaped: {out[-600:]!r}")
+    empty = f"{tmp}/noplots"
+    os.mkdir(empty)
+    write(f"{empty}/plot_all.py", "import sys; sys.exit(0)\n")
+    proc = run(["report", evil, "-o", f"{tmp}/rep"], expect=0, env={"ATTNRANK_PLOTS": empty})
+    page = open(f"{tmp}/rep/report.html", "rb").read()
+    shown = [r for r in raw if r in page]
+    check(not shown, f"the page holds {shown} raw")
+    page = page.decode("utf-8")
+    for w in wanted:
+        check(w in page, f"the page lacks {w}")
+    check("\u00e9 &lt;b&gt;" in page, "well-formed text kept, markup escaped")
+    check("<pre>" in page and "\n" in page.split("<pre>")[1].split("</pre>")[0], "the spec keeps its lines")
+
+
 def case_file_kinds(tmp):
     """Issue 37, 5: `attack -o rp.h5` where rp.h5.partial is an interrupted run's called it
     an attack's partial, --resume then said damaged, and the suggested --force deleted the
