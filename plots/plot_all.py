@@ -2,7 +2,10 @@
 """Every figure a result file supports: runs, on each experiment, claims.py (a figure
 per claim row of /verdicts: its estimate, interval and prediction, whatever the
 family), the figure script its claim family names (the group's `plot_script`
-attribute, written from attnrank's registry) and conjectures.py (a figure per user
+attribute, written from attnrank's registry: sim/05-families/<family>/<family>.py, found
+by its name in the family's folder of the source tree this folder sits in, or beside
+this script, so a file that names plots/<family>.py, as before the scripts moved into the
+families' folders, is drawn alike) and conjectures.py (a figure per user
 conjecture, whatever the family), and writes OUTDIR/figures.tsv, one line a figure: experiment, claims
 (space-separated), title, SVG path (relative to OUTDIR, so the folder can move),
 caption. `attnrank report` reads it.
@@ -31,16 +34,29 @@ import common
 import conjectures
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+FAMILIES = os.path.join(HERE, "..", "sim", "05-families")  # a folder per claim family
+
+
+def family_script_folder(name):
+    """Where the family script NAME.py is: beside this script (a folder of figure scripts
+    ATTNRANK_PLOTS names may hold its own), else in the family's folder; None if nowhere."""
+    for folder in (HERE, os.path.join(FAMILIES, name)):
+        if os.path.exists(os.path.join(folder, name + ".py")):
+            return folder
+    return None
 
 
 def figures_for(exp, outdir):
     """The verdict figure of each of the experiment's claims, the figures of its family
-    script (none if it names no script here), then those of its conjectures."""
+    script (none if it names no script that is there), then those of its conjectures."""
     script = common.text(exp.group.attrs.get("plot_script", ""))
-    name = os.path.splitext(os.path.basename(script))[0]
+    name = os.path.splitext(os.path.basename(script))[0]  # the path itself is never followed
     family = []
     known = re.fullmatch(r"[a-z_][a-z0-9_]*", name) and name not in ("claims", "common", "conjectures", "plot_all")
-    if known and os.path.exists(os.path.join(HERE, name + ".py")):
+    folder = family_script_folder(name) if known else None
+    if folder:
+        if folder not in sys.path:
+            sys.path.append(folder)
         family = common.each_drawn(exp, [name], lambda n: importlib.import_module(n).figures_for(exp, outdir),
                                    lambda n: f"the family figures ({n}.py)")
         family = family[0] if family else []

@@ -115,7 +115,7 @@ typedef struct ar_family {
     const ar_sim *const *sims;   /* NULL-terminated */
     const ar_claim *claims;      /* its claim table (sim/05-families/<family>/claims.c) */
     const int *n_claims;
-    const char *plot_script;     /* below the source root; NULL: no figures */
+    const char *plot_script;     /* its figure script, below the source root (in its folder); NULL: none */
 } ar_family;
 
 /* The claim's prediction at a point: its function's, or its conjecture's expressions. */

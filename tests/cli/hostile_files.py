@@ -1687,10 +1687,10 @@ def case_fifos(tmp):
         for args in (["info", path], ["judge", path], ["report", path, "-o", f"{tmp}/rep"]):
             refused_quickly(args, path, "external storage" if label == "storage" else "link")
     # the figure scripts, given such a file directly, refuse it too rather than follow
-    plots = os.path.join(os.environ.get("ATTNRANK_SOURCE_ROOT", "."), "plots")
-    for script in ("plot_all.py", "hardmax.py", "attacks.py"):
+    for script in ("plots/plot_all.py", "sim/05-families/hardmax/hardmax.py", "plots/attacks.py"):
         try:
-            proc = subprocess.run([sys.executable, os.path.join(plots, script), f"{tmp}/root/r.h5", f"{tmp}/fig"],
+            proc = subprocess.run([sys.executable, os.path.join(os.environ.get("ATTNRANK_SOURCE_ROOT", "."), script),
+                                   f"{tmp}/root/r.h5", f"{tmp}/fig"],
                                   capture_output=True, text=True, timeout=60)
         except subprocess.TimeoutExpired:
             raise test_cli.Failure(f"{script} hangs on an external link to a FIFO")
@@ -1754,9 +1754,9 @@ def case_link_names(tmp):
             h5py.h5g.create(f.create_group("xx").id, raw)
         for args in (["info", path], ["judge", path], ["report", path, "-o", f"{tmp}/rep-{label}"]):
             refused_quickly(args, path, "/xx/?", "not printable UTF-8")
-        plots = os.path.join(os.environ.get("ATTNRANK_SOURCE_ROOT", "."), "plots")
-        for script in ("plot_all.py", "hardmax.py"):
-            proc = subprocess.run([sys.executable, os.path.join(plots, script), path, f"{tmp}/fig"],
+        for script in ("plots/plot_all.py", "sim/05-families/hardmax/hardmax.py"):
+            proc = subprocess.run([sys.executable, os.path.join(os.environ.get("ATTNRANK_SOURCE_ROOT", "."), script),
+                                   path, f"{tmp}/fig"],
                                   capture_output=True, text=True, timeout=60)
             check(proc.returncode == 2 and "Traceback" not in proc.stderr and "/xx/" in proc.stderr
                   and len(proc.stderr.strip().splitlines()) == 1, f"{script}: exit {proc.returncode}: {proc.stderr!r}")

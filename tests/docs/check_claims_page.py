@@ -1,34 +1,38 @@
 #!/usr/bin/python3
-"""Keeps docs/claims.md in step with the claims attnrank itself knows.
+"""Keeps docs/claims.md in step with the claims attnrank itself knows, family by family.
 
 usage: check_claims_page.py ATTNRANK CLAIMS_MD
 
-The claims table of CLAIMS_MD, the table between the lines
-<!-- claims-table:begin --> and <!-- claims-table:end -->, has a row per claim whose
-first four columns mirror what the program prints: id, simulator, rule (the rule's
-name as `attnrank list` prints it) and judged ("default", "on request" for a claim
-judged only where a spec lists it, "not judged" for a reference curve).
+CLAIMS_MD has a section per claim family (a family is a folder sim/05-families/<family>/
+whose claims.c holds its claim table), in the order `attnrank list` shows the families:
+the table between the lines <!-- claims-table:<family>:begin --> and
+<!-- claims-table:<family>:end -->, a row per claim of the family whose first four
+columns mirror what the program prints: id, simulator, rule (the rule's name as
+`attnrank list` prints it) and judged ("default", "on request" for a claim judged only
+where a spec lists it, "not judged" for a reference curve).
 
 Where the program's claims come from: `attnrank list --tsv` gives the simulators (one
 line per parameter: simulator, parameter, type, default, min, max, choices); it holds
-no claims, so they are read from the "claim checks:" lines of `attnrank list`, one per
-claim under its simulator:
+no claims, so they are read from `attnrank list`: under each simulator its
+"family: <family> (<paper>)" line, then the "claim checks:" lines, one per claim:
 
     <4 spaces><id, padded to 8> <rule, padded to 11> <statement>[ [only when listed]]
 
-A problem is one line naming the claim: a claim of the program missing from the
-table, a row (in any table of the page) naming an id the program does not have, a
-duplicate row, a mirrored field that differs, a claim whose simulator the tsv does
-not list. Exit status 0 and "claims page: N claims in step" when there is none, 1
-otherwise, 2 for a usage error. Standard library only; the program is started with an
-argument vector, never through a shell.
+A problem is one line naming the claim or the family: a family of the program with no
+section, or sections out of the program's order; a section naming a family the program
+does not have; a claim of the program missing from its family's section, or in
+another family's; a row (in any table of the page) naming an id the program does not
+have; a duplicate row; a mirrored field that differs; a claim whose simulator the tsv
+does not list. Exit status 0 and "claims page: N claims of F families in step" when
+there is none, 1 otherwise, 2 for a usage error. Standard library only; the program is
+started with an argument vector, never through a shell.
 """
 import re
 import subprocess
 import sys
 
-BEGIN = "<!-- claims-table:begin -->"
-END = "<!-- claims-table:end -->"
+# A family's section: <!-- claims-table:<family>:begin --> ... <!-- claims-table:<family>:end -->
+MARKER = re.compile(r"^<!-- claims-table:([A-Za-z0-9_]+):(begin|end) -->$")
 MIRRORED = ("id", "simulator", "rule", "judged")
 # A table row's first cell that names a claim: a capital letter, then letters, digits, '_'.
 CLAIM_ID = re.compile(r"^[A-Z][A-Za-z0-9_]*$")
@@ -66,13 +70,17 @@ def simulators_from_tsv(text):
 
 
 def claims_from_list(text):
-    """[{id, simulator, rule, judged}] from the "claim checks:" blocks of `list`."""
+    """[{id, simulator, family, rule, judged}] from the "claim checks:" blocks of `list`."""
     claims, problems = [], []
-    sim, in_block = None, False
+    sim, family, in_block = None, None, False
     for line in text.splitlines():
         head = re.match(r"^([A-Za-z0-9_]+): ", line)
         if head:
-            sim, in_block = head.group(1), False
+            sim, family, in_block = head.group(1), None, False
+            continue
+        named = re.match(r"^  family: ([A-Za-z0-9_]+)( |$)", line)
+        if named:
+            family = named.group(1)
             continue
         if line == "  claim checks:":
             in_block = True
@@ -93,7 +101,10 @@ def claims_from_list(text):
         statement = field[12:]
         on_request = statement.endswith(ON_REQUEST)
         judged = "not judged" if rule == "reference" else "on request" if on_request else "default"
-        claims.append({"id": cid, "simulator": sim, "rule": rule, "judged": judged})
+        if family is None:
+            problems.append(f"claims page: {cid}: `attnrank list` names no family for {sim}")
+            continue
+        claims.append({"id": cid, "simulator": sim, "family": family, "rule": rule, "judged": judged})
     return claims, problems
 
 
@@ -129,59 +140,103 @@ def page_tables(lines):
     return tables
 
 
-def check(claims, sims, page_text, page_name):
-    problems = []
-    lines = page_text.splitlines()
-    try:
-        begin = lines.index(BEGIN)
-        end = lines.index(END, begin)
-    except ValueError:
-        return [f"claims page: {page_name} has no claims table between {BEGIN} and {END}"]
-    inside = page_tables(lines[begin + 1:end])
-    if len(inside) != 1:
-        return [f"claims page: {page_name}: {len(inside)} tables between the markers, expected 1"]
-    _, header, rows = inside[0]
-    header = [h.lower() for h in header]
-    if tuple(header[:len(MIRRORED)]) != MIRRORED:
-        return [f"claims page: {page_name}: the claims table's first columns are {header[:len(MIRRORED)]}, "
-                f"expected {list(MIRRORED)}"]
+def sections(lines, page_name):
+    """{family: (begin, end)} of the page's family sections, their families in page order,
+    and the problems with their markers (a begin without its end, a family twice)."""
+    found, order, problems, open_at = {}, [], [], None
+    for i, line in enumerate(lines):
+        m = MARKER.match(line.strip())
+        if not m:
+            continue
+        family, which = m.groups()
+        if which == "begin":
+            if open_at is not None:
+                problems.append(f"claims page: {page_name}: line {i + 1}: section {family} begins inside "
+                                f"section {open_at[0]}")
+            elif family in found:
+                problems.append(f"claims page: {page_name}: line {i + 1}: a second section for family {family}")
+            open_at = (family, i)
+        elif open_at is None or open_at[0] != family:
+            problems.append(f"claims page: {page_name}: line {i + 1}: the end of section {family} without its begin")
+        else:
+            found[family] = (open_at[1], i)
+            order.append(family)
+            open_at = None
+    if open_at is not None:
+        problems.append(f"claims page: {page_name}: section {open_at[0]} has no end marker")
+    return found, order, problems
 
+
+def check(claims, sims, page_text, page_name):
+    lines = page_text.splitlines()
+    found, page_order, problems = sections(lines, page_name)
+    families = []  # the program's, in its order
+    for c in claims:
+        if c["family"] not in families:
+            families.append(c["family"])
     by_id = {c["id"]: c for c in claims}
     for c in claims:
         if c["simulator"] not in sims:
             problems.append(f"claims page: {c['id']}: simulator {c['simulator']} is not in `attnrank list --tsv`")
+    for family in families:
+        if family not in found:
+            problems.append(f"claims page: {page_name}: family {family} has no section (no claims table between "
+                            f"<!-- claims-table:{family}:begin --> and <!-- claims-table:{family}:end -->)")
+    for family in found:
+        if family not in families:
+            problems.append(f"claims page: {page_name}: a section for family {family}, which attnrank does not have")
+    shown = [f for f in page_order if f in families]
+    if shown != [f for f in families if f in found]:
+        problems.append(f"claims page: {page_name}: the sections are in the order {shown}, attnrank lists the "
+                        f"families as {families}")
 
     seen = {}
-    for number, cells in rows:
-        cells = cells + [""] * (len(MIRRORED) - len(cells))
-        cid = cells[0]
-        if cid in seen:
-            problems.append(f"claims page: {cid}: a second row (lines {seen[cid]} and {begin + 1 + number})")
+    for family, (begin, end) in found.items():
+        inside = page_tables(lines[begin + 1:end])
+        if len(inside) != 1:
+            problems.append(f"claims page: {page_name}: section {family}: {len(inside)} tables between its "
+                            f"markers, expected 1")
             continue
-        seen[cid] = begin + 1 + number
-        claim = by_id.get(cid)
-        if claim is None:
-            problems.append(f"claims page: {cid}: in the claims table (line {seen[cid]}) but not a claim of attnrank")
+        _, header, rows = inside[0]
+        header = [h.lower() for h in header]
+        if tuple(header[:len(MIRRORED)]) != MIRRORED:
+            problems.append(f"claims page: {page_name}: section {family}: the claims table's first columns are "
+                            f"{header[:len(MIRRORED)]}, expected {list(MIRRORED)}")
             continue
-        for k, field in enumerate(MIRRORED[1:], 1):
-            if cells[k] != claim[field]:
-                problems.append(f"claims page: {cid}: {field} is '{cells[k]}' on the page, "
-                                f"'{claim[field]}' in attnrank")
+        for number, cells in rows:
+            cells = cells + [""] * (len(MIRRORED) - len(cells))
+            cid, line = cells[0], begin + 1 + number
+            if cid in seen:
+                problems.append(f"claims page: {cid}: a second row (lines {seen[cid]} and {line})")
+                continue
+            seen[cid] = line
+            claim = by_id.get(cid)
+            if claim is None:
+                problems.append(f"claims page: {cid}: in the claims table of {family} (line {line}) but not a "
+                                f"claim of attnrank")
+                continue
+            if claim["family"] != family:
+                problems.append(f"claims page: {cid}: in the section of {family} (line {line}), a claim of "
+                                f"family {claim['family']}")
+            for k, field in enumerate(MIRRORED[1:], 1):
+                if cells[k] != claim[field]:
+                    problems.append(f"claims page: {cid}: {field} is '{cells[k]}' on the page, "
+                                    f"'{claim[field]}' in attnrank")
     for c in claims:
-        if c["id"] not in seen:
-            problems.append(f"claims page: {c['id']}: missing from the claims table "
+        if c["id"] not in seen and c["family"] in found:
+            problems.append(f"claims page: {c['id']}: missing from the claims table of {c['family']} "
                             f"({c['simulator']}, {c['rule']}, {c['judged']})")
 
     # Any other table of the page that names a claim in its first column names a real one.
     for first, _, other_rows in page_tables(lines):
-        if begin < first <= end:
+        if any(begin < first <= end for begin, end in found.values()):
             continue
         for number, cells in other_rows:
             cid = cells[0] if cells else ""
             if CLAIM_ID.match(cid) and cid not in by_id:
                 problems.append(f"claims page: {cid}: named in the table at line {first} (line {number}) "
                                 f"but not a claim of attnrank")
-    return problems
+    return problems, len(families)
 
 
 def main(argv):
@@ -203,12 +258,13 @@ def main(argv):
     for s in sims:
         if not re.search(rf"^{re.escape(s)}: ", listing, re.M):
             problems.append(f"claims page: simulator {s} of `list --tsv` is not in `attnrank list`")
-    problems += check(claims, sims, page, page_name)
+    more, families = check(claims, sims, page, page_name)
+    problems += more
     for p in problems:
         print(p)
     if problems:
         return 1
-    print(f"claims page: {len(claims)} claims in step")
+    print(f"claims page: {len(claims)} claims of {families} families in step")
     return 0
 
 

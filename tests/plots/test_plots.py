@@ -21,7 +21,8 @@ import numpy as np
 
 ROOT = os.environ["ATTNRANK_SOURCE_ROOT"]
 PLOTS = os.path.join(ROOT, "plots")
-sys.path.insert(0, PLOTS)
+FAMILIES = ["hardmax", "markov", "masks", "convex"]  # each family's figure script is in its folder
+sys.path[:0] = [PLOTS] + [os.path.join(ROOT, "sim", "05-families", f) for f in FAMILIES]
 
 SPEC = """seed = 3;
 experiments = (
@@ -75,6 +76,10 @@ def check(cond, message):
         raise Failure(message)
 
 
+def text(value):
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
 def result_file(tmp, exe):
     spec = os.path.join(tmp, "all.cfg")
     with open(spec, "w") as f:
@@ -85,10 +90,16 @@ def result_file(tmp, exe):
     return out
 
 
+def script_path(name):
+    """plots/NAME, or a family's script in its folder (sim/05-families/<family>/<family>.py)."""
+    stem = os.path.splitext(name)[0]
+    return os.path.join(ROOT, "sim", "05-families", stem, name) if stem in FAMILIES else os.path.join(PLOTS, name)
+
+
 def scripts(*calls):
     """Run figure scripts, (name, *args) each, side by side; their finished processes."""
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
-    started = [subprocess.Popen(["/usr/bin/python3", os.path.join(PLOTS, name), *args], stdout=subprocess.PIPE,
+    started = [subprocess.Popen(["/usr/bin/python3", script_path(name), *args], stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True, env=env) for name, *args in calls]
     done = []
     for proc in started:
@@ -123,6 +134,25 @@ def case_scripts(tmp, exe):
     check(proc.returncode == 0 and "figures in" in proc.stdout, f"plot_all.py: {proc.stderr}")
     rows = open(os.path.join(tmp, "all", "figures.tsv")).read().splitlines()
     check(len(rows) >= 17 and all(len(r.split("\t")) == 5 for r in rows), f"figures.tsv: {rows[:3]}")
+    # plot_all.py found each family's script in the family's folder, by the path the file names
+    family_svgs = {f"{stem}.svg" for name, stems in expect.items() if name[:-3] in FAMILIES for stem in stems}
+    check(family_svgs <= {r.split("\t")[3] for r in rows}, f"family figures in figures.tsv: {sorted(family_svgs)}")
+    with h5py.File(path) as f:
+        named = {text(f[e].attrs["plot_script"]) for e in f
+                 if isinstance(f[e], h5py.Group) and "plot_script" in f[e].attrs}
+    check(named == {f"sim/05-families/{f}/{f}.py" for f in FAMILIES} and
+          all(os.path.isfile(os.path.join(ROOT, n)) for n in named), f"plot_script attributes: {sorted(named)}")
+    # a file written before the scripts moved names plots/<family>.py: drawn alike
+    older = os.path.join(tmp, "older.h5")
+    shutil.copy(path, older)
+    with h5py.File(older, "r+") as f:
+        for e in f:
+            if isinstance(f[e], h5py.Group) and "plot_script" in f[e].attrs:
+                f[e].attrs["plot_script"] = "plots/" + os.path.basename(text(f[e].attrs["plot_script"]))
+    proc = script("plot_all.py", "--svg-only", older, os.path.join(tmp, "older"))
+    older_rows = open(os.path.join(tmp, "older", "figures.tsv")).read().splitlines()
+    check(proc.returncode == 0 and sorted(r.split("\t")[3] for r in older_rows) == sorted(r.split("\t")[3] for r in rows),
+          f"plots/<family>.py named: {proc.stderr}")
     with h5py.File(path) as f:  # every claim row of /verdicts (conjectures aside) has its verdict figure
         conjectured = {(e, c) for e, c, *_ in CONJECTURES}
         claim_rows = [(r["experiment"].decode(), r["claim"].decode()) for r in f["verdicts"][...]]

@@ -6,4 +6,4 @@
 static const ar_sim *const sims[] = {&ar_sim_convex_attention, NULL};
 
 const ar_family ar_family_convex = {"convex", "Ergen, Neyshabur, Mehta, Convexifying Transformers (arXiv 2211.11052)", sims,
-                                 ar_convex_claims, &ar_convex_claim_count, "plots/convex.py"};
+                                 ar_convex_claims, &ar_convex_claim_count, "sim/05-families/convex/convex.py"};

@@ -6,4 +6,4 @@
 static const ar_sim *const sims[] = {&ar_sim_hardmax_rank, &ar_sim_softmax_rank, &ar_sim_hardmax_saturation, NULL};
 
 const ar_family ar_family_hardmax = {"hardmax", "Min & Li, On the Efficiency of Transformers: The Effect of Attention Rank", sims,
-                                 ar_hardmax_claims, &ar_hardmax_claim_count, "plots/hardmax.py"};
+                                 ar_hardmax_claims, &ar_hardmax_claim_count, "sim/05-families/hardmax/hardmax.py"};

@@ -6,4 +6,4 @@
 static const ar_sim *const sims[] = {&ar_sim_mask_dynamics, &ar_sim_ln_equilibria, NULL};
 
 const ar_family ar_family_masks = {"masks", "Wu, Ajorlou, Wang, Jegelka, Jadbabaie, Masks and LayerNorm (arXiv 2405.18781)", sims,
-                                 ar_masks_claims, &ar_masks_claim_count, "plots/masks.py"};
+                                 ar_masks_claims, &ar_masks_claim_count, "sim/05-families/masks/masks.py"};

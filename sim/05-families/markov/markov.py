@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Figures of the spectral gap of random Markov attention (S1-S8), from a result file.
 
-usage: markov.py RESULT.h5 OUTDIR [EXPERIMENT...]
+usage: sim/05-families/markov/markov.py RESULT.h5 OUTDIR [EXPERIMENT...]
 
 markov_spectrum: the singular values of sqrt(n) A (outlier excluded) against the
 quarter-circle density, sigma_1 marked (S1, S2); the eigenvalues of sqrt(n) A in the
@@ -11,11 +11,14 @@ complex plane with the unit disc (S3); the stable rank of A and A - 11^T/n again
 gradient norm against n, log-log, with the fitted slope (S7perp); n x the per-layer
 collapse factor against n with s^2/m^2 (S6) and the log gradient ratio with over without
 the gap against n with the slope (L - 1)/2 (S7)."""
+import os
 import sys
 
 import matplotlib.pyplot as plt
 import numpy as np
 
+if "common" not in sys.modules:  # run alone: the scripts' shared helpers are in plots/
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "plots"))
 from common import THEORY, PlotError, band, figure, finish, main
 
 

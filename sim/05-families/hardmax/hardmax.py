@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Figures of the hardmax rank bound (H1-H5), from an attnrank result file.
 
-usage: hardmax.py RESULT.h5 OUTDIR [EXPERIMENT...]
+usage: sim/05-families/hardmax/hardmax.py RESULT.h5 OUTDIR [EXPERIMENT...]
 
 hardmax_rank over (n, d_h): E[rank]/n against d_h, one line per n, with the bounds
 (1 - 1/e) + 1/n (H1, or H4 where tied weights break its assumption) and
@@ -10,10 +10,13 @@ the rank's histogram at the largest n for a few d_h. softmax_rank over tau: the 
 measures against the temperature, log-x, one panel per d_h (H5); where the experiment
 judges H5ratio, ln(sigma_{d_h+2} / sigma_{d_h+1}) against tau instead.
 hardmax_saturation over log2_n: the saturation position against log2 n, log-log (H2sat)."""
+import os
 import sys
 
 import numpy as np
 
+if "common" not in sys.modules:  # run alone: the scripts' shared helpers are in plots/
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "plots"))
 from common import THEORY, PlotError, band, figure, finish, main
 
 

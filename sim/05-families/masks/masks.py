@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Figures of attention masks and LayerNorm (M1-M4), from an attnrank result file.
 
-usage: masks.py RESULT.h5 OUTDIR [EXPERIMENT...]
+usage: sim/05-families/masks/masks.py RESULT.h5 OUTDIR [EXPERIMENT...]
 
 mask_dynamics: mu / ||X||_F against the layer, log-y, one line per mask, a panel per
 normalisation (M1, M3); the collapse rate against the window's half-width, log-log, with
@@ -9,10 +9,13 @@ the graph's radius on a second axis (M2) or against the logits' scale. ln_equili
 per rank k, the witness's residual and the bound on the spectral radius of dF at it
 (unit checks: each rank has its own W_V), and where random starts end: the fraction
 of trials collapsed, metastable, certified non-collapse and unsettled per point (M4)."""
+import os
 import sys
 
 import numpy as np
 
+if "common" not in sys.modules:  # run alone: the scripts' shared helpers are in plots/
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "plots"))
 from common import band, figure, finish, main
 
 

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Figures of convex attention (C1-C4), from an attnrank result file.
 
-usage: convex.py RESULT.h5 OUTDIR [EXPERIMENT...]
+usage: sim/05-families/convex/convex.py RESULT.h5 OUTDIR [EXPERIMENT...]
 
 convex_attention: the best and median network objective over the random starts
 against the convex optimum (both as relative excess, log scale), with the fraction of
@@ -9,10 +9,13 @@ starts that reach it, against beta or the number of heads (C1, C3); the active t
 positions against beta with the N + 1 bound (C2); the softmax attention network's
 excess over the convex optimum against the heads, one line per positional variant and
 beta (C4), and its active positions beside the convex solution's."""
+import os
 import sys
 
 import numpy as np
 
+if "common" not in sys.modules:  # run alone: the scripts' shared helpers are in plots/
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "plots"))
 from common import THEORY, band, figure, finish, main
 
 
