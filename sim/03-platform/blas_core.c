@@ -77,7 +77,7 @@ enum {
     CACHE_MAX = 4096,     /* a larger cache file is not read */
     CORE_NAME = 32,       /* OpenBLAS's core names are shorter */
     DETAIL = 320,
-    EXIT_BAD_INPUT = 2,   /* the command line's status for bad input (cli.c) */
+    EXIT_BAD_INPUT = 2,   /* the command line's status for bad input (cli_parts.h) */
 };
 
 static void say_into(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

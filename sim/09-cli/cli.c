@@ -22,19 +22,12 @@
 #include "attnrank_config.h"
 #include "attnrank/revision.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
-#include <limits.h>
-#include <math.h>
 #include <omp.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 extern const char ar_verify_spec[];

@@ -451,7 +451,7 @@ static const ar_output outputs[] = {
      "root of an unbiased reverse-mode probe estimate of its square (gradient = none: absent)",
      NULL, wants_gradient, per_weight, "weight_layer", .range = ar_range_nonnegative},
     [AR_DEPTH_OUT_GRAD_NORM_PROBE_SE] = {"grad_norm_probe_se", "standard error of one trial's probe estimate of grad_norm (from the spread of its "
-     "probes; probe estimates only)", NULL, probed, per_weight, "weight_layer"},
+     "probes; probe estimates only)", NULL, probed, per_weight, "weight_layer", .range = ar_range_nonnegative /* a standard error */},
     [AR_DEPTH_OUT_OFF_CONSENSUS] = {"off_consensus", "||X_l - 1 xbar^T||_F^2 / ||1 xbar^T||_F^2 per layer, xbar the mean token: the "
      "part of X_l off the consensus, relative (0 at rank collapse)", NULL, NULL, per_layer, "layer",
      .range = ar_range_nonnegative},

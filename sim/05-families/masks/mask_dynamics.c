@@ -496,7 +496,8 @@ static const ar_output outputs[] = {
     [AR_MASKDYN_OUT_EDGES] = {"edges", "edges of the mask graph, self-loops included", .range = edges_range},
     [AR_MASKDYN_OUT_APRIORI_FRACTION] = {"apriori_fraction", "M2's bound with the paper's a-priori epsilon = e^{-2C} / (largest in-degree), "
                 "C = R^2 ||W_Q W_K^T||_2 / sqrt(d), R the largest row norm of X_0: the largest, over windows of r layers "
-                "and columns, of the log-decay it guarantees over the log-decay achieved (<= 1: it holds)", NULL, apriori_checked},
+                "and columns, of the log-decay it guarantees over the log-decay achieved (<= 1: it holds)", NULL, apriori_checked,
+     .range = ar_range_nonnegative /* a guaranteed decay >= 0 over an achieved one > 0, else 0 or infinity */},
     [AR_MASKDYN_OUT_APRIORI_RATE] = {"apriori_rate", "the per-layer collapse rate that bound guarantees, -ln(1 - epsilon^r) / r", NULL,
      apriori_checked, .range = ar_range_nonnegative /* epsilon in (0, 1] */},
     [AR_MASKDYN_OUT_RATE_RATIO] = {"rate_ratio", "rate fitted on the second half of the decay window (layers with mu_rel >= 1e-10) over the "
