@@ -248,6 +248,16 @@ static void omp_environment(void)
     setenv("OMP_STACKSIZE", "64K", 1);
     CHECK(ar_plan_team(1, err) == -1);
     CHECK_CONTAINS(err, "below the 1 MiB");
+    /* above what the machine can map libgomp fails mid-run; 2^64 bytes or more it ignores */
+    setenv("OMP_STACKSIZE", "100000G", 1);
+    CHECK(ar_plan_team(2, err) == -1);
+    CHECK_CONTAINS(err, "more than this machine can map");
+    setenv("OMP_STACKSIZE", "99999999999999999999", 1);
+    CHECK(ar_plan_team(1, err) == -1);
+    CHECK_CONTAINS(err, "is not a stack size");
+    setenv("OMP_STACKSIZE", "18014398509481984", 1); /* 2^54 KiB = 2^64 bytes */
+    CHECK(ar_plan_team(1, err) == -1);
+    CHECK_CONTAINS(err, "is not a stack size");
     /* both variables checked; libgomp reads OMP_STACKSIZE first */
     setenv("OMP_STACKSIZE", "1M", 1);
     setenv("GOMP_STACKSIZE", "64K", 1);

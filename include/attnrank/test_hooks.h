@@ -20,6 +20,7 @@ typedef enum {
     AR_HOOK_BLAS_TIMEOUT,    /* shorten its timeout (seconds), */
     AR_HOOK_BLAS_TRACE,      /* trace on stderr */
     AR_HOOK_STOP_AT_OPEN,    /* PATH: SIGSTOP once PATH is open for reading, before it is read (regular_file.c) */
+    AR_HOOK_STOP_AT_NAME,    /* any: SIGSTOP while a private copy has its name (regular_file.c) */
     AR_N_HOOKS
 } ar_hook;
 

@@ -188,7 +188,7 @@ int ar_snapshot_regular(const char *path, char *name, size_t name_len, char *why
     }
     sigaction(SIGXFSZ, &old, NULL);
     close(from);
-    if (kept && lseek(to, 0, SEEK_SET) == 0 && (name[0] || give_name(to, name, name_len, why, len) == 0))
+    if (kept && lseek(to, 0, SEEK_SET) == 0)
         return to;
     if (name[0])
         unlink(name);
@@ -196,4 +196,48 @@ int ar_snapshot_regular(const char *path, char *name, size_t name_len, char *why
     if (to >= 0)
         close(to);
     return -1;
+}
+
+static const int HELD_SIGNALS[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+static volatile sig_atomic_t held[sizeof HELD_SIGNALS / sizeof *HELD_SIGNALS];
+
+/* A handler, not a blocked mask: a mask is the calling thread's, and the kernel hands a
+ * signal sent to the process to any thread that does not block it (OpenBLAS's). */
+static void hold_signal(int sig)
+{
+    for (size_t k = 0; k < sizeof HELD_SIGNALS / sizeof *HELD_SIGNALS; ++k)
+        if (HELD_SIGNALS[k] == sig)
+            held[k] = 1;
+}
+
+int ar_private_name(int fd, char *name, size_t name_len, ar_signal_hold *hold, char *why, size_t len)
+{
+    struct sigaction hold_action = {.sa_handler = hold_signal, .sa_flags = SA_RESTART};
+    sigfillset(&hold_action.sa_mask);
+    for (size_t k = 0; k < sizeof HELD_SIGNALS / sizeof *HELD_SIGNALS; ++k) {
+        held[k] = 0;
+        sigaction(HELD_SIGNALS[k], &hold_action, &hold->old[k]);
+    }
+    if (name[0] || give_name(fd, name, name_len, why, len) == 0) {
+        /* the test build stops here, the copy named, for a test to signal it */
+        if (ar_test_hook(AR_HOOK_STOP_AT_NAME))
+            raise(SIGSTOP);
+        return 0;
+    }
+    ar_private_unname(name, hold);
+    return -1;
+}
+
+void ar_private_unname(char *name, ar_signal_hold *hold)
+{
+    if (name[0])
+        unlink(name);
+    name[0] = '\0';
+    for (size_t k = 0; k < sizeof HELD_SIGNALS / sizeof *HELD_SIGNALS; ++k)
+        sigaction(HELD_SIGNALS[k], &hold->old[k], NULL);
+    for (size_t k = 0; k < sizeof HELD_SIGNALS / sizeof *HELD_SIGNALS; ++k)
+        if (held[k]) { /* as it would have acted: the command's handler, or the default death */
+            held[k] = 0;
+            raise(HELD_SIGNALS[k]);
+        }
 }

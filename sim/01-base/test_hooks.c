@@ -13,6 +13,7 @@ static const char *const hook_names[AR_N_HOOKS] = {
     [AR_HOOK_BLAS_TIMEOUT] = "ATTNRANK_TEST_BLAS_TIMEOUT",
     [AR_HOOK_BLAS_TRACE] = "ATTNRANK_TEST_BLAS_TRACE",
     [AR_HOOK_STOP_AT_OPEN] = "ATTNRANK_TEST_STOP_AT_OPEN",
+    [AR_HOOK_STOP_AT_NAME] = "ATTNRANK_TEST_STOP_AT_NAME",
 };
 
 const char *ar_test_hook(ar_hook hook)

@@ -315,6 +315,25 @@ static herr_t check_link(hid_t group, const char *name, const H5L_info_t *info, 
  * (ar_snapshot_regular): the bytes checked are the bytes read, and those the figure
  * scripts get (ar_store_descriptor), though the file be renamed over or rewritten in
  * place meanwhile. */
+/* Whether fd holds an HDF5 file, as H5Fis_hdf5 decides: its signature at offset 0, 512,
+ * 1024, 2048... (a user block before it); -1 with errno where it cannot be read. */
+static htri_t hdf5_signature(int fd)
+{
+    static const char SIGNATURE[8] = "\211HDF\r\n\032\n";
+    struct stat st;
+    if (fstat(fd, &st) != 0)
+        return -1;
+    for (off_t at = 0; at + (off_t)sizeof SIGNATURE <= st.st_size; at = at ? 2 * at : 512) {
+        char head[sizeof SIGNATURE];
+        ssize_t n = pread(fd, head, sizeof head, at);
+        if (n < 0)
+            return -1;
+        if (n == (ssize_t)sizeof head && memcmp(head, SIGNATURE, sizeof head) == 0)
+            return 1;
+    }
+    return 0;
+}
+
 int store_file_descriptor(hid_t file)
 {
     void *handle = NULL;
@@ -348,10 +367,11 @@ hid_t store_open_file(const char *path, int access, int check_structure, char *e
                            ? by_fd
                            : path; /* no /proc: the name, as before */
     errno = 0;
-    htri_t is_hdf5 = H5Fis_hdf5(name);
+    /* a copy's signature is read through its descriptor, before it has a name */
+    htri_t is_hdf5 = access == AR_STORE_READ ? hdf5_signature(fd) : H5Fis_hdf5(name);
     if (is_hdf5 <= 0) {
         int why = errno; /* < 0: not opened again (out of descriptors), which is no damage */
-        if (access == AR_STORE_READ)
+        if (access == AR_STORE_READ && copy[0]) /* a copy made under a name (no O_TMPFILE) */
             unlink(copy);
         close(fd);
         if (is_hdf5 < 0 && (why == EMFILE || why == ENFILE || why == ENOMEM))
@@ -367,10 +387,19 @@ hid_t store_open_file(const char *path, int access, int check_structure, char *e
     /* No data sieving: points are written in slabs, and a sieve (64 KiB read, modified and
      * written back around each write) would fill a shard's holes with the zeros it read. */
     H5Pset_sieve_buf_size(fapl, 0);
+    /* the copy is named only for H5Fopen, stop signals held meanwhile (a copy left behind
+     * is the input's size in $TMPDIR) */
+    ar_signal_hold hold;
+    if (access == AR_STORE_READ && ar_private_name(fd, copy, sizeof copy, &hold, why, sizeof why) != 0) {
+        H5Pclose(fapl);
+        close(fd);
+        store_fail(err, path, "cannot read: %s", why);
+        return -1;
+    }
     hid_t file = H5Fopen(name, writable ? H5F_ACC_RDWR : H5F_ACC_RDONLY, fapl);
     H5Pclose(fapl);
     if (access == AR_STORE_READ) { /* HDF5 holds the copy now: its name goes, and HDF5 reads the copy made */
-        unlink(copy);
+        ar_private_unname(copy, &hold);
         int held = file < 0 ? -1 : store_file_descriptor(file);
         if (fstat(fd, &checked) != 0 || held < 0 || fstat(held, &through) != 0 || through.st_ino != checked.st_ino ||
             through.st_dev != checked.st_dev) {

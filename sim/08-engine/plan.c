@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/sysinfo.h>
 #include <unistd.h>
 
 #include "attnrank/format.h"
@@ -60,7 +61,8 @@ static long env_count(const char *name, int list)
 }
 
 /* A stack size as libgomp reads OMP_STACKSIZE and GOMP_STACKSIZE: in KiB unless it ends in
- * B, K, M or G; 0 when the variable is unset, -1 when it is malformed. */
+ * B, K, M or G; 0 when the variable is unset, -1 when it is malformed, as is one of 2^64
+ * bytes or more, which libgomp rejects ("Invalid value") and ignores. */
 static double env_stack_bytes(const char *name)
 {
     const char *text = getenv(name);
@@ -74,7 +76,8 @@ static double env_stack_bytes(const char *name)
         while (isspace((unsigned char)*text))
             text++;
     }
-    return value > 0 && *text == '\0' ? (double)value * unit : -1;
+    double bytes = (double)value * unit;
+    return value > 0 && value < LONG_MAX && bytes < 18446744073709551616.0 && *text == '\0' ? bytes : -1;
 }
 
 /* libgomp reads OMP_STACKSIZE first, GOMP_STACKSIZE only where it is unset. */
@@ -128,6 +131,35 @@ static int check_stacks(char *err)
         return -1;
     }
     return 0;
+}
+
+/* The threads' stacks must fit in what the machine can map: Linux's heuristic overcommit
+ * refuses a mapping larger than its memory and swap, and libgomp then exits 1 ("Thread
+ * creation failed") mid-run, leaving OUT.partial and OUT.lock. The stacks are not counted
+ * against --max-memory: they are reserved, and only the pages a thread touches are used. */
+static int check_stack_room(long team, char *err)
+{
+    struct sysinfo si;
+    if (sysinfo(&si) != 0)
+        return 0;
+    double room = ((double)si.totalram + (double)si.totalswap) * si.mem_unit;
+    double stack = ar_plan_thread_stack_bytes(), all = stack * (double)team;
+    if (all <= room)
+        return 0;
+    /* the variable libgomp took the size from, else the default thread stack (ulimit -s) */
+    const char *name = getenv("OMP_STACKSIZE") ? "OMP_STACKSIZE" : "GOMP_STACKSIZE", *value = getenv(name);
+    char source[96], stack_s[32], all_s[32], room_s[32];
+    if (value)
+        snprintf(source, sizeof source, "%s='%.40s'", name, value);
+    else
+        snprintf(source, sizeof source, "the stack limit (ulimit -s)");
+    ar_format_bytes(stack, stack_s, sizeof stack_s);
+    ar_format_bytes(all, all_s, sizeof all_s);
+    ar_format_bytes(room, room_s, sizeof room_s);
+    snprintf(err, AR_ERR_LEN, "%s gives each of %ld thread(s) a %s stack, %s in all, more than this machine can "
+             "map (%s of memory and swap); set a smaller one (OMP_STACKSIZE=16M is plenty)",
+             source, team, stack_s, all_s, room_s);
+    return -1;
 }
 
 static long read_count_file(const char *path)
@@ -200,6 +232,8 @@ int ar_plan_team(int requested, char *err)
                  team, AR_MAX_THREADS);
         return -1;
     }
+    if (check_stack_room(team, err) < 0)
+        return -1;
     if (team > room) {
         snprintf(err, AR_ERR_LEN, "%s: %ld threads is more than this system lets a process start (%ld: "
                  "kernel.threads-max, kernel.pid_max, ulimit -u, the cgroup's pids.max); set fewer", source, team, room);

@@ -119,6 +119,20 @@ def case_small_stacks(tmp):
         proc = stack_limited(["run", spec, "-o", out, "-q", "--threads", threads], 64)
         check(proc.returncode == 2, f"ulimit -s 64, --threads {threads}: exit {proc.returncode}: {proc.stderr!r}")
         one_line_error(proc, "ulimit -s", "64 KiB", "below the 1 MiB")
+    # above the machine's memory and swap: libgomp's "Thread creation failed", exit 1 mid-run
+    for name, value in (("OMP_STACKSIZE", "100000G"), ("OMP_STACKSIZE", "104857600000M"),
+                        ("GOMP_STACKSIZE", "109951162777600k")):
+        for args in (["run", spec, "-o", out, "-q", "--threads", "2"], ["plan", spec]):
+            proc = run(args, env={name: value}, timeout=120)
+            check(proc.returncode == 2, f"{name}={value} {args[0]}: exit {proc.returncode}, want 2: {proc.stderr!r}")
+            one_line_error(proc, f"{name}='{value}'", "more than this machine can map")
+    # 2^64 bytes or more libgomp ignores, saying "Invalid value" as it loads (its line, then
+    # attnrank's), where attnrank accepted it
+    proc = run(["run", spec, "-o", out, "-q", "--threads", "2"], env={"OMP_STACKSIZE": "99999999999999999999"},
+               timeout=120)
+    lines = proc.stderr.strip().splitlines()
+    check(proc.returncode == 2 and "OMP_STACKSIZE='99999999999999999999' is not a stack size" in lines[-1],
+          f"OMP_STACKSIZE=99999999999999999999: exit {proc.returncode}, want 2: {proc.stderr!r}")
     proc = stack_limited(["run", spec, "-o", out, "-q"], 64, env={"OMP_STACKSIZE": "16M"})
     one_line_error(proc, "ulimit -s")  # the main thread's own stack, whatever the team's
     check(not [p for p in os.listdir(tmp) if p.startswith("o.h5")], f"nothing written: {os.listdir(tmp)}")
