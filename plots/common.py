@@ -50,8 +50,13 @@ AS_TEXT = dict(parse_math=False, usetex=False)
 FORMATS = ["svg", "png", "pdf"]
 
 
-def text(value):
-    return value.decode() if isinstance(value, bytes) else str(value)
+def text(value, where="a text attribute"):
+    """A stored text; one holding a NUL is refused: C reads it only up to the NUL, so the
+    two would read different texts ('hardmax.py\\0/../markov.py')."""
+    value = value.decode() if isinstance(value, bytes) else str(value)
+    if "\0" in value:
+        raise PlotError(f"{where} holds a NUL: damaged")
+    return value
 
 
 # What each theory/<claim> dataset's claim is, (experiment, claim) -> {kind, output,
@@ -87,7 +92,7 @@ class Experiment:
         for key in ("simulator", "axes", "trials"):
             if key not in attrs:
                 raise PlotError(f"{path}: /{name} lacks the attribute '{key}' (not an attnrank result?)")
-        self.simulator = text(attrs["simulator"])
+        self.simulator = text(attrs["simulator"], f"{path}: attribute simulator of /{name}")
         self.axis_names = text(attrs["axes"]).split()
         self.trials = int(attrs["trials"])
         self.coords = {}

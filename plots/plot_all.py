@@ -35,6 +35,8 @@ import conjectures
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FAMILIES = os.path.join(HERE, "..", "sim", "05-families")  # a folder per claim family
+# The figure scripts beside this one that are no family's: a plot_script naming one is refused.
+NOT_FAMILIES = ("attacks", "claims", "common", "conjectures", "plot_all")
 
 
 def family_script_folder(name):
@@ -49,10 +51,10 @@ def family_script_folder(name):
 def figures_for(exp, outdir):
     """The verdict figure of each of the experiment's claims, the figures of its family
     script (none if it names no script that is there), then those of its conjectures."""
-    script = common.text(exp.group.attrs.get("plot_script", ""))
+    script = common.text(exp.group.attrs.get("plot_script", ""), f"{exp.path}: attribute plot_script of /{exp.name}")
     name = os.path.splitext(os.path.basename(script))[0]  # the path itself is never followed
     family = []
-    known = re.fullmatch(r"[a-z_][a-z0-9_]*", name) and name not in ("claims", "common", "conjectures", "plot_all")
+    known = re.fullmatch(r"[a-z_][a-z0-9_]*", name) and name not in NOT_FAMILIES
     folder = family_script_folder(name) if known else None
     if folder:
         if folder not in sys.path:

@@ -20,12 +20,13 @@ int ar_message_fail(char *err, size_t len, const char *at, const char *field, co
 int ar_message_vfail(char *err, size_t len, const char *at, const char *field, const char *fmt, va_list args);
 
 /* The first control character of text (a byte below 0x20, or 0x7f, or in UTF-8 a C1
- * control, a bidi control or a zero-width character), or NULL: what a spec's title and
+ * control or an invisible character: format (Cf), line and paragraph separators, default
+ * ignorable code points; message.c's table), or NULL: what a spec's title and
  * statements may not hold. */
 const char *ar_message_control(const char *text);
-/* Writes text to f with each control character escaped (\n, \t, \r, \xNN; C1, bidi and
- * zero-width characters as \u{XXXX}; each byte that is not part of well-formed UTF-8 as
- * \xNN): the one way text from a file or spec reaches a terminal (an ESC would drive it,
+/* Writes text to f with each control character escaped (\n, \t, \r, \xNN; C1 and
+ * invisible characters, ar_message_control's, as \u{XXXX}; each byte that is not part
+ * of well-formed UTF-8 as \xNN): the one way text from a file or spec reaches a terminal (an ESC would drive it,
  * a U+202E reorder what is shown). ar_message's lines name those characters the same
  * way. */
 void ar_message_print(FILE *f, const char *text);

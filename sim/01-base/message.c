@@ -3,24 +3,45 @@
 
 #include <stdio.h>
 
-/* The bytes of an invisible character at c in UTF-8, with its code point, or 0: the C1
- * controls U+0080..U+009F (a terminal may obey them), the bidi controls U+202A..U+202E
- * and U+2066..U+2069 (they reorder what is shown) and the zero-width U+200B..U+200F,
- * U+2060 and U+FEFF (they hide what is there). */
+/* The code points never shown as they are: the C1 controls U+0080..U+009F (a terminal may
+ * obey them), and every code point of general category Cf (format: the bidi controls
+ * such as U+061C and U+202E reorder what is shown, the zero-width ones hide what is
+ * there), Zl and Zp (U+2028, U+2029 break lines in many terminals) or Default_Ignorable_
+ * Code_Point (DerivedCoreProperties.txt: Hangul fillers, U+034F, variation selectors,
+ * tags). Derived from Unicode 14 (Python's unicodedata) plus the Egyptian format controls
+ * U+13439..U+1343F of Unicode 15; sorted, for a binary search. */
+static const unsigned INVISIBLE[][2] = {
+    {0x0080, 0x009f}, {0x00ad, 0x00ad}, {0x034f, 0x034f}, {0x0600, 0x0605}, {0x061c, 0x061c},
+    {0x06dd, 0x06dd}, {0x070f, 0x070f}, {0x0890, 0x0891}, {0x08e2, 0x08e2}, {0x115f, 0x1160},
+    {0x17b4, 0x17b5}, {0x180b, 0x180f}, {0x200b, 0x200f}, {0x2028, 0x202e}, {0x2060, 0x206f},
+    {0x3164, 0x3164}, {0xfe00, 0xfe0f}, {0xfeff, 0xfeff}, {0xffa0, 0xffa0}, {0xfff0, 0xfffb},
+    {0x110bd, 0x110bd}, {0x110cd, 0x110cd}, {0x13430, 0x1343f}, {0x1bca0, 0x1bca3},
+    {0x1d173, 0x1d17a}, {0xe0000, 0xe0fff},
+};
+
+static int utf8_length(const unsigned char *c);
+
+/* The bytes of an invisible character (above) at c in UTF-8, with its code point, or 0. */
 static int invisible(const unsigned char *c, unsigned *code)
 {
-    if (c[0] == 0xc2 && c[1] >= 0x80 && c[1] <= 0x9f) {
-        *code = c[1];
-        return 2;
-    }
-    if ((c[0] != 0xe2 && c[0] != 0xef) || (c[1] & 0xc0) != 0x80 || (c[2] & 0xc0) != 0x80)
+    int n = utf8_length(c);
+    if (n < 2)
         return 0;
-    *code = (unsigned)(c[0] & 0x0f) << 12 | (unsigned)(c[1] & 0x3f) << 6 | (c[2] & 0x3f);
-    unsigned u = *code;
-    return (u >= 0x200b && u <= 0x200f) || (u >= 0x202a && u <= 0x202e) || u == 0x2060 ||
-                   (u >= 0x2066 && u <= 0x2069) || u == 0xfeff
-               ? 3
-               : 0;
+    unsigned u = c[0] & (0x7f >> n);
+    for (int k = 1; k < n; ++k)
+        u = u << 6 | (c[k] & 0x3f);
+    size_t lo = 0, hi = sizeof INVISIBLE / sizeof INVISIBLE[0];
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (u > INVISIBLE[mid][1])
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == sizeof INVISIBLE / sizeof INVISIBLE[0] || u < INVISIBLE[lo][0])
+        return 0;
+    *code = u;
+    return n;
 }
 
 void ar_message(char *err, size_t len, const char *at, const char *field, const char *msg)

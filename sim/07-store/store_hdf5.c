@@ -165,6 +165,41 @@ static void note_aliased(hid_t obj, structure_walk *walk)
  * libhdf5 allocates and zeroes what they declare before reading them, for attnrank and
  * for the figure scripts (h5py) alike, and the scripts read attributes attnrank never
  * reads (10^9 declared in an 85 KB file: 2 GB). */
+/* 1 if one of attr's n strings (type, of class STRING) holds a NUL before its end: C reads
+ * such text only up to the NUL and the figure scripts (h5py) all of it, so a forged
+ * 'hardmax.py\0/../markov.py' passed every check and drew another family's figures.
+ * A fixed-length string may be padded with NULs after its text, never before; a
+ * variable-length one declares its length, which its text must fill. -1 if unreadable. */
+static int string_holds_nul(hid_t attr, hid_t type, size_t n, long long file_size)
+{
+    int vlen = H5Tis_variable_str(type) > 0, found = 0;
+    size_t size = vlen ? sizeof(char *) : H5Tget_size(type);
+    if (size == 0 || n > (size_t)file_size / size + 1)
+        return -1;
+    char *bytes = calloc(n, size);
+    uint32_t *lengths = vlen ? malloc(n * sizeof *lengths) : NULL;
+    hid_t mem = H5Tcopy(type); /* the file's own size and padding: no conversion */
+    int read = bytes && (!vlen || (lengths && vlen_declared_lengths(attr, n, lengths) == 0)) && mem >= 0 &&
+               H5Aread(attr, mem, bytes) >= 0;
+    for (size_t i = 0; read && i < n; ++i) {
+        if (vlen) {
+            char *text = ((char **)(void *)bytes)[i];
+            found |= text && strlen(text) != lengths[i];
+            if (text)
+                H5free_memory(text);
+        } else {
+            const char *text = bytes + i * size, *nul = memchr(text, '\0', size);
+            for (const char *c = nul; c && c < text + size; ++c)
+                found |= *c != '\0';
+        }
+    }
+    if (mem >= 0)
+        H5Tclose(mem);
+    free(lengths);
+    free(bytes);
+    return read ? found : -1;
+}
+
 static herr_t check_attribute(hid_t obj, const char *name, const H5A_info_t *ainfo, void *data)
 {
     (void)ainfo;
@@ -201,6 +236,12 @@ static herr_t check_attribute(hid_t obj, const char *name, const H5A_info_t *ain
         else if (longest > walk->file_size)
             snprintf(walk->what, sizeof walk->what, "has an attribute %s that declares %lld bytes in a file of "
                      "%lld", printable ? name : "?", longest, walk->file_size);
+    }
+    if (!walk->what[0] && type >= 0 && n > 0 && H5Tget_class(type) == H5T_STRING) {
+        int nul = string_holds_nul(attr, type, (size_t)n, walk->file_size);
+        if (nul)
+            snprintf(walk->what, sizeof walk->what, nul < 0 ? "has an attribute %s that cannot be read: damaged"
+                     : "has an attribute %s whose text holds a NUL before its end: damaged", printable ? name : "?");
     }
     if (space >= 0)
         H5Sclose(space);
@@ -522,7 +563,9 @@ int store_read_attr_string(hid_t obj, const char *name, char **out)
     long long declared = mem >= 0 && H5Tis_variable_str(type) > 0 ? vlen_declared_length(attr) : 0;
     if (mem >= 0 && H5Tis_variable_str(type) > 0) {
         char *value = NULL;
-        if (declared >= 0 && declared < MAX_ATTR_TEXT && H5Aread(attr, mem, &value) >= 0 && value) {
+        /* a text shorter than it declares holds a NUL (the walk refuses such a file too) */
+        if (declared >= 0 && declared < MAX_ATTR_TEXT && H5Aread(attr, mem, &value) >= 0 && value &&
+            strlen(value) == (size_t)declared) {
             *out = strdup(value);
             status = *out ? ATTR_OK : ATTR_NO_MEMORY;
         }

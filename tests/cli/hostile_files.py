@@ -1448,7 +1448,12 @@ def case_control_characters(tmp):
     check(not os.path.exists(f"{tmp}/t.h5") and not os.path.exists(f"{tmp}/c.h5"), "nothing written")
 
 
-INVISIBLE = ("\u0085", "\u009b", "\u202e", "\u2067", "\u200b", "\u2060", "\ufeff")
+# and those a sixth review (D) found shown as they are: format characters (Cf: the bidi
+# U+061C, a soft hyphen, invisible operators, tags), line and paragraph separators and
+# default-ignorable ones (Hangul fillers, U+034F, variation selectors)
+INVISIBLE = ("\u0085", "\u009b", "\u202e", "\u2067", "\u200b", "\u2060", "\ufeff") + \
+    tuple(map(chr, (0x061C, 0x2028, 0x2029, 0x3164, 0x115F, 0x1160, 0xFFA0, 0x00AD, 0x034F, 0x2062, 0x206A,
+                    0x206F, 0xE0041, 0xE0FFF, 0xFE0F, 0xE0100, 0x180B, 0x180F)))
 
 
 def case_invisible_characters(tmp):
@@ -1488,20 +1493,24 @@ def case_invisible_characters(tmp):
     proc = run(["run", spec, "-o", name + "\u202e", "--shard", "0/2", "-q"], expect=0)
     check(not shown_raw(proc) and "complete: " in proc.stdout, f"a shard shows {shown_raw(proc)} raw: {proc.stdout!r}")
 
+
 def case_attribute_text_escaped(tmp):
     """Fifth hostile review, F: text from the root's attributes reached report.html raw
     (CR, BEL, ESC, U+009B, U+202E, U+200B, and bytes that are not UTF-8: the page was no
     longer UTF-8), and info escaped the controls but printed those bytes raw. Both write
-    them as the terminal gets them: \\r, \\x07, \\u{202e}, \\xff."""
+    them as the terminal gets them: \\r, \\x07, \\u{202e}, \\xff. The sixth review's
+    INVISIBLE too."""
     _, good = tiny(tmp, "good.h5")
     evil = f"{tmp}/evil.h5"
     shutil.copy(good, evil)
     with h5py.File(evil, "r+") as f:
-        f.attrs["host"] = "vm\u009b2J\u202eevil\u200b"
+        f.attrs["host"] = "vm\u009b2J\u202eevil\u200b" + "".join(INVISIBLE)
         f.attrs["created"] = "2026\r\x07"
         f.attrs["command_line"] = np.bytes_(b"run \xff\xfe raw \x1b[31mRED \xc3\xa9 <b>")
-    raw = [b"\xc2\x9b", "\u202e".encode(), "\u200b".encode(), b"\r", b"\x07", b"\x1b", b"\xff", b"\xfe"]
-    wanted = ["\\u{009b}", "\\u{202e}", "\\u{200b}", "\\r", "\\x07", "\\x1b", "\\xff", "\\xfe"]
+    raw = [b"\xc2\x9b", "\u202e".encode(), "\u200b".encode(), b"\r", b"\x07", b"\x1b", b"\xff", b"\xfe"] + \
+        [c.encode() for c in INVISIBLE]
+    wanted = ["\\u{009b}", "\\u{202e}", "\\u{200b}", "\\r", "\\x07", "\\x1b", "\\xff", "\\xfe"] + \
+        [f"\\u{{{ord(c):04x}}}" for c in INVISIBLE]
     proc = subprocess.run([test_cli.EXE, "info", evil], capture_output=True)
     check(proc.returncode == 0, f"info: exit {proc.returncode}: {proc.stderr!r}")
     shown = [r for r in raw if r in proc.stdout]
@@ -1520,6 +1529,40 @@ def case_attribute_text_escaped(tmp):
         check(w in page, f"the page lacks {w}")
     check("\u00e9 &lt;b&gt;" in page, "well-formed text kept, markup escaped")
     check("<pre>" in page and "\n" in page.split("<pre>")[1].split("</pre>")[0], "the spec keeps its lines")
+
+
+def case_text_holds_nul(tmp):
+    """Sixth hostile review, A: a NUL inside a text attribute passed every check: C read it
+    up to the NUL, the figure scripts all of it ('hardmax.py\\0/../markov.py' drew
+    markov.py's figures, none, for a hardmax experiment; exit 0). Any attribute's text
+    with a NUL before its end is refused in one line naming it, exit 2; the figure script
+    refuses it too, and takes none of its own modules (attacks.py) for a family's."""
+    _, good = tiny(tmp, "good.h5")
+    empty = f"{tmp}/noplots"
+    os.mkdir(empty)
+    write(f"{empty}/plot_all.py", "import sys; sys.exit(0)\n")
+    forged = {"plot_script": ("/e", b"sim/05-families/hardmax/hardmax.py\0/../markov.py"),
+              "simulator": ("/e", b"hardmax_rank\0zz"), "host": ("/", b"vm\0x")}
+    for attr, (where, value) in forged.items():
+        evil = f"{tmp}/nul-{attr}.h5"
+        shutil.copy(good, evil)
+        with h5py.File(evil, "r+") as f:
+            del f[where].attrs[attr]
+            f[where].attrs.create(attr, np.bytes_(value), dtype=np.dtype(f"S{len(value)}"))
+        for args in (["info", evil], ["judge", evil], ["report", evil, "-o", f"{tmp}/rep-{attr}"]):
+            proc = run(args, expect=2, env={"ATTNRANK_PLOTS": empty})
+            one_line_error(proc, os.path.basename(evil), attr, "NUL")
+        script = os.path.join(os.environ["ATTNRANK_SOURCE_ROOT"], "plots", "plot_all.py")
+        if attr != "host":  # the figure script, run by hand, refuses it too
+            proc = subprocess.run([sys.executable, script, evil, f"{tmp}/fig-{attr}"], capture_output=True, text=True)
+            check(proc.returncode == 2 and "NUL" in proc.stderr and attr in proc.stderr,
+                  f"plot_all.py on {attr}: exit {proc.returncode}: {proc.stderr[-400:]!r}")
+    evil = f"{tmp}/attacks-script.h5"  # by hand (attnrank refuses it: not the spec's script)
+    shutil.copy(good, evil)
+    with h5py.File(evil, "r+") as f:
+        f["e"].attrs["plot_script"] = "sim/05-families/hardmax/attacks.py"
+    proc = subprocess.run([sys.executable, script, evil, f"{tmp}/fig-attacks"], capture_output=True, text=True)
+    check("attacks" not in proc.stderr, f"plot_all.py took attacks.py for a family script: {proc.stderr[-400:]!r}")
 
 
 def case_file_kinds(tmp):
