@@ -241,8 +241,8 @@ def case_aliased_objects(tmp):
     refused(["attack", attack_spec, "-o", attacked, "--resume", "-q", "--threads", "1"], attacked + ".partial",
             "/attacks/b is a second link to /attacks/a")
     # the figure scripts refuse it too
-    plots = os.path.join(os.environ.get("ATTNRANK_SOURCE_ROOT", "."), "plots")
-    proc = subprocess.run([sys.executable, os.path.join(plots, "hardmax.py"), f"{tmp}/dataset/done.h5",
+    script = os.path.join(os.environ.get("ATTNRANK_SOURCE_ROOT", "."), "sim/05-families/hardmax/hardmax.py")
+    proc = subprocess.run([sys.executable, script, f"{tmp}/dataset/done.h5",
                            f"{tmp}/fig"], capture_output=True, text=True, timeout=60)
     check(proc.returncode == 2 and "is a second link to" in proc.stderr and "/e1/argmax_rank/mean" in proc.stderr
           and "/e2/argmax_rank/mean" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1,
