@@ -1179,6 +1179,12 @@ def stopped(pid):
         return False
 
 
+def default_stop_signals():
+    """In a child before exec: the stop signals' default actions (an ignored one is inherited)."""
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT):
+        signal.signal(sig, signal.SIG_DFL)
+
+
 def case_killed_reader_copy(tmp):
     """Sixth hostile review (C): info killed while HDF5 opened its private copy by name
     left the copy, the input's size, in $TMPDIR (SIGTERM 10 of 40 on 200 MB: H5Fis_hdf5
@@ -1197,8 +1203,10 @@ def case_killed_reader_copy(tmp):
     os.mkdir(private)
     env = dict(os.environ, TMPDIR=private)
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT):
+        # each signal's default action in attnrank, whatever this test inherited (nohup
+        # ignores SIGHUP, a background job SIGINT and SIGQUIT, and an ignored signal stays so)
         proc = subprocess.Popen([exe, "info", big], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                                env=dict(env, ATTNRANK_TEST_STOP_AT_NAME="1"))
+                                env=dict(env, ATTNRANK_TEST_STOP_AT_NAME="1"), preexec_fn=default_stop_signals)
         deadline = time.monotonic() + 120
         while not stopped(proc.pid) and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.005)
@@ -1214,7 +1222,7 @@ def case_killed_reader_copy(tmp):
     took = time.monotonic() - start
     for k in range(12):
         proc = subprocess.Popen([test_cli.EXE, "info", big], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                env=env)
+                                env=env, preexec_fn=default_stop_signals)
         time.sleep(took * (0.3 + 0.06 * k))
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=120)
