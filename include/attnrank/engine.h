@@ -55,6 +55,11 @@ typedef enum {
 ar_status ar_run_spec(const ar_spec *spec, const ar_run_options *opt, ar_verdict_row **rows, int *n_rows,
                         char *err);
 
+/* PATH.partial an interrupted attack left is its progress, never another command's to
+ * resume or replace: 1 with one line in err naming it and `attack --resume` (command: the
+ * writer refusing it), else 0. */
+int ar_session_attack_partial(const char *partial, const char *command, char *err);
+
 /* Merge the complete shard files of one spec (every index 0..N-1 exactly once) into
  * output, the file a single run would have written, with its verdicts. `judged`: NULL,
  * or the shards' spec with conjectures added (ar_spec_add_conjectures), which output

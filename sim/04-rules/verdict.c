@@ -2,6 +2,7 @@
 #include "rules_parts.h"
 
 #include <gsl/gsl_multifit.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,6 +106,8 @@ void ar_resolution_describe(const ar_resolution *r, char *buf, size_t len)
     case AR_RESOLUTION_TIGHTNESS:
         if (value)
             snprintf(buf, len, "reaches %.4g of the bound", r->value);
+        else if (r->value == INFINITY) /* a positive bound so small the ratio overflows */
+            snprintf(buf, len, "reaches more than %.4g of the bound", DBL_MAX);
         else
             snprintf(buf, len, "no ratio: the bound is not positive");
         break;

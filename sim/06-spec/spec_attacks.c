@@ -96,10 +96,11 @@ int ar_attack_choose(const ar_attack *a, const ar_claim *claim, const ar_attack_
         if (i + 1 < n && r->evaluations[(size_t)rows[i + 1] * r->columns_evaluation + AR_EV_CANDIDATE] == row[AR_EV_CANDIDATE])
             continue; /* not the candidate's last evaluation */
         double objective = row[AR_EV_OBJECTIVE], prediction = row[AR_EV_PREDICTION], sem = row[AR_EV_STDERR];
-        if (!isfinite(objective))
-            continue;
+        if (!(row[AR_EV_TRIALS] - row[AR_EV_FAILED] >= 2) || isnan(objective))
+            continue; /* no objective yet; an infinite one (|f| tiny) is the worst or best there is */
         double scale = prediction != 0 ? fabs(prediction) : 1;
-        best[kept++] = (scored){objective - (ar_rules[claim->rule].objective_of_max ? 0 : sem / scale), row[AR_EV_CANDIDATE]};
+        double penalty = ar_rules[claim->rule].objective_of_max || isinf(objective) ? 0 : sem / scale;
+        best[kept++] = (scored){objective - penalty, row[AR_EV_CANDIDATE]};
     }
     qsort(best, (size_t)kept, sizeof *best, by_score);
     int count = 0;

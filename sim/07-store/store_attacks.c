@@ -310,7 +310,7 @@ typedef struct {
     double *trials, *failed; /* as their last row leaves them */
     long long spent;   /* the search's trials: every candidate's last trials */
     double most;       /* the most trials a candidate had */
-    int any_objective; /* a candidate with a finite objective: the confirmation chooses among these */
+    int any_objective; /* a candidate with an objective (two values): the confirmation chooses among these */
 } evaluated;
 
 static void evaluated_free(evaluated *e) { free(e->id), free(e->first_row), free(e->trials), free(e->failed); }
@@ -451,7 +451,7 @@ static int evaluation_row_wrong(const ar_spec *spec, const ar_attack *a, const a
     e->trials[k] = trials;
     e->failed[k] = failed;
     e->most = fmax(e->most, trials);
-    e->any_objective |= isfinite(objective);
+    e->any_objective |= n >= 2; /* infinite too: ranked, as the search ranks it */
     return 0;
 }
 

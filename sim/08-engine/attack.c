@@ -45,8 +45,16 @@ typedef struct candidate {
     double prediction;
     long trials, failed;
     double mean, m2, max;    /* over its finite values, trial order */
-    double objective;        /* larger: worse for the claim; -inf until two values */
+    double objective;        /* larger: worse for the claim; -inf until two values; +-inf also
+                              * where it overflows (|f| tiny): the worst (or best) there is */
 } candidate;
+
+/* Has c an objective to rank by: two finite values, whatever the objective (an infinite
+ * one is the claim's worst or best case, not silence). */
+static int ranked(const candidate *c)
+{
+    return c->valid && c->trials - c->failed >= 2;
+}
 
 typedef struct search {
     const ar_spec *spec;
@@ -428,7 +436,10 @@ static double local_value(const gsl_vector *v, void *arg)
         double x = gsl_vector_get(v, (size_t)i);
         outside += x < 0 ? -x : x > 1 ? x - 1 : 0;
     }
-    return cand->valid && isfinite(cand->objective) ? -cand->objective + outside : 1e3 + outside;
+    if (!ranked(cand))
+        return 1e3 + outside;
+    /* an overflowed objective as a huge finite one: the simplex's arithmetic stays defined */
+    return -(isinf(cand->objective) ? copysign(0x1p1000, cand->objective) : cand->objective) + outside;
 }
 
 static void local_refinement(search *s, const long *finalists, long n_finalists)
@@ -480,7 +491,7 @@ static void final_race(search *s)
         return;
     }
     for (long i = 0; i < s->n_cands; ++i)
-        if (s->cands[i].valid && isfinite(s->cands[i].objective))
+        if (ranked(&s->cands[i]))
             order[n++] = i;
     long leaders = 2L * s->a->confirm < n ? 2L * s->a->confirm : n;
     for (int pass = 0; leaders > 0 && !s->exhausted && pass < 64; ++pass) {

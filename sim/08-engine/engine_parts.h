@@ -62,8 +62,9 @@ ar_store *ar_session_start_store(const ar_spec *spec, const ar_run_options *opt,
                                 ar_output_lock **lock, char *err, ar_status *status);
 /* A PATH.partial found by a writer with nothing to resume (merge, judge -o), under its
  * lock: removed (0) if a writer of that kind left it (a kill: nothing in it to keep);
- * else -1 and err says whose it is (a run's can be resumed: only --force replaces it). */
-int ar_session_clear_stale_partial(const char *partial, char *err);
+ * else -1 and err says whose it is: a run's or an attack's can be resumed, and is kept,
+ * --force included; one whose writer cannot be told only --force replaces (0). */
+int ar_session_clear_stale_partial(const char *partial, int force, char *err);
 void ar_session_start_progress(const ar_run_plan *plan, const ar_run_options *opt, ar_store *store,
                               ar_progress *progress);
 /* The end of a run, whoever computed it: say what an interrupted run saved; judge,

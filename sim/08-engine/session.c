@@ -26,8 +26,20 @@ static void command_of(const char *line, char *word, size_t len)
     snprintf(word, len, "%.*s", (int)strcspn(c, " "), c);
 }
 
-int ar_session_clear_stale_partial(const char *partial, char *err)
+int ar_session_attack_partial(const char *partial, const char *command, char *err)
 {
+    if (!ar_store_is_attack_file(partial))
+        return 0;
+    snprintf(err, AR_ERR_LEN, "%s: an interrupted attack's progress (`attnrank attack SPEC -o FILE --resume` "
+             "continues it), not a %s's: %s neither resumes nor replaces it, --force included; give another -o",
+             partial, command, command);
+    return 1;
+}
+
+int ar_session_clear_stale_partial(const char *partial, int force, char *err)
+{
+    if (ar_session_attack_partial(partial, "merge or judge -o", err))
+        return -1;
     char why[AR_ERR_LEN], word[32] = "";
     ar_store *store = ar_store_open(partial, AR_STORE_READ_IN_PLACE, why); /* whose it is: nothing shown */
     char *line = store ? ar_store_attribute(store, "command_line") : NULL;
@@ -43,9 +55,12 @@ int ar_session_clear_stale_partial(const char *partial, char *err)
                  strerror(errno));
         return -1;
     }
-    if (word[0])
-        snprintf(err, AR_ERR_LEN, "%s: left by an interrupted `attnrank %.20s` (it can be resumed: not a merge's to "
-                 "remove); replace it with --force", partial, word);
+    if (word[0]) /* a run's (or another resumable writer's) progress: never a merge's to remove */
+        snprintf(err, AR_ERR_LEN, "%s: left by an interrupted `attnrank %.20s` (`attnrank %.20s SPEC -o FILE "
+                 "--resume` continues it): merge and judge -o neither remove nor replace it, --force included; give "
+                 "another -o", partial, word, word);
+    else if (force) /* damaged or forged: nothing a command could resume */
+        return 0;
     else
         snprintf(err, AR_ERR_LEN, "%s: left by an interrupted writer that cannot be told (%.200s); replace it with "
                  "--force", partial, store ? "no command_line attribute" : why);
@@ -134,8 +149,9 @@ static ar_store *open_or_create(const ar_spec *spec, const ar_run_options *opt, 
         }
         return store;
     }
-    /* a merge's own partial that a kill left: cleared, with or without --force (merge.c) */
-    if (opt->no_resume && !opt->force && file_exists(partial) && ar_session_clear_stale_partial(partial, err) < 0)
+    /* a merge's own partial that a kill left: cleared, with or without --force; another
+     * command's is its progress, kept, --force included (merge.c) */
+    if (opt->no_resume && file_exists(partial) && ar_session_clear_stale_partial(partial, opt->force, err) < 0)
         return NULL;
     if (file_exists(opt->output) && !opt->force) {
         snprintf(err, AR_ERR_LEN, "%s: exists; choose another -o or replace it with --force", opt->output);

@@ -238,7 +238,8 @@ int ar_cli_cmd_run(int argc, char **argv, char *command_line)
         strcat(strcpy(partial, o.run.output), ".partial");
     if (!partial) {
         status = AR_EXIT_IO;
-    } else if (ar_cli_refuse_attack_file(partial, "run")) { /* an attack's progress is not a run's to take */
+    } else if (ar_session_attack_partial(partial, "run", err)) { /* an attack's progress is not a run's to take */
+        ar_cli_say("%s", err);
         status = AR_EXIT_BAD_INPUT;
     } else if (ar_output_check_not_input(o.run.output, o.spec_path, "the spec", err) != 0 ||
                ar_spec_load(o.spec_path, o.sets, o.n_sets, &spec, err) != 0) {

@@ -391,6 +391,31 @@ def case_silent_space_stops(tmp):
         check(candidates <= 1 << 16, f"{candidates} candidates kept")
 
 
+# Seventh hostile review, A: an upper bound of 2 (the rank at d_h = 1) everywhere but a
+# tiny one past the grid, where every rank of 2 violates it: (E - f) / |f| overflows there.
+TINY_BOUND = """seed = 1;
+experiments = (
+  { name = "h3"; simulator = "hardmax_rank"; trials = 20; d_h = 1; n = [2, 8]; claims = [];
+    conjectures = ( { id = "dip"; output = "argmax_rank"; rule = "upper_bound"; prediction = "F"; } );
+    attacks = ( { id = "a1"; claim = "dip"; budget = 4000; space = { n = { range = [2, 60]; }; }; } ); }
+);
+"""
+
+
+def case_overflowed_objective_ranked(tmp):
+    """An objective (E - f) / |f| that overflows (|f| below about 1e-308, normal or
+    subnormal) was taken for none: those candidates, the worst, were never confirmed, and
+    the attack said HOLDS (or INCONCLUSIVE, "no candidate ... with the claim speaking
+    there") where a run on the grid says VIOLATED. An infinite objective is ranked as the
+    worst there is; the confirmation (fresh streams, the claim's own rule) decides."""
+    for prediction in ("n > 8 ? 1e-320 : 5", "n > 8 ? 1e-308 : 5", "1e-320", "-1e-320"):
+        proc, out = attack(tmp, TINY_BOUND.replace("F", prediction), name="tiny")
+        check(proc.returncode == 1, f"{prediction}: exit {proc.returncode}: {proc.stdout}{proc.stderr}")
+        check(row_of(proc.stdout, "a1")[2] == "VIOLATED", f"{prediction}: {proc.stdout}")
+        check("not positive" not in proc.stdout, f"{prediction}: a positive bound called not positive: {proc.stdout}")
+        check(run(["judge", out]).returncode == 1, f"{prediction}: judge does not re-derive VIOLATED")
+
+
 CASES = test_cli.cases_of(globals())
 
 if __name__ == "__main__":

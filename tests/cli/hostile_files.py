@@ -1602,7 +1602,7 @@ def case_file_kinds(tmp):
     tiny_spec = write(f"{tmp}/tiny.cfg", TINY_SPEC)
     for extra in (["--resume"], ["--force"]):
         one_line_error(run(["run", tiny_spec, "-o", f"{tmp}/x.h5", "-q", *extra], expect=2), "x.h5.partial",
-                       "an attack file")
+                       "an interrupted attack's progress", "attack SPEC -o FILE --resume")
         check(digest(f"{tmp}/x.h5.partial") == before and not os.path.exists(f"{tmp}/x.h5"),
               f"run {extra}: the attack's partial was altered")
 
